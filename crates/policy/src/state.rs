@@ -1,0 +1,53 @@
+//! Per-CPU balancing state that a policy reads and updates across passes (Linux keeps it in
+//! each `sched_domain`): the balance interval, when the level is next due, and how many
+//! attempts in a row failed (`nr_balance_failed`, which lets cache-hot tasks move).
+
+use zonal_topology::{CpuId, Topology};
+
+/// State of one CPU at one level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LevelState {
+    /// Current balance interval, µs (between `min` and `max`).
+    pub interval_us: u64,
+    /// The level's minimum interval, µs (Linux: span weight in ms).
+    pub min_interval_us: u64,
+    /// The level's maximum interval, µs (2 × minimum).
+    pub max_interval_us: u64,
+    /// Caller time (µs) at which the level is next due.
+    pub next_due_us: u64,
+    /// Consecutive failed attempts.
+    pub nr_balance_failed: u32,
+}
+
+/// The balancing state of one CPU, one [`LevelState`] per memory access level.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuBalanceState {
+    /// The CPU.
+    pub cpu: CpuId,
+    /// Per level, index 0 = level I.
+    pub levels: Vec<LevelState>,
+}
+
+impl CpuBalanceState {
+    /// Linux's initial intervals: a level's minimum interval is its span weight (CPUs) in ms,
+    /// its maximum twice that.
+    #[must_use]
+    pub fn new(topo: &Topology, cpu: CpuId) -> Self {
+        let node = topo.node_of(cpu);
+        let levels = (0..topo.mal_count())
+            .map(|l| {
+                let span = topo.span(node, zonal_topology::Level(l as u8));
+                let weight: usize = span.iter().map(|&n| topo.cpus_of(n).len()).sum();
+                let min = weight.max(1) as u64 * 1000;
+                LevelState {
+                    interval_us: min,
+                    min_interval_us: min,
+                    max_interval_us: 2 * min,
+                    next_due_us: min,
+                    nr_balance_failed: 0,
+                }
+            })
+            .collect();
+        Self { cpu, levels }
+    }
+}

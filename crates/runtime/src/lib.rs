@@ -1,0 +1,1 @@
+//! zonal-runtime (under construction).

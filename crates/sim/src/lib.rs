@@ -1,0 +1,1 @@
+//! zonal-sim (under construction).

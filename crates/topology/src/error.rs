@@ -1,0 +1,136 @@
+//! Typed errors for every way a machine description can be wrong.
+
+use std::path::PathBuf;
+
+/// What went wrong while reading or validating a machine description.
+///
+/// Each variant names the input at fault (file, node, matrix cell) so that the message alone
+/// is enough to fix the input.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TopologyError {
+    /// A file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A `--nodes` JSON document did not parse.
+    #[error("malformed node dump {origin}: {source}")]
+    Json {
+        /// Where the JSON came from (a path or `<string>`).
+        origin: String,
+        /// The parser's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// hwloc could not load or read an XML file or this machine.
+    #[error("hwloc failed on {origin}: {message}")]
+    Hwloc {
+        /// What was being loaded (a path, or `this machine`).
+        origin: String,
+        /// hwloc's complaint.
+        message: String,
+    },
+    /// A sysfs file had content we could not parse.
+    #[error("malformed sysfs file {path}: {message}")]
+    Sysfs {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        message: String,
+    },
+    /// The description has no NUMA node at all.
+    #[error("the machine description has no NUMA node")]
+    NoNodes,
+    /// No node has a CPU.
+    #[error("the machine description has no CPU")]
+    NoCpus,
+    /// Two nodes carry the same OS id.
+    #[error("node id {id} appears more than once")]
+    DuplicateNode {
+        /// The repeated OS node id.
+        id: u32,
+    },
+    /// Two nodes claim the same CPU.
+    #[error("CPU {cpu} is listed by both node {first} and node {second}")]
+    OverlappingCpus {
+        /// The CPU's OS index.
+        cpu: u32,
+        /// OS id of the first node listing it.
+        first: u32,
+        /// OS id of the second node listing it.
+        second: u32,
+    },
+    /// The distance matrix is not `nodes × nodes`.
+    #[error("distance matrix is not square: {nodes} nodes but row {row} has {len} entries")]
+    NonSquareMatrix {
+        /// Number of nodes.
+        nodes: usize,
+        /// The offending row (node index in input order).
+        row: usize,
+        /// Its length.
+        len: usize,
+    },
+    /// The matrix has a different number of rows than there are nodes.
+    #[error("distance matrix has {rows} rows for {nodes} nodes")]
+    MatrixRows {
+        /// Rows given.
+        rows: usize,
+        /// Nodes described.
+        nodes: usize,
+    },
+    /// A distance outside Linux's accepted range 10..=255.
+    #[error("distance from node {from} to node {to} is {value}, outside 10..=255")]
+    DistanceOutOfRange {
+        /// OS id of the row's node.
+        from: u32,
+        /// OS id of the column's node.
+        to: u32,
+        /// The value.
+        value: u64,
+    },
+    /// A node's distance to itself is zero.
+    #[error("distance from node {node} to itself is 0")]
+    ZeroDiagonal {
+        /// OS id of the node.
+        node: u32,
+    },
+    /// `d(i, j) != d(j, i)` (only reported when strict symmetry is asked for; Linux only warns).
+    #[error("distance matrix is asymmetric: d({a},{b}) = {ab} but d({b},{a}) = {ba}")]
+    AsymmetricMatrix {
+        /// OS id of one node.
+        a: u32,
+        /// OS id of the other.
+        b: u32,
+        /// `d(a, b)`.
+        ab: u32,
+        /// `d(b, a)`.
+        ba: u32,
+    },
+    /// A preset name we do not know.
+    #[error("unknown preset {name:?}; valid presets: {valid}")]
+    UnknownPreset {
+        /// The name asked for.
+        name: String,
+        /// The valid names, comma-separated.
+        valid: String,
+    },
+    /// A generator was asked for an impossible shape.
+    #[error("invalid generator parameters: {0}")]
+    InvalidGenerator(String),
+    /// A CPU list such as `0-3,8` did not parse.
+    #[error("malformed CPU list {text:?}: {message}")]
+    CpuList {
+        /// The text.
+        text: String,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = TopologyError> = std::result::Result<T, E>;

@@ -1,0 +1,150 @@
+use super::*;
+use crate::machine::{CpuSpec, NodeSpec};
+
+fn machine(cpus_per_node: &[u32], rows: Vec<Vec<u64>>) -> Machine {
+    let mut next = 0;
+    let specs = cpus_per_node
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| {
+            let cpus = (0..k)
+                .map(|_| {
+                    next += 1;
+                    CpuSpec::alone(next - 1, i as u32)
+                })
+                .collect();
+            NodeSpec {
+                os_id: i as u32,
+                cpus,
+                memory_bytes: None,
+            }
+        })
+        .collect();
+    Machine::from_specs("t", specs, Some(rows)).unwrap()
+}
+
+#[test]
+fn kunpeng_overlapping_spans() {
+    // 128arm-2pa2n8cluster4co: spans overlap rather than nest.
+    let t = Topology::new(machine(
+        &[1, 1, 1, 1],
+        vec![
+            vec![10, 16, 32, 33],
+            vec![16, 10, 25, 32],
+            vec![32, 25, 10, 16],
+            vec![33, 32, 16, 10],
+        ],
+    ));
+    assert_eq!(t.levels(), &[10, 16, 25, 32, 33]);
+    assert_eq!(t.zone_depth(), 3);
+    let ids = |n: u32, l: u8| {
+        let mut v: Vec<u32> = t.span(NodeId(n), Level(l)).iter().map(|x| x.0).collect();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(ids(0, 2), vec![0, 1]);
+    assert_eq!(ids(1, 2), vec![0, 1, 2]);
+    assert_eq!(ids(0, 3), vec![0, 1, 2]);
+    assert_eq!(ids(3, 3), vec![1, 2, 3]);
+    assert_eq!(ids(0, 4), vec![0, 1, 2, 3]);
+}
+
+#[test]
+fn cpuless_nodes_take_no_part() {
+    let t = Topology::new(machine(
+        &[2, 2, 0],
+        vec![vec![10, 20, 80], vec![20, 10, 80], vec![80, 80, 10]],
+    ));
+    assert_eq!(t.levels(), &[10, 20]);
+    assert!(t.span(NodeId(2), Level(1)).is_empty());
+    assert_eq!(t.node_level(NodeId(0), NodeId(2)), None);
+    assert_eq!(t.node_level(NodeId(2), NodeId(0)), None);
+    assert!(t
+        .victims(CpuId(0))
+        .iter()
+        .all(|v| t.node_of(v.cpu) != NodeId(2)));
+}
+
+#[test]
+fn victim_order_is_nearest_first_and_complete() {
+    let specs = vec![
+        NodeSpec {
+            os_id: 0,
+            cpus: vec![
+                CpuSpec {
+                    os_index: 0,
+                    core: 0,
+                    cache_group: 0,
+                },
+                CpuSpec {
+                    os_index: 1,
+                    core: 0,
+                    cache_group: 0,
+                },
+                CpuSpec {
+                    os_index: 2,
+                    core: 1,
+                    cache_group: 0,
+                },
+                CpuSpec {
+                    os_index: 3,
+                    core: 2,
+                    cache_group: 1,
+                },
+            ],
+            memory_bytes: None,
+        },
+        NodeSpec {
+            os_id: 1,
+            cpus: vec![CpuSpec::alone(4, 1), CpuSpec::alone(5, 1)],
+            memory_bytes: None,
+        },
+    ];
+    let t = Topology::new(
+        Machine::from_specs("t", specs, Some(vec![vec![10, 20], vec![20, 10]])).unwrap(),
+    );
+    let v = t.victims(CpuId(0));
+    let tiers: Vec<Tier> = v.iter().map(|v| v.tier).collect();
+    assert_eq!(
+        tiers,
+        [
+            Tier::Smt,
+            Tier::Cache,
+            Tier::Node,
+            Tier::Remote,
+            Tier::Remote
+        ]
+    );
+    assert_eq!(v[0].cpu, CpuId(1));
+    let mut all: Vec<u32> = v.iter().map(|v| v.cpu.0).collect();
+    all.sort_unstable();
+    assert_eq!(all, [1, 2, 3, 4, 5]);
+    // M = 2 ≤ 3: the zone is every level.
+    assert_eq!(t.zone_victims(CpuId(0)).len(), 5);
+    assert_eq!(t.level_between(CpuId(0), CpuId(5)), Level(1));
+    assert!((t.numa_factor(NodeId(0), NodeId(1)) - 2.0).abs() < 1e-12);
+}
+
+#[test]
+fn zone_prefix_with_six_levels() {
+    let t = crate::presets::preset("s1").unwrap();
+    for c in 0..t.cpu_count() {
+        let cpu = CpuId::new(c);
+        let zone = t.zone_victims(cpu);
+        assert!(zone.iter().all(|v| t.in_zone(cpu, t.node_of(v.cpu))));
+        let rest = &t.victims(cpu)[zone.len()..];
+        assert!(rest.iter().all(|v| !t.in_zone(cpu, t.node_of(v.cpu))));
+        // 10 zone nodes × 2 CPUs, less ourselves.
+        assert_eq!(zone.len(), 19);
+    }
+    let narrowed = t.clone().with_zone_depth(1);
+    assert_eq!(narrowed.zone_victims(CpuId(0)).len(), 1);
+}
+
+#[test]
+fn single_cpu_machine() {
+    let t = Topology::new(machine(&[1], vec![vec![10]]));
+    assert_eq!(t.mal_count(), 1);
+    assert_eq!(t.zone_depth(), 1);
+    assert!(t.victims(CpuId(0)).is_empty());
+}

@@ -1,0 +1,47 @@
+//! # zonal-topology
+//!
+//! The machine model every Zonal policy reads: CPUs, NUMA nodes, the node distance matrix,
+//! and the sched-domain hierarchy Linux's `sched_init_numa` derives from it — memory access
+//! levels (MALs), per-node spans, the load-balancing zone, and per-CPU victim orders.
+//!
+//! ## Map
+//! - Sources → [`Machine`]: [`Machine::from_specs`] (validation), [`from_nodes_file`] /
+//!   [`parse_nodes_json`] (the `--nodes` format), [`from_sysfs_root`], [`presets`] (the paper's
+//!   `s1`/`s2`/`s3`, fan-out trees, meshes), and with the `hwloc` feature
+//!   `this_machine` / `from_xml_file` (hwloc through hwlocality).
+//! - [`Topology::new`] builds levels, spans, the zone and victim orders; queries such as
+//!   [`Topology::distance`], [`Topology::level_between`], [`Topology::in_zone`],
+//!   [`Topology::numa_factor`] and [`Topology::victims`] are O(1) and allocation-free.
+//! - [`TopologyReport`] is the JSON interface of `examples/topology`.
+//!
+//! ```
+//! use zonal_topology::{presets, Level, CpuId};
+//! let t = presets::preset("s1")?;
+//! let thief = CpuId(0);
+//! // Victims come nearest first; the in-zone ones form a prefix.
+//! assert_eq!(t.victims(thief)[0].level, Level::LOCAL);
+//! assert!(t.zone_victims(thief).iter().all(|v| v.level < Level(4)));
+//! # Ok::<(), zonal_topology::TopologyError>(())
+//! ```
+
+mod error;
+mod hierarchy;
+mod ids;
+mod machine;
+mod report;
+mod source;
+
+pub use error::{Result, TopologyError};
+pub use hierarchy::{default_zone_depth, Tier, Topology, Victim};
+pub use ids::{CpuId, Level, NodeId};
+pub use machine::{
+    CpuInfo, CpuSpec, DistanceOrigin, Machine, NodeInfo, NodeSpec, LOCAL_DISTANCE, MAX_DISTANCE,
+    REMOTE_DISTANCE,
+};
+pub use report::TopologyReport;
+pub use source::cpulist::parse_cpulist;
+#[cfg(feature = "hwloc")]
+pub use source::hwloc::{allowed_cpus, from_xml_file, this_machine, this_machine_unrestricted};
+pub use source::nodes_json::{from_nodes_file, parse_nodes_json};
+pub use source::presets;
+pub use source::sysfs::from_sysfs_root;

@@ -1,0 +1,579 @@
+//! The machine model: CPUs, NUMA nodes and the node distance matrix.
+//!
+//! A [`Machine`] is plain validated data. Every source (hwloc, XML, node dumps, sysfs,
+//! presets, generators) produces a list of [`NodeSpec`]s and an optional matrix and goes
+//! through [`Machine::from_specs`], so that validation is written once:
+//! - at least one node and one CPU; no repeated node id; no CPU claimed by two nodes;
+//! - the matrix is `nodes × nodes`, every value in Linux's range 10..=255, no zero diagonal;
+//! - several nodes without a matrix get Linux's fallback (10 local, 20 remote), recorded in
+//!   [`Machine::distance_origin`].
+//!
+//! Nodes are stored in ascending OS-id order and CPUs in ascending OS-index order; the dense
+//! [`NodeId`] / [`CpuId`] indexes follow those orders.
+
+use crate::error::{Result, TopologyError};
+use crate::ids::{CpuId, NodeId};
+
+/// Linux's `LOCAL_DISTANCE`.
+pub const LOCAL_DISTANCE: u32 = 10;
+/// Linux's `REMOTE_DISTANCE`, used when several nodes come without a matrix.
+pub const REMOTE_DISTANCE: u32 = 20;
+/// Largest distance Linux accepts (`sched_init_numa` rejects ≥ 256).
+pub const MAX_DISTANCE: u32 = 255;
+
+/// One CPU (hardware thread, hwloc's PU) as a source describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuSpec {
+    /// The OS index of the PU.
+    pub os_index: u32,
+    /// An id shared by the SMT siblings of one core (any numbering; only equality matters).
+    pub core: u32,
+    /// An id shared by the CPUs behind one last-level cache (only equality matters).
+    pub cache_group: u32,
+}
+
+impl CpuSpec {
+    /// A CPU with no known siblings: its own core, sharing a cache with its node only.
+    #[must_use]
+    pub fn alone(os_index: u32, node_os_id: u32) -> Self {
+        Self {
+            os_index,
+            core: os_index,
+            cache_group: node_os_id,
+        }
+    }
+}
+
+/// One NUMA node as a source describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeSpec {
+    /// The OS id (`nodeN`).
+    pub os_id: u32,
+    /// Its CPUs (may be empty: memory-only nodes).
+    pub cpus: Vec<CpuSpec>,
+    /// Local memory in bytes, if known.
+    pub memory_bytes: Option<u64>,
+}
+
+/// Where the distance matrix came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DistanceOrigin {
+    /// Read from the machine, an hwloc XML export, or a node dump.
+    Measured,
+    /// A documented preset or a generator.
+    Synthetic,
+    /// Several nodes but no matrix: Linux's fallback, 10 local and 20 remote, was assumed.
+    AssumedFallback,
+    /// A single node: the trivial `[[10]]`.
+    SingleNode,
+}
+
+/// A validated CPU of the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuInfo {
+    /// The OS index of the PU.
+    pub os_index: u32,
+    /// Core id (SMT siblings share it).
+    pub core: u32,
+    /// Last-level-cache group id.
+    pub cache_group: u32,
+    /// The node this CPU belongs to.
+    pub node: NodeId,
+}
+
+/// A validated NUMA node of the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeInfo {
+    /// The OS id.
+    pub os_id: u32,
+    /// Its CPUs, ascending.
+    pub cpus: Vec<CpuId>,
+    /// Local memory in bytes, if known.
+    pub memory_bytes: Option<u64>,
+}
+
+impl NodeInfo {
+    /// Whether the node has CPUs (memory-only nodes take no part in the hierarchy, as in Linux).
+    #[must_use]
+    pub fn has_cpus(&self) -> bool {
+        !self.cpus.is_empty()
+    }
+}
+
+/// A validated machine: CPUs, nodes and their distance matrix.
+///
+/// ```
+/// use zonal_topology::{Machine, NodeSpec, CpuSpec};
+/// let nodes = vec![
+///     NodeSpec { os_id: 0, cpus: vec![CpuSpec::alone(0, 0)], memory_bytes: None },
+///     NodeSpec { os_id: 1, cpus: vec![CpuSpec::alone(1, 1)], memory_bytes: None },
+/// ];
+/// let m = Machine::from_specs("two", nodes, Some(vec![vec![10, 21], vec![21, 10]]))?;
+/// assert_eq!(m.distance(0.into(), 1.into()), 21);
+/// # Ok::<(), zonal_topology::TopologyError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Machine {
+    name: String,
+    cpus: Vec<CpuInfo>,
+    nodes: Vec<NodeInfo>,
+    /// Row-major `nodes × nodes`.
+    distances: Vec<u32>,
+    origin: DistanceOrigin,
+}
+
+impl From<usize> for NodeId {
+    fn from(i: usize) -> Self {
+        NodeId::new(i)
+    }
+}
+
+impl From<usize> for CpuId {
+    fn from(i: usize) -> Self {
+        CpuId::new(i)
+    }
+}
+
+impl Machine {
+    /// Validates a description and builds the model.
+    ///
+    /// `distances`, when given, is one row per node in the order of `nodes` (the order of the
+    /// input, which need not be sorted). When absent, one node gets `[[10]]` and several get
+    /// Linux's 10/20 fallback, recorded as [`DistanceOrigin::AssumedFallback`].
+    ///
+    /// # Errors
+    /// [`TopologyError::NoNodes`], [`NoCpus`](TopologyError::NoCpus),
+    /// [`DuplicateNode`](TopologyError::DuplicateNode),
+    /// [`OverlappingCpus`](TopologyError::OverlappingCpus),
+    /// [`MatrixRows`](TopologyError::MatrixRows),
+    /// [`NonSquareMatrix`](TopologyError::NonSquareMatrix),
+    /// [`DistanceOutOfRange`](TopologyError::DistanceOutOfRange),
+    /// [`ZeroDiagonal`](TopologyError::ZeroDiagonal).
+    pub fn from_specs(
+        name: impl Into<String>,
+        nodes: Vec<NodeSpec>,
+        distances: Option<Vec<Vec<u64>>>,
+    ) -> Result<Self> {
+        Self::build(name.into(), nodes, distances, DistanceOrigin::Measured)
+    }
+
+    /// Like [`from_specs`](Self::from_specs) for presets and generators: the matrix is
+    /// recorded as [`DistanceOrigin::Synthetic`].
+    ///
+    /// # Errors
+    /// As [`from_specs`](Self::from_specs).
+    pub fn synthetic(
+        name: impl Into<String>,
+        nodes: Vec<NodeSpec>,
+        distances: Vec<Vec<u64>>,
+    ) -> Result<Self> {
+        Self::build(
+            name.into(),
+            nodes,
+            Some(distances),
+            DistanceOrigin::Synthetic,
+        )
+    }
+
+    fn build(
+        name: String,
+        nodes: Vec<NodeSpec>,
+        distances: Option<Vec<Vec<u64>>>,
+        measured: DistanceOrigin,
+    ) -> Result<Self> {
+        let n = nodes.len();
+        if n == 0 {
+            return Err(TopologyError::NoNodes);
+        }
+        // Matrix shape and values, checked in input order so errors name the input's rows.
+        let (matrix, origin) = match distances {
+            Some(rows) => {
+                if rows.len() != n {
+                    return Err(TopologyError::MatrixRows {
+                        rows: rows.len(),
+                        nodes: n,
+                    });
+                }
+                for (row, r) in rows.iter().enumerate() {
+                    if r.len() != n {
+                        return Err(TopologyError::NonSquareMatrix {
+                            nodes: n,
+                            row,
+                            len: r.len(),
+                        });
+                    }
+                }
+                for (i, r) in rows.iter().enumerate() {
+                    for (j, &v) in r.iter().enumerate() {
+                        if i == j && v == 0 {
+                            return Err(TopologyError::ZeroDiagonal {
+                                node: nodes[i].os_id,
+                            });
+                        }
+                        if !(u64::from(LOCAL_DISTANCE)..=u64::from(MAX_DISTANCE)).contains(&v) {
+                            return Err(TopologyError::DistanceOutOfRange {
+                                from: nodes[i].os_id,
+                                to: nodes[j].os_id,
+                                value: v,
+                            });
+                        }
+                    }
+                }
+                (rows, measured)
+            }
+            None if n == 1 => (
+                vec![vec![u64::from(LOCAL_DISTANCE)]],
+                DistanceOrigin::SingleNode,
+            ),
+            None => {
+                let rows = (0..n)
+                    .map(|i| {
+                        (0..n)
+                            .map(|j| {
+                                u64::from(if i == j {
+                                    LOCAL_DISTANCE
+                                } else {
+                                    REMOTE_DISTANCE
+                                })
+                            })
+                            .collect()
+                    })
+                    .collect();
+                (rows, DistanceOrigin::AssumedFallback)
+            }
+        };
+        let origin = if n == 1 && origin == DistanceOrigin::Measured {
+            DistanceOrigin::SingleNode
+        } else {
+            origin
+        };
+
+        // Sort nodes by OS id, keeping the matrix in step.
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&i| nodes[i].os_id);
+        for w in order.windows(2) {
+            if nodes[w[0]].os_id == nodes[w[1]].os_id {
+                return Err(TopologyError::DuplicateNode {
+                    id: nodes[w[0]].os_id,
+                });
+            }
+        }
+        let mut distances = Vec::with_capacity(n * n);
+        for &i in &order {
+            for &j in &order {
+                // In range: checked above.
+                distances.push(u32::try_from(matrix[i][j]).unwrap_or(MAX_DISTANCE));
+            }
+        }
+
+        // CPUs: global OS-index order; each claimed by exactly one node.
+        let mut all: Vec<(CpuSpec, usize)> = Vec::new();
+        for (dense, &i) in order.iter().enumerate() {
+            for c in &nodes[i].cpus {
+                all.push((c.clone(), dense));
+            }
+        }
+        if all.is_empty() {
+            return Err(TopologyError::NoCpus);
+        }
+        all.sort_by_key(|(c, node)| (c.os_index, *node));
+        for w in all.windows(2) {
+            if w[0].0.os_index == w[1].0.os_index {
+                return Err(TopologyError::OverlappingCpus {
+                    cpu: w[0].0.os_index,
+                    first: nodes[order[w[0].1]].os_id,
+                    second: nodes[order[w[1].1]].os_id,
+                });
+            }
+        }
+        let mut node_infos: Vec<NodeInfo> = order
+            .iter()
+            .map(|&i| NodeInfo {
+                os_id: nodes[i].os_id,
+                cpus: Vec::new(),
+                memory_bytes: nodes[i].memory_bytes,
+            })
+            .collect();
+        let cpus: Vec<CpuInfo> = all
+            .into_iter()
+            .enumerate()
+            .map(|(idx, (c, node))| {
+                node_infos[node].cpus.push(CpuId::new(idx));
+                CpuInfo {
+                    os_index: c.os_index,
+                    core: c.core,
+                    cache_group: c.cache_group,
+                    node: NodeId::new(node),
+                }
+            })
+            .collect();
+        Ok(Self {
+            name,
+            cpus,
+            nodes: node_infos,
+            distances,
+            origin,
+        })
+    }
+
+    /// A human name for the machine (file name, preset name, `this machine`).
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// All CPUs, in OS-index order.
+    #[must_use]
+    pub fn cpus(&self) -> &[CpuInfo] {
+        &self.cpus
+    }
+
+    /// All nodes, in OS-id order (memory-only nodes included).
+    #[must_use]
+    pub fn nodes(&self) -> &[NodeInfo] {
+        &self.nodes
+    }
+
+    /// One CPU.
+    #[must_use]
+    pub fn cpu(&self, cpu: CpuId) -> &CpuInfo {
+        &self.cpus[cpu.index()]
+    }
+
+    /// One node.
+    #[must_use]
+    pub fn node(&self, node: NodeId) -> &NodeInfo {
+        &self.nodes[node.index()]
+    }
+
+    /// The CPU with this OS index, if the model has it.
+    #[must_use]
+    pub fn cpu_by_os_index(&self, os_index: u32) -> Option<CpuId> {
+        self.cpus
+            .binary_search_by_key(&os_index, |c| c.os_index)
+            .ok()
+            .map(CpuId::new)
+    }
+
+    /// The node with this OS id, if the model has it.
+    #[must_use]
+    pub fn node_by_os_id(&self, os_id: u32) -> Option<NodeId> {
+        self.nodes
+            .binary_search_by_key(&os_id, |n| n.os_id)
+            .ok()
+            .map(NodeId::new)
+    }
+
+    /// `d(a, b)` from the matrix (row `a`).
+    #[inline]
+    #[must_use]
+    pub fn distance(&self, a: NodeId, b: NodeId) -> u32 {
+        self.distances[a.index() * self.nodes.len() + b.index()]
+    }
+
+    /// Where the matrix came from.
+    #[must_use]
+    pub fn distance_origin(&self) -> DistanceOrigin {
+        self.origin
+    }
+
+    /// The first asymmetric pair, if any (Linux only warns about these; so do we).
+    #[must_use]
+    pub fn asymmetry(&self) -> Option<TopologyError> {
+        let n = self.nodes.len();
+        for i in 0..n {
+            for j in (i + 1)..n {
+                let (a, b) = (NodeId::new(i), NodeId::new(j));
+                let (ab, ba) = (self.distance(a, b), self.distance(b, a));
+                if ab != ba {
+                    return Some(TopologyError::AsymmetricMatrix {
+                        a: self.nodes[i].os_id,
+                        b: self.nodes[j].os_id,
+                        ab,
+                        ba,
+                    });
+                }
+            }
+        }
+        None
+    }
+
+    /// Fails on the first asymmetric pair, for callers that want strict input.
+    ///
+    /// # Errors
+    /// [`TopologyError::AsymmetricMatrix`].
+    pub fn require_symmetric(&self) -> Result<()> {
+        self.asymmetry().map_or(Ok(()), Err)
+    }
+
+    /// The rows of the matrix, in node order.
+    #[must_use]
+    pub fn distance_rows(&self) -> Vec<Vec<u32>> {
+        self.distances
+            .chunks(self.nodes.len())
+            .map(<[u32]>::to_vec)
+            .collect()
+    }
+
+    /// Restricts the model to the CPUs for which `keep` returns true (for example the
+    /// process's allowed set). Nodes that lose every CPU become memory-only.
+    ///
+    /// # Errors
+    /// [`TopologyError::NoCpus`] if nothing is kept.
+    pub fn restrict_cpus(&self, keep: impl Fn(u32) -> bool) -> Result<Self> {
+        let specs = self
+            .nodes
+            .iter()
+            .map(|n| NodeSpec {
+                os_id: n.os_id,
+                cpus: n
+                    .cpus
+                    .iter()
+                    .map(|&c| self.cpu(c))
+                    .filter(|c| keep(c.os_index))
+                    .map(|c| CpuSpec {
+                        os_index: c.os_index,
+                        core: c.core,
+                        cache_group: c.cache_group,
+                    })
+                    .collect(),
+                memory_bytes: n.memory_bytes,
+            })
+            .collect();
+        let rows = self
+            .distance_rows()
+            .into_iter()
+            .map(|r| r.into_iter().map(u64::from).collect())
+            .collect();
+        let mut m = Self::build(self.name.clone(), specs, Some(rows), self.origin)?;
+        m.origin = self.origin;
+        Ok(m)
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    fn node(os_id: u32, cpus: &[u32]) -> NodeSpec {
+        NodeSpec {
+            os_id,
+            cpus: cpus.iter().map(|&c| CpuSpec::alone(c, os_id)).collect(),
+            memory_bytes: None,
+        }
+    }
+
+    #[test]
+    fn sorts_nodes_and_matrix_together() {
+        let m = Machine::from_specs(
+            "t",
+            vec![node(1, &[2, 3]), node(0, &[0, 1])],
+            Some(vec![vec![10, 21], vec![21, 10]]),
+        )
+        .unwrap();
+        assert_eq!(m.nodes()[0].os_id, 0);
+        assert_eq!(m.cpu(CpuId(0)).node, NodeId(0));
+        assert_eq!(m.cpu(CpuId(3)).node, NodeId(1));
+        assert_eq!(m.distance(NodeId(0), NodeId(1)), 21);
+    }
+
+    #[test]
+    fn fallback_matrix_is_recorded() {
+        let m = Machine::from_specs("t", vec![node(0, &[0]), node(1, &[1]), node(2, &[2])], None)
+            .unwrap();
+        assert_eq!(m.distance_origin(), DistanceOrigin::AssumedFallback);
+        assert_eq!(m.distance(NodeId(0), NodeId(2)), 20);
+        let one = Machine::from_specs("t", vec![node(0, &[0, 1])], None).unwrap();
+        assert_eq!(one.distance_origin(), DistanceOrigin::SingleNode);
+    }
+
+    #[test]
+    fn typed_errors() {
+        let e = Machine::from_specs("t", vec![], None).unwrap_err();
+        assert!(matches!(e, TopologyError::NoNodes));
+        let e = Machine::from_specs("t", vec![node(0, &[])], None).unwrap_err();
+        assert!(matches!(e, TopologyError::NoCpus));
+        let e = Machine::from_specs("t", vec![node(0, &[0]), node(0, &[1])], None).unwrap_err();
+        assert!(matches!(e, TopologyError::DuplicateNode { id: 0 }));
+        let e = Machine::from_specs("t", vec![node(0, &[0, 1]), node(1, &[1])], None).unwrap_err();
+        assert!(matches!(
+            e,
+            TopologyError::OverlappingCpus {
+                cpu: 1,
+                first: 0,
+                second: 1
+            }
+        ));
+        let e = Machine::from_specs(
+            "t",
+            vec![node(0, &[0]), node(1, &[1])],
+            Some(vec![vec![10, 20], vec![20]]),
+        )
+        .unwrap_err();
+        assert!(matches!(
+            e,
+            TopologyError::NonSquareMatrix { row: 1, len: 1, .. }
+        ));
+        let e = Machine::from_specs(
+            "t",
+            vec![node(0, &[0]), node(1, &[1])],
+            Some(vec![vec![10, 20]]),
+        )
+        .unwrap_err();
+        assert!(matches!(e, TopologyError::MatrixRows { rows: 1, nodes: 2 }));
+        let e = Machine::from_specs(
+            "t",
+            vec![node(0, &[0]), node(1, &[1])],
+            Some(vec![vec![0, 20], vec![20, 10]]),
+        )
+        .unwrap_err();
+        assert!(matches!(e, TopologyError::ZeroDiagonal { node: 0 }));
+        let e = Machine::from_specs(
+            "t",
+            vec![node(0, &[0]), node(7, &[1])],
+            Some(vec![vec![10, 256], vec![20, 10]]),
+        )
+        .unwrap_err();
+        assert!(matches!(
+            e,
+            TopologyError::DistanceOutOfRange {
+                from: 0,
+                to: 7,
+                value: 256
+            }
+        ));
+        assert!(e.to_string().contains("256"));
+    }
+
+    #[test]
+    fn asymmetry_is_reported_not_rejected() {
+        let m = Machine::from_specs(
+            "t",
+            vec![node(0, &[0]), node(1, &[1])],
+            Some(vec![vec![10, 20], vec![30, 10]]),
+        )
+        .unwrap();
+        assert!(matches!(
+            m.require_symmetric(),
+            Err(TopologyError::AsymmetricMatrix { ab: 20, ba: 30, .. })
+        ));
+    }
+
+    #[test]
+    fn restrict_keeps_matrix() {
+        let m = Machine::from_specs(
+            "t",
+            vec![node(0, &[0, 1]), node(1, &[2, 3])],
+            Some(vec![vec![10, 21], vec![21, 10]]),
+        )
+        .unwrap();
+        let r = m.restrict_cpus(|c| c != 1).unwrap();
+        assert_eq!(r.cpus().len(), 3);
+        assert_eq!(r.distance(NodeId(0), NodeId(1)), 21);
+        assert!(matches!(
+            m.restrict_cpus(|_| false),
+            Err(TopologyError::NoCpus)
+        ));
+    }
+}

@@ -1,0 +1,218 @@
+//! hwloc through hwlocality: this machine, and hwloc XML exports of other machines.
+//!
+//! - NUMA nodes are hwloc's `NUMANode` objects, by OS index. A PU belongs to the node with
+//!   the lowest OS id whose cpuset contains it: in hwloc a memory-only node (KNL's MCDRAM,
+//!   a GPU's memory) shares the cpuset of the CPUs it is attached to, while Linux's
+//!   `node*/cpulist` gives those CPUs to the ordinary node only.
+//! - Cores are `Core` ancestors; the cache group is the outermost CPU-cache ancestor
+//!   (the last-level cache).
+//! - Distances: the `NUMANode` matrix named `NUMALatency` (hwloc's reading of the ACPI SLIT),
+//!   else the first latency matrix, else the first one. Objects may be stored in any order
+//!   (`16amd64-4distances.xml` keeps `1 0 2 5 4 3 6 7`); every value is placed by OS index.
+//! - An XML file describes another machine: it is loaded with
+//!   `INCLUDE_DISALLOWED` and never checked against this process's CPUs. This machine is
+//!   restricted to the CPUs this process may run on (its affinity mask, and cgroups through
+//!   hwloc's allowed set).
+
+use std::path::Path;
+
+use hwlocality::cpu::binding::CpuBindingFlags;
+use hwlocality::object::attributes::ObjectAttributes;
+use hwlocality::object::distance::DistancesKind;
+use hwlocality::object::types::ObjectType;
+use hwlocality::object::TopologyObject;
+use hwlocality::topology::builder::BuildFlags;
+use hwlocality::Topology as HwTopology;
+
+use crate::error::{Result, TopologyError};
+use crate::machine::{CpuSpec, Machine, NodeSpec};
+
+fn hwloc_err(origin: &str, e: impl std::fmt::Display) -> TopologyError {
+    TopologyError::Hwloc {
+        origin: origin.to_owned(),
+        message: e.to_string(),
+    }
+}
+
+/// This machine, restricted to the CPUs this process may use (taskset, cgroups).
+///
+/// # Errors
+/// [`TopologyError::Hwloc`] when hwloc cannot discover the machine, and validation errors
+/// of [`Machine::from_specs`] (e.g. [`TopologyError::NoCpus`] with an empty affinity mask).
+#[doc(alias = "hwloc_topology_load")]
+pub fn this_machine() -> Result<Machine> {
+    const ORIGIN: &str = "this machine";
+    let topo = HwTopology::new().map_err(|e| hwloc_err(ORIGIN, e))?;
+    let allowed = allowed_in(&topo);
+    let machine = extract(&topo, "this machine", ORIGIN)?;
+    match allowed {
+        Some(set) => machine.restrict_cpus(|c| set.binary_search(&c).is_ok()),
+        None => Ok(machine),
+    }
+}
+
+/// This machine with every CPU hwloc sees, ignoring the process's affinity mask.
+///
+/// # Errors
+/// As [`this_machine`].
+pub fn this_machine_unrestricted() -> Result<Machine> {
+    const ORIGIN: &str = "this machine";
+    let topo = HwTopology::new().map_err(|e| hwloc_err(ORIGIN, e))?;
+    extract(&topo, "this machine", ORIGIN)
+}
+
+/// The OS indexes of the CPUs this process may run on: its affinity mask intersected with
+/// hwloc's allowed set (cgroups).
+///
+/// # Errors
+/// [`TopologyError::Hwloc`] when hwloc cannot load the machine.
+#[doc(alias = "hwloc_get_cpubind")]
+pub fn allowed_cpus() -> Result<Vec<u32>> {
+    let topo = HwTopology::new().map_err(|e| hwloc_err("this machine", e))?;
+    Ok(allowed_in(&topo).unwrap_or_else(|| {
+        topo.allowed_cpuset()
+            .iter_set()
+            .filter_map(|i| u32::try_from(usize::from(i)).ok())
+            .collect()
+    }))
+}
+
+fn allowed_in(topo: &HwTopology) -> Option<Vec<u32>> {
+    let allowed = topo.allowed_cpuset();
+    let bound = topo.cpu_binding(CpuBindingFlags::PROCESS).ok()?;
+    let mut v: Vec<u32> = bound
+        .iter_set()
+        .filter(|&i| allowed.is_set(i))
+        .filter_map(|i| u32::try_from(usize::from(i)).ok())
+        .collect();
+    v.sort_unstable();
+    Some(v)
+}
+
+/// Another machine from an hwloc XML export (`lstopo foo.xml`).
+///
+/// # Errors
+/// [`TopologyError::Io`] when the file cannot be read, [`TopologyError::Hwloc`] when hwloc
+/// rejects it, and validation errors of [`Machine::from_specs`].
+#[doc(alias = "hwloc_topology_set_xml")]
+pub fn from_xml_file(path: impl AsRef<Path>) -> Result<Machine> {
+    let path = path.as_ref();
+    let origin = path.display().to_string();
+    // hwloc's own message for a missing file is vague: check first.
+    std::fs::metadata(path).map_err(|source| TopologyError::Io {
+        path: path.into(),
+        source,
+    })?;
+    let topo = HwTopology::builder()
+        .with_flags(BuildFlags::INCLUDE_DISALLOWED)
+        .map_err(|e| hwloc_err(&origin, e))?
+        .from_xml_file(path)
+        .map_err(|e| hwloc_err(&origin, e))?
+        .build()
+        .map_err(|e| hwloc_err(&origin, e))?;
+    let name = path
+        .file_stem()
+        .map_or_else(|| origin.clone(), |s| s.to_string_lossy().into_owned());
+    extract(&topo, &name, &origin)
+}
+
+fn os_index(obj: &TopologyObject) -> Option<u32> {
+    obj.os_index().and_then(|i| u32::try_from(i).ok())
+}
+
+fn extract(topo: &HwTopology, name: &str, origin: &str) -> Result<Machine> {
+    // Nodes by OS id.
+    let mut nodes: Vec<(&TopologyObject, u32)> = topo
+        .objects_with_type(ObjectType::NUMANode)
+        .filter_map(|o| Some((o, os_index(o)?)))
+        .collect();
+    nodes.sort_by_key(|&(_, id)| id);
+    let mut specs: Vec<NodeSpec> = nodes
+        .iter()
+        .map(|&(obj, os_id)| NodeSpec {
+            os_id,
+            cpus: Vec::new(),
+            memory_bytes: match obj.attributes() {
+                Some(ObjectAttributes::NUMANode(a)) => a.local_memory().map(u64::from),
+                _ => None,
+            },
+        })
+        .collect();
+
+    for pu in topo.objects_with_type(ObjectType::PU) {
+        let Some(pu_os) = os_index(pu) else { continue };
+        // Lowest OS id whose cpuset holds the PU (nodes are sorted).
+        let Some(k) = nodes
+            .iter()
+            .position(|(obj, _)| obj.cpuset().is_some_and(|s| s.is_set(pu_os as usize)))
+        else {
+            continue;
+        };
+        let core = pu
+            .first_ancestor_with_type(ObjectType::Core)
+            .map_or(pu_os, |c| {
+                u32::try_from(c.logical_index()).unwrap_or(u32::MAX)
+            });
+        let llc = pu
+            .ancestors()
+            .filter(|a| a.object_type().is_cpu_cache())
+            .last();
+        let cache_group = llc.map_or(1 << 31 | specs[k].os_id, |c| {
+            let depth = match c.attributes() {
+                Some(ObjectAttributes::Cache(a)) => a.depth() as u32,
+                _ => 0,
+            };
+            depth << 24 | u32::try_from(c.logical_index()).unwrap_or(0)
+        });
+        specs[k].cpus.push(CpuSpec {
+            os_index: pu_os,
+            core,
+            cache_group,
+        });
+    }
+
+    let matrices = topo
+        .distances_with_type(None, ObjectType::NUMANode)
+        .map_err(|e| hwloc_err(origin, e))?;
+    let chosen = matrices
+        .iter()
+        .find(|d| d.name().is_some_and(|n| n.to_bytes() == b"NUMALatency"))
+        .or_else(|| {
+            matrices
+                .iter()
+                .find(|d| d.kind().contains(DistancesKind::MEANS_LATENCY))
+        })
+        .or_else(|| matrices.first());
+    let rows = match chosen {
+        None => None,
+        Some(d) => {
+            let pos: Vec<Option<usize>> = d
+                .objects()
+                .map(|o| {
+                    o.and_then(os_index)
+                        .and_then(|id| specs.iter().position(|s| s.os_id == id))
+                })
+                .collect();
+            let n = specs.len();
+            let mut rows = vec![vec![0u64; n]; n];
+            let mut seen = vec![false; n];
+            for ((i, j), v) in d.enumerate_distances() {
+                if let (Some(a), Some(b)) = (pos[i], pos[j]) {
+                    rows[a][b] = v;
+                    seen[a] = true;
+                }
+            }
+            if let Some(k) = seen.iter().position(|s| !s) {
+                return Err(hwloc_err(
+                    origin,
+                    format!(
+                        "the NUMA distance matrix does not cover node {}",
+                        specs[k].os_id
+                    ),
+                ));
+            }
+            Some(rows)
+        }
+    };
+    Machine::from_specs(name, specs, rows)
+}

@@ -1,0 +1,9 @@
+//! Where machine descriptions come from: hwloc (this machine, XML exports), node dumps,
+//! sysfs roots, presets and generators. Each source yields a validated [`Machine`](crate::Machine).
+
+pub(crate) mod cpulist;
+#[cfg(feature = "hwloc")]
+pub(crate) mod hwloc;
+pub(crate) mod nodes_json;
+pub mod presets;
+pub(crate) mod sysfs;

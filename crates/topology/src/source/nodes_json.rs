@@ -1,0 +1,99 @@
+//! The `--nodes` format: a JSON mirror of Linux's `/sys/devices/system/node`.
+//!
+//! ```json
+//! {"nodes": [{"id": 0, "cpus": [0, 1], "distance": [10, 20]},
+//!            {"id": 1, "cpus": [2, 3], "distance": [20, 10]}]}
+//! ```
+//! `distance` is the node's row in the order of `nodes`. `cpus` may be given as a list of OS
+//! indexes or, like sysfs, as a `cpulist` string (`"0-3,8"`); extra fields are ignored, so the
+//! dumps in `shared/topologies/` read as they are. A node without `cpus`/`cpulist` is
+//! memory-only. If no node has a `distance`, several nodes get Linux's 10/20 fallback.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::error::{Result, TopologyError};
+use crate::machine::{CpuSpec, Machine, NodeSpec};
+use crate::source::cpulist::parse_cpulist;
+
+#[derive(Deserialize)]
+struct Dump {
+    nodes: Vec<DumpNode>,
+    #[serde(default)]
+    name: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct DumpNode {
+    id: u32,
+    #[serde(default)]
+    cpus: Option<Vec<u32>>,
+    #[serde(default)]
+    cpulist: Option<String>,
+    #[serde(default)]
+    distance: Option<Vec<u64>>,
+    #[serde(default)]
+    memory_bytes: Option<u64>,
+}
+
+/// Reads a `--nodes` file.
+///
+/// # Errors
+/// [`TopologyError::Io`], [`TopologyError::Json`], [`TopologyError::CpuList`], and every
+/// validation error of [`Machine::from_specs`].
+pub fn from_nodes_file(path: impl AsRef<Path>) -> Result<Machine> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|source| TopologyError::Io {
+        path: path.into(),
+        source,
+    })?;
+    let name = path.file_stem().map_or_else(
+        || path.display().to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    parse_nodes_json(&text, &path.display().to_string(), &name)
+}
+
+/// Parses a `--nodes` document; `origin` names it in errors.
+///
+/// # Errors
+/// As [`from_nodes_file`], less the I/O error.
+///
+/// ```
+/// let m = zonal_topology::parse_nodes_json(
+///     r#"{"nodes":[{"id":0,"cpus":[0],"distance":[10,21]},{"id":1,"cpulist":"1-2","distance":[21,10]}]}"#,
+///     "<doc>", "demo")?;
+/// assert_eq!(m.cpus().len(), 3);
+/// # Ok::<(), zonal_topology::TopologyError>(())
+/// ```
+pub fn parse_nodes_json(text: &str, origin: &str, default_name: &str) -> Result<Machine> {
+    let dump: Dump = serde_json::from_str(text).map_err(|source| TopologyError::Json {
+        origin: origin.to_owned(),
+        source,
+    })?;
+    let mut specs = Vec::with_capacity(dump.nodes.len());
+    let mut rows = Vec::with_capacity(dump.nodes.len());
+    let any_distance = dump.nodes.iter().any(|n| n.distance.is_some());
+    for node in dump.nodes {
+        let cpus = match (node.cpus, node.cpulist) {
+            (Some(list), _) => list,
+            (None, Some(text)) => parse_cpulist(&text)?,
+            (None, None) => Vec::new(),
+        };
+        specs.push(NodeSpec {
+            os_id: node.id,
+            cpus: cpus
+                .into_iter()
+                .map(|c| CpuSpec::alone(c, node.id))
+                .collect(),
+            memory_bytes: node.memory_bytes,
+        });
+        if any_distance {
+            // A node without a row gives an empty row: reported as a non-square matrix.
+            rows.push(node.distance.unwrap_or_default());
+        }
+    }
+    let name = dump.name.unwrap_or_else(|| default_name.to_owned());
+    Machine::from_specs(name, specs, any_distance.then_some(rows))
+}
