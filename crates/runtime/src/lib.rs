@@ -1,1 +1,65 @@
-//! zonal-runtime (under construction).
+//! # zonal-runtime
+//!
+//! A NUMA-aware work-stealing thread pool, embedded like rayon: one pinned worker per CPU,
+//! crossbeam deques, and stealing that asks a [`zonal_policy::Policy`] before every move —
+//! so that under the conservative policies nothing is stolen beyond the load-balancing
+//! zone, no task moves farther from the node it came from, and aged tasks stay put.
+//!
+//! ## Map
+//! - [`ThreadPoolBuilder`] → [`ThreadPool`]: topology (this machine, XML, node dump,
+//!   preset), policy by name or object, worker CPUs, pinning, handlers. Errors:
+//!   [`BuildError`].
+//! - Work: [`ThreadPool::install`], [`ThreadPool::join`] / [`join`], [`ThreadPool::scope`]
+//!   ([`Scope::spawn`], [`Scope::spawn_on`]), [`ThreadPool::spawn`],
+//!   [`ThreadPool::spawn_on`], [`ThreadPool::spawn_pinned`], [`TaskOptions`] (origin,
+//!   group, weight, continuations that age); loops split by node:
+//!   [`ThreadPool::par_for`], [`ThreadPool::par_chunks`], [`ThreadPool::par_chunks_mut`],
+//!   [`ThreadPool::par_reduce`].
+//! - Where am I: [`current_worker_index`], [`current_node`], [`current_task`].
+//! - Node-local memory: [`NodeBuffer`].
+//! - Metrics: [`ThreadPool::metrics`] → [`PoolMetrics`] (serde); steals are reported to a
+//!   [`ThreadPoolBuilder::steal_observer`] as [`StealRecord`]s.
+//!
+//! ## Protocols
+//! The steal protocol is written down in `src/steal/README.md`, the sleep protocol in
+//! `src/sleep/README.md`. Panics in joined or scoped work resume in the caller; panics in
+//! spawned work go to the panic handler; a worker never dies from a user panic.
+//!
+//! ```
+//! use zonal_runtime::ThreadPoolBuilder;
+//! let pool = ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+//! let v: Vec<u64> = (0..10_000).collect();
+//! let sum = pool.par_reduce(0..v.len(), 1000, || 0, |r| v[r].iter().sum::<u64>(), |a, b| a + b);
+//! assert_eq!(sum, 49_995_000);
+//! # Ok::<(), zonal_runtime::BuildError>(())
+//! ```
+
+mod builder;
+mod error;
+mod job;
+mod join;
+mod latch;
+mod memory;
+mod metrics;
+mod no_policy;
+mod pin;
+mod pool;
+mod registry;
+mod scope;
+mod sleep;
+mod steal;
+mod task;
+mod unwind;
+
+pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
+pub use error::BuildError;
+pub use join::join;
+pub use memory::{MemoryPlacement, NodeBuffer};
+pub use metrics::{PoolMetrics, Refusals, WorkerMetrics};
+pub use no_policy::NoPolicy;
+pub use pool::{
+    current_node, current_task, current_worker_index, scope, spawn, spawn_with, ThreadPool,
+};
+pub use scope::Scope;
+pub use steal::{QueueKind, StealRecord};
+pub use task::{TaskInfo, TaskOptions};

@@ -1,1 +1,44 @@
-//! zonal-sim (under construction).
+//! # zonal-sim
+//!
+//! A deterministic discrete-event simulator of a NUMA machine, driving the balancing
+//! policies of [`zonal_policy`] — the same code the runtime asks — on machines no box here
+//! has: the conservative balancer paper's 16- and 32-node systems, or 1024-CPU trees.
+//!
+//! ## Map
+//! - [`simulate`] runs one [`Workload`] on a [`Topology`](zonal_topology::Topology) under a
+//!   policy, with a [`SimConfig`] (seed, [`CostModel`], age limit, tracing), and returns a
+//!   [`RunResult`]: [`RunStats`] (turnaround, makespan, balancing attempts, migrations by
+//!   level, futile migrations, refusals, aged tasks, the paper's Table 2 histogram), one
+//!   [`ProcRecord`] per process, and optionally the paper-format trace.
+//! - [`WorkloadSpec`] draws workloads; [`experiment`] defines the paper's systems and
+//!   workloads (Tables 3–5) and runs grids; [`paper`] holds the paper's figures;
+//!   [`report`] prints tables, CSV and JSON, [`plot`] SVG plots; [`cli`] is the `paper`
+//!   example's command line.
+//! - [`cost`] holds every constant of the cost model, with its source.
+//!
+//! ## Determinism
+//!
+//! One run is single-threaded; events are ordered by (time, schedule order); the policy's
+//! randomness comes from one [`Rng`](zonal_policy::Rng) seeded from [`SimConfig::seed`].
+//! The same inputs give a byte-identical trace.
+
+pub mod cli;
+pub mod cost;
+mod engine;
+pub mod experiment;
+mod machine;
+pub mod paper;
+pub mod plot;
+mod queue;
+pub mod report;
+mod stats;
+mod trace;
+mod workload;
+
+pub use cost::CostModel;
+pub use engine::{simulate, OriginAt, SimConfig};
+pub use stats::{MigrationRecord, ProcRecord, RunResult, RunStats};
+pub use trace::fnv1a;
+pub use workload::{
+    Arrival, Burst, ExecTime, ProcSpec, Workload, WorkloadSpec, IO_BURST_CPU_MS, IO_WAIT_MS,
+};

@@ -25,7 +25,7 @@
 //! on the steal path.
 
 use crate::ids::{CpuId, Level, NodeId};
-use crate::machine::Machine;
+use crate::machine::{Machine, MAX_DISTANCE};
 
 /// Sentinel in the node-level matrix: no level relates the pair (a memory-only node, or a
 /// distance beyond every CPU-node distance).
@@ -103,52 +103,87 @@ pub fn default_zone_depth(mal_count: usize) -> usize {
 
 impl Topology {
     /// Builds the hierarchy of a machine with the default zone.
+    ///
+    /// Cost: O(nodes² + cpus²) time and memory, without sorting at the node level (every
+    /// distance lies in 10..=255, so levels and per-node orders are bucketed by distance);
+    /// the `cpus × (cpus − 1)` victim table dominates on large machines.
     #[must_use]
     pub fn new(machine: Machine) -> Self {
+        // --- Implementation details ---
+        // 1. `levels`: a presence table over distances replaces sorting the n² values.
+        // 2. `node_level`: a distance → level table replaces a binary search per pair.
+        // 3. `near`: per CPU node, a counting sort by level, stable in OS-id order, gives the
+        //    (level, id) order and the span ends (the bucket ends) in O(n + M).
         let n = machine.nodes().len();
         let cpu_nodes: Vec<NodeId> = (0..n)
             .map(NodeId::new)
             .filter(|&i| machine.node(i).has_cpus())
             .collect();
 
-        let mut levels: Vec<u32> = Vec::new();
+        // `Machine` keeps every distance in 10..=MAX_DISTANCE.
+        let mut present = vec![false; MAX_DISTANCE as usize + 1];
         for &i in &cpu_nodes {
             for &j in &cpu_nodes {
-                levels.push(machine.distance(i, j));
+                present[machine.distance(i, j) as usize] = true;
             }
         }
-        levels.sort_unstable();
-        levels.dedup();
+        let levels: Vec<u32> = (0..=MAX_DISTANCE)
+            .filter(|&d| present[d as usize])
+            .collect();
         let m = levels.len();
+        // The smallest level whose distance covers d (exact for CPU nodes), or NO_LEVEL.
+        let level_of: Vec<u8> = (0..=MAX_DISTANCE)
+            .map(|d| {
+                let l = levels.partition_point(|&x| x < d);
+                if l < m {
+                    u8::try_from(l).unwrap_or(NO_LEVEL)
+                } else {
+                    NO_LEVEL
+                }
+            })
+            .collect();
 
         let mut node_level = vec![NO_LEVEL; n * n];
         for &i in &cpu_nodes {
-            for j in 0..n {
-                let d = machine.distance(i, NodeId::new(j));
-                // The smallest level whose distance covers d (exact for CPU nodes).
-                let l = levels.partition_point(|&x| x < d);
-                if l < m {
-                    node_level[i.index() * n + j] = u8::try_from(l).unwrap_or(NO_LEVEL);
-                }
+            let row = &mut node_level[i.index() * n..(i.index() + 1) * n];
+            for (j, l) in row.iter_mut().enumerate() {
+                *l = level_of[machine.distance(i, NodeId::new(j)) as usize];
             }
+            // Level I is the node itself, whatever its diagonal: Linux refuses a SLIT whose
+            // diagonal is not 10 (or whose other entries are ≤ 10), while `Machine` accepts
+            // any value in range, so pin it here to keep `span`, `level_between`, `in_zone`
+            // and the victim orders (which put the own node first) consistent.
+            row[i.index()] = 0;
         }
 
-        let mut near = Vec::new();
+        let mut near = vec![NodeId(0); cpu_nodes.len() * cpu_nodes.len()];
         let mut near_off = vec![0u32; n + 1];
         let mut span_end = vec![0u32; n * m];
+        let mut filled = 0usize;
+        let mut next = vec![0u32; m];
         for i in 0..n {
-            let start = near.len();
             if machine.node(NodeId::new(i)).has_cpus() {
-                let mut row: Vec<NodeId> = cpu_nodes.clone();
-                row.sort_by_key(|&j| (node_level[i * n + j.index()], j));
-                for (l, end) in span_end[i * m..(i + 1) * m].iter_mut().enumerate() {
-                    *end = row.partition_point(|&j| usize::from(node_level[i * n + j.index()]) <= l)
-                        as u32;
+                let row = &node_level[i * n..(i + 1) * n];
+                let ends = &mut span_end[i * m..(i + 1) * m];
+                // From a CPU node every CPU node has a level (its distance is one of them).
+                for &j in &cpu_nodes {
+                    ends[usize::from(row[j.index()])] += 1;
                 }
-                near.extend(row);
+                let mut total = 0;
+                for (end, start) in ends.iter_mut().zip(next.iter_mut()) {
+                    *start = total;
+                    total += *end;
+                    *end = total;
+                }
+                let out = &mut near[filled..filled + cpu_nodes.len()];
+                for &j in &cpu_nodes {
+                    let slot = &mut next[usize::from(row[j.index()])];
+                    out[*slot as usize] = j;
+                    *slot += 1;
+                }
+                filled += cpu_nodes.len();
             }
-            let _ = start;
-            near_off[i + 1] = near.len() as u32;
+            near_off[i + 1] = filled as u32;
         }
 
         let cpu_node: Vec<NodeId> = machine.cpus().iter().map(|c| c.node).collect();
@@ -188,63 +223,106 @@ impl Topology {
             .collect();
     }
 
+    /// Fills the `cpus × (cpus − 1)` victim table, one row per CPU.
+    ///
+    /// Other nodes are ordered per node: by level, and inside a level rotated to start after
+    /// the thief's node, so that thieves of different nodes fan out. `near(home)` is already
+    /// grouped by level in OS-id order, so the rotation is a split of each group at `home`:
+    /// no sort. Rows are written in CPU order and the node order is recomputed only when the
+    /// node changes, which is once per node when CPUs are numbered node by node.
     fn build_victims(&mut self) {
         let ncpu = self.machine.cpus().len();
         let per = ncpu.saturating_sub(1);
         let mut victims = Vec::with_capacity(ncpu * per);
-        for c in 0..ncpu {
-            let me = self.machine.cpu(CpuId::new(c));
+        let mut others: Vec<(NodeId, Level)> = Vec::new();
+        let mut others_of = None;
+        let mut local: Vec<(Tier, usize, CpuId)> = Vec::new();
+        // Every node's CPUs in one flat array (node `b` at `offsets[b]..offsets[b + 1]`), so
+        // that the inner loop reads contiguous memory instead of one allocation per node.
+        let mut flat: Vec<CpuId> = Vec::with_capacity(ncpu);
+        let mut offsets = Vec::with_capacity(self.node_count() + 1);
+        offsets.push(0);
+        for node in self.machine.nodes() {
+            flat.extend_from_slice(&node.cpus);
+            offsets.push(flat.len());
+        }
+        for c in (0..ncpu).map(CpuId::new) {
+            let me = self.machine.cpu(c);
             let home = me.node;
+            if others_of != Some(home) {
+                self.other_nodes_in_order(home, &mut others);
+                others_of = Some(home);
+            }
             let node_cpus = &self.machine.node(home).cpus;
-            let pos = node_cpus.iter().position(|&x| x.index() == c).unwrap_or(0);
+            let pos = node_cpus.binary_search(&c).unwrap_or(0);
             // Same node: by tier, then rotated from our position.
-            let mut local: Vec<(Tier, usize, CpuId)> = node_cpus
-                .iter()
-                .enumerate()
-                .filter(|(_, &x)| x.index() != c)
-                .map(|(k, &x)| {
-                    let other = self.machine.cpu(x);
-                    let tier = if other.core == me.core {
-                        Tier::Smt
-                    } else if other.cache_group == me.cache_group {
-                        Tier::Cache
-                    } else {
-                        Tier::Node
-                    };
-                    (tier, (k + node_cpus.len() - pos) % node_cpus.len(), x)
-                })
-                .collect();
+            local.clear();
+            local.extend(
+                node_cpus
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &x)| x != c)
+                    .map(|(k, &x)| {
+                        let other = self.machine.cpu(x);
+                        let tier = if other.core == me.core {
+                            Tier::Smt
+                        } else if other.cache_group == me.cache_group {
+                            Tier::Cache
+                        } else {
+                            Tier::Node
+                        };
+                        (tier, (k + node_cpus.len() - pos) % node_cpus.len(), x)
+                    }),
+            );
             local.sort_unstable();
-            victims.extend(local.into_iter().map(|(tier, _, cpu)| Victim {
+            victims.extend(local.iter().map(|&(tier, _, cpu)| Victim {
                 cpu,
                 level: Level::LOCAL,
                 tier,
             }));
-            // Other nodes: nearest first; among nodes of one level, rotated from our node so
-            // that thieves of different nodes fan out; inside a node, start at our position.
-            let near = self.near_of(home);
-            let n = self.machine.nodes().len();
-            let mut others: Vec<NodeId> = near.iter().copied().filter(|&b| b != home).collect();
-            others.sort_by_key(|&b| {
-                (
-                    self.node_level_raw(home, b),
-                    (b.index() + n - home.index()) % n,
-                )
-            });
-            for b in others {
-                let level = Level(self.node_level_raw(home, b));
-                let cpus = &self.machine.node(b).cpus;
-                let k = cpus.len();
-                for off in 0..k {
+            // Other nodes in the node's order; inside a node, start at our position.
+            for &(b, level) in &others {
+                let cpus = &flat[offsets[b.index()]..offsets[b.index() + 1]];
+                // No division in the common case (`pos` below the node's CPU count).
+                let first = if pos < cpus.len() {
+                    pos
+                } else {
+                    pos % cpus.len()
+                };
+                for &cpu in cpus[first..].iter().chain(&cpus[..first]) {
                     victims.push(Victim {
-                        cpu: cpus[(pos + off) % k],
+                        cpu,
                         level,
                         tier: Tier::Remote,
                     });
                 }
             }
+            debug_assert_eq!(victims.len(), (c.index() + 1) * per, "every other CPU once");
         }
         self.victims = victims;
+    }
+
+    /// The CPU nodes other than `home`, by level and, inside a level, rotated to start after
+    /// `home`; written into `out`.
+    fn other_nodes_in_order(&self, home: NodeId, out: &mut Vec<(NodeId, Level)>) {
+        out.clear();
+        let m = self.mal_count();
+        let near = self.near_of(home);
+        let mut start = 0usize;
+        for l in 0..m {
+            let end = self.span_end[home.index() * m + l] as usize;
+            let group = &near[start..end];
+            let split = group.partition_point(|&b| b <= home);
+            let level = Level(u8::try_from(l).unwrap_or(u8::MAX));
+            out.extend(
+                group[split..]
+                    .iter()
+                    .chain(&group[..split])
+                    .filter(|&&b| b != home)
+                    .map(|&b| (b, level)),
+            );
+            start = end;
+        }
     }
 
     #[inline]

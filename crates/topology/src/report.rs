@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::hierarchy::Topology;
 use crate::ids::{Level, NodeId};
-use crate::machine::DistanceOrigin;
+use crate::machine::{DistanceOrigin, LOCAL_DISTANCE};
 
 /// The serialisable summary of a [`Topology`].
 #[derive(Clone, Debug, Serialize)]
@@ -81,6 +81,9 @@ impl TopologyReport {
                 "{e} (accepted, as Linux does; spans read row d(node, other))"
             ));
         }
+        if let Some(w) = slit_violation(t) {
+            warnings.push(w);
+        }
         if m.distance_origin() == DistanceOrigin::AssumedFallback {
             warnings.push(
                 "no distance matrix: assumed Linux's fallback, 10 local and 20 remote".into(),
@@ -110,5 +113,159 @@ impl TopologyReport {
             cpu_count: t.cpu_count(),
             warnings,
         }
+    }
+}
+
+impl TopologyReport {
+    /// The report as indented JSON, with every list of numbers on one line (as in
+    /// `shared/topologies/expected.json`), which keeps spans readable. Ends with a newline.
+    ///
+    /// ```
+    /// let t = zonal_topology::presets::preset("s1")?;
+    /// let json = zonal_topology::TopologyReport::new(&t).to_json_pretty();
+    /// assert!(json.contains("\"levels\": [10, 16, 22, 28, 34, 40]"));
+    /// let back: serde_json::Value = serde_json::from_str(&json).unwrap();
+    /// assert_eq!(back["zone_depth"], 4);
+    /// # Ok::<(), zonal_topology::TopologyError>(())
+    /// ```
+    #[must_use]
+    pub fn to_json_pretty(&self) -> String {
+        // Serialising plain data (strings, numbers, maps with string keys) cannot fail.
+        let pretty = serde_json::to_string_pretty(self).unwrap_or_default();
+        let mut out = join_scalar_arrays(&pretty);
+        out.push('\n');
+        out
+    }
+}
+
+/// Rewrites serde_json's pretty output so that arrays holding only scalars sit on one line.
+///
+/// In that output every scalar array element is alone on its line (strings escape their
+/// newlines), and a line opening an array or object ends with `[` or `{`; an array is joined
+/// only when no element line opens anything.
+fn join_scalar_arrays(pretty: &str) -> String {
+    let lines: Vec<&str> = pretty.lines().collect();
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if line.ends_with('[') {
+            let mut elements = Vec::new();
+            let mut j = i + 1;
+            let mut closing = None;
+            while j < lines.len() {
+                let item = lines[j].trim();
+                if item.starts_with(']') {
+                    closing = Some(item);
+                    break;
+                }
+                let value = item.strip_suffix(',').unwrap_or(item);
+                if value.ends_with('[') || value.ends_with('{') || item.starts_with('}') {
+                    break;
+                }
+                elements.push(value);
+                j += 1;
+            }
+            if let Some(closing) = closing {
+                out.push(format!("{line}{}{closing}", elements.join(", ")));
+                i = j + 1;
+                continue;
+            }
+        }
+        out.push(line.to_owned());
+        i += 1;
+    }
+    out.join("\n")
+}
+
+/// The first entry a Linux ACPI SLIT check would refuse (`d(i, i) != 10`, or `d(i, j) <= 10`
+/// for `i != j`): such a matrix is accepted here, but Linux would ignore it entirely.
+fn slit_violation(t: &Topology) -> Option<String> {
+    let m = t.machine();
+    let n = t.node_count();
+    for i in (0..n).map(NodeId::new) {
+        for j in (0..n).map(NodeId::new) {
+            let d = m.distance(i, j);
+            let (a, b) = (m.node(i).os_id, m.node(j).os_id);
+            if i == j && d != LOCAL_DISTANCE {
+                return Some(format!(
+                    "d({a},{a}) = {d}: Linux expects {LOCAL_DISTANCE} on the diagonal and would \
+                     ignore this matrix; node {a} is still taken as its own level I"
+                ));
+            }
+            if i != j && d <= LOCAL_DISTANCE {
+                return Some(format!(
+                    "d({a},{b}) = {d}: Linux expects remote distances above {LOCAL_DISTANCE} \
+                     and would ignore this matrix"
+                ));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn compact_json_is_the_same_document() {
+        let asymmetric = crate::Machine::from_specs(
+            "odd [name], {with} brackets\n",
+            (0..3)
+                .map(|i| crate::NodeSpec {
+                    os_id: i,
+                    cpus: if i == 2 {
+                        Vec::new()
+                    } else {
+                        vec![crate::CpuSpec::alone(i, i)]
+                    },
+                    memory_bytes: None,
+                })
+                .collect(),
+            Some(vec![vec![10, 20, 30], vec![21, 10, 30], vec![30, 30, 10]]),
+        )
+        .unwrap();
+        for t in [
+            crate::presets::preset("s3").unwrap(),
+            crate::presets::mesh(3, 2, true, 2).unwrap(),
+            Topology::new(asymmetric),
+        ] {
+            let r = TopologyReport::new(&t);
+            let compact = r.to_json_pretty();
+            let a: serde_json::Value = serde_json::from_str(&compact).unwrap();
+            assert_eq!(a, serde_json::to_value(&r).unwrap(), "{compact}");
+            assert!(compact.contains("\"node_ids\": ["), "{compact}");
+            assert!(
+                compact.lines().count() < serde_json::to_string_pretty(&r).unwrap().lines().count()
+            );
+        }
+        let r = TopologyReport::new(&crate::presets::preset("s1").unwrap());
+        assert!(r
+            .to_json_pretty()
+            .contains("\"16\": [\n      [0, 1],\n      [0, 1],"));
+    }
+
+    #[test]
+    fn linux_would_warn() {
+        let one = |i: u32| crate::NodeSpec {
+            os_id: i,
+            cpus: vec![crate::CpuSpec::alone(i, i)],
+            memory_bytes: None,
+        };
+        let m = crate::Machine::from_specs(
+            "t",
+            vec![one(0), one(1)],
+            Some(vec![vec![12, 20], vec![30, 10]]),
+        )
+        .unwrap();
+        let r = TopologyReport::new(&Topology::new(m));
+        assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
+        assert!(r.warnings[0].contains("asymmetric"));
+        assert!(r.warnings[1].contains("d(0,0) = 12"));
+        let m = crate::Machine::from_specs("t", vec![one(0), one(1)], None).unwrap();
+        let r = TopologyReport::new(&Topology::new(m));
+        assert_eq!(r.warnings.len(), 1);
+        assert!(r.warnings[0].contains("fallback"));
     }
 }

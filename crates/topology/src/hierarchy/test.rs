@@ -148,3 +148,104 @@ fn single_cpu_machine() {
     assert_eq!(t.zone_depth(), 1);
     assert!(t.victims(CpuId(0)).is_empty());
 }
+
+/// The victim order as first written (a sort per CPU), kept as the reference for the
+/// bucketed construction in `build_victims`.
+fn reference_victims(t: &Topology, c: usize) -> Vec<Victim> {
+    let m = t.machine();
+    let me = m.cpu(CpuId::new(c));
+    let home = me.node;
+    let node_cpus = &m.node(home).cpus;
+    let pos = node_cpus.iter().position(|&x| x.index() == c).unwrap();
+    let mut local: Vec<(Tier, usize, CpuId)> = node_cpus
+        .iter()
+        .enumerate()
+        .filter(|(_, &x)| x.index() != c)
+        .map(|(k, &x)| {
+            let other = m.cpu(x);
+            let tier = if other.core == me.core {
+                Tier::Smt
+            } else if other.cache_group == me.cache_group {
+                Tier::Cache
+            } else {
+                Tier::Node
+            };
+            (tier, (k + node_cpus.len() - pos) % node_cpus.len(), x)
+        })
+        .collect();
+    local.sort_unstable();
+    let mut out: Vec<Victim> = local
+        .into_iter()
+        .map(|(tier, _, cpu)| Victim {
+            cpu,
+            level: Level::LOCAL,
+            tier,
+        })
+        .collect();
+    let n = t.node_count();
+    let mut others: Vec<NodeId> = t.cpu_nodes().filter(|&b| b != home).collect();
+    others.sort_by_key(|&b| {
+        (
+            t.node_level(home, b).unwrap(),
+            (b.index() + n - home.index()) % n,
+        )
+    });
+    for b in others {
+        let cpus = &m.node(b).cpus;
+        for off in 0..cpus.len() {
+            out.push(Victim {
+                cpu: cpus[(pos + off) % cpus.len()],
+                level: t.node_level(home, b).unwrap(),
+                tier: Tier::Remote,
+            });
+        }
+    }
+    out
+}
+
+#[test]
+fn bucketed_victims_match_the_reference() {
+    // Interleaved CPU numbering, SMT pairs, two caches per node, a memory-only node.
+    let specs: Vec<NodeSpec> = (0..5u32)
+        .map(|node| NodeSpec {
+            os_id: node * 3,
+            cpus: if node == 2 {
+                Vec::new()
+            } else {
+                (0..6)
+                    .map(|k| CpuSpec {
+                        os_index: k * 5 + node,
+                        core: k / 2,
+                        cache_group: k / 4,
+                    })
+                    .collect()
+            },
+            memory_bytes: None,
+        })
+        .collect();
+    let rows = vec![
+        vec![10, 16, 40, 22, 28],
+        vec![16, 10, 40, 28, 22],
+        vec![40, 40, 10, 40, 40],
+        vec![22, 28, 40, 10, 16],
+        vec![28, 22, 40, 16, 10],
+    ];
+    let mut topologies = vec![Topology::new(
+        Machine::from_specs("interleaved", specs, Some(rows)).unwrap(),
+    )];
+    for name in ["s1", "s2", "s3"] {
+        topologies.push(crate::presets::preset(name).unwrap());
+    }
+    topologies.push(crate::presets::mesh(5, 3, true, 3).unwrap());
+    topologies.push(crate::presets::hierarchical(&[3, 2, 2], 2).unwrap());
+    for t in &topologies {
+        for c in 0..t.cpu_count() {
+            assert_eq!(
+                t.victims(CpuId::new(c)),
+                &reference_victims(t, c)[..],
+                "{} cpu {c}",
+                t.machine().name()
+            );
+        }
+    }
+}

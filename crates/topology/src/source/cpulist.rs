@@ -48,6 +48,40 @@ pub fn parse_cpulist(text: &str) -> Result<Vec<u32>> {
     Ok(out)
 }
 
+/// Writes indexes in Linux's list syntax, runs compressed: the inverse of [`parse_cpulist`].
+/// The input need not be sorted; repeats are dropped. An empty list gives an empty string.
+///
+/// ```
+/// assert_eq!(zonal_topology::format_cpulist(&[8, 0, 1, 2, 10, 11]), "0-2,8,10-11");
+/// assert_eq!(zonal_topology::format_cpulist(&[]), "");
+/// ```
+#[must_use]
+pub fn format_cpulist(ids: &[u32]) -> String {
+    let mut sorted = ids.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let start = sorted[i];
+        let mut end = start;
+        while i + 1 < sorted.len() && sorted[i + 1] == end + 1 {
+            end += 1;
+            i += 1;
+        }
+        if !out.is_empty() {
+            out.push(',');
+        }
+        if start == end {
+            out.push_str(&start.to_string());
+        } else {
+            out.push_str(&format!("{start}-{end}"));
+        }
+        i += 1;
+    }
+    out
+}
+
 #[cfg(test)]
 mod test {
     use super::*;
@@ -59,5 +93,15 @@ mod test {
         assert_eq!(parse_cpulist("0-1,4-5").unwrap(), vec![0, 1, 4, 5]);
         assert!(parse_cpulist("a").is_err());
         assert!(parse_cpulist("1-").is_err());
+    }
+
+    #[test]
+    fn formats_runs() {
+        assert_eq!(format_cpulist(&[0, 1, 4, 5, 6, 9]), "0-1,4-6,9");
+        assert_eq!(
+            format_cpulist(&[u32::MAX, u32::MAX - 1]),
+            "4294967294-4294967295"
+        );
+        assert_eq!(format_cpulist(&[3, 3]), "3");
     }
 }

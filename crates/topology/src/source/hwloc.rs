@@ -91,6 +91,12 @@ fn allowed_in(topo: &HwTopology) -> Option<Vec<u32>> {
 
 /// Another machine from an hwloc XML export (`lstopo foo.xml`).
 ///
+/// Exports written by hwloc 3 (`<topology version="3.0">`, as in hwloc's own test suite) are
+/// refused by hwloc 2.x, which Debian 12 ships. The parts we read (NUMA nodes, PUs, cores,
+/// caches, `<distances2>`) are unchanged in that format, so when hwloc refuses such a file
+/// it is loaded once more from memory declaring version 2.0; hwloc then only drops the
+/// topology-wide `<info>` attributes that version 3 moved under `<topology>`.
+///
 /// # Errors
 /// [`TopologyError::Io`] when the file cannot be read, [`TopologyError::Hwloc`] when hwloc
 /// rejects it, and validation errors of [`Machine::from_specs`].
@@ -98,22 +104,50 @@ fn allowed_in(topo: &HwTopology) -> Option<Vec<u32>> {
 pub fn from_xml_file(path: impl AsRef<Path>) -> Result<Machine> {
     let path = path.as_ref();
     let origin = path.display().to_string();
-    // hwloc's own message for a missing file is vague: check first.
-    std::fs::metadata(path).map_err(|source| TopologyError::Io {
+    // hwloc's own message for a missing file is vague: read it first.
+    let bytes = std::fs::read(path).map_err(|source| TopologyError::Io {
         path: path.into(),
         source,
     })?;
-    let topo = HwTopology::builder()
-        .with_flags(BuildFlags::INCLUDE_DISALLOWED)
-        .map_err(|e| hwloc_err(&origin, e))?
-        .from_xml_file(path)
-        .map_err(|e| hwloc_err(&origin, e))?
-        .build()
-        .map_err(|e| hwloc_err(&origin, e))?;
     let name = path
         .file_stem()
         .map_or_else(|| origin.clone(), |s| s.to_string_lossy().into_owned());
+    let builder = || {
+        HwTopology::builder()
+            .with_flags(BuildFlags::INCLUDE_DISALLOWED)
+            .map_err(|e| hwloc_err(&origin, e))
+    };
+    let first = builder()?
+        .from_xml_file(path)
+        .map_err(|e| hwloc_err(&origin, e))
+        .and_then(|b| b.build().map_err(|e| hwloc_err(&origin, e)));
+    let topo = match first {
+        Ok(topo) => topo,
+        Err(e) => {
+            let Some(xml) = declared_as_v2(&bytes) else {
+                return Err(e);
+            };
+            builder()?
+                .from_xml(&xml)
+                .ok()
+                .and_then(|b| b.build().ok())
+                .ok_or(e)?
+        }
+    };
     extract(&topo, &name, &origin)
+}
+
+/// The document with a `<topology version="3.x">` root re-declared as version 2.0, or
+/// `None` when it is not a UTF-8 hwloc 3 export.
+fn declared_as_v2(bytes: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let start = text.find("<topology")?;
+    let tag_end = start + text[start..].find('>')?;
+    let tag = &text[start..tag_end];
+    let attr = tag.find("version=\"3.")?;
+    let value_start = start + attr + "version=\"".len();
+    let value_end = value_start + text[value_start..].find('"')?;
+    Some(format!("{}2.0{}", &text[..value_start], &text[value_end..]))
 }
 
 fn os_index(obj: &TopologyObject) -> Option<u32> {
@@ -215,4 +249,30 @@ fn extract(topo: &HwTopology, name: &str, origin: &str) -> Result<Machine> {
         }
     };
     Machine::from_specs(name, specs, rows)
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn v3_exports_are_redeclared() {
+        let doc = "<?xml version=\"1.0\"?>\n<topology version=\"3.0\">\n<object/></topology>";
+        assert_eq!(
+            declared_as_v2(doc.as_bytes()).as_deref(),
+            Some("<?xml version=\"1.0\"?>\n<topology version=\"2.0\">\n<object/></topology>")
+        );
+        assert_eq!(declared_as_v2(b"<topology version=\"2.0\">"), None);
+        assert_eq!(declared_as_v2(b"<topology><x version=\"3.0\"/>"), None);
+        assert_eq!(declared_as_v2(&[0xff, 0xfe]), None);
+    }
+
+    #[test]
+    fn missing_and_malformed_files_are_typed_errors() {
+        let missing = std::env::temp_dir().join("zonal-no-such-file.xml");
+        assert!(matches!(
+            from_xml_file(&missing),
+            Err(TopologyError::Io { .. })
+        ));
+    }
 }

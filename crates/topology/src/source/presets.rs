@@ -155,6 +155,21 @@ fn check_shape(cpus_per_node: usize, nodes: usize) -> Result<()> {
 /// # Ok::<(), zonal_topology::TopologyError>(())
 /// ```
 pub fn hierarchical(fanout: &[usize], cpus_per_node: usize) -> Result<Topology> {
+    hierarchical_machine(fanout, cpus_per_node).map(Topology::new)
+}
+
+/// The machine model of [`hierarchical`], before the hierarchy is built (for callers that
+/// time or restrict it first).
+///
+/// # Errors
+/// As [`hierarchical`].
+///
+/// ```
+/// let m = zonal_topology::presets::hierarchical_machine(&[2, 2], 3)?;
+/// assert_eq!((m.nodes().len(), m.cpus().len()), (4, 12));
+/// # Ok::<(), zonal_topology::TopologyError>(())
+/// ```
+pub fn hierarchical_machine(fanout: &[usize], cpus_per_node: usize) -> Result<Machine> {
     if fanout.is_empty() || fanout.contains(&0) {
         return Err(TopologyError::InvalidGenerator(format!(
             "fan-out {fanout:?} must be non-empty with no zero"
@@ -199,11 +214,7 @@ pub fn hierarchical(fanout: &[usize], cpus_per_node: usize) -> Result<Topology> 
             .collect::<Vec<_>>()
             .join("x")
     );
-    Ok(Topology::new(Machine::synthetic(
-        name,
-        uniform_nodes(n, cpus_per_node, 1),
-        rows,
-    )?))
+    Machine::synthetic(name, uniform_nodes(n, cpus_per_node, 1), rows)
 }
 
 /// A `width × height` 2-D mesh (or torus, with wrap-around links) of nodes; nodes `h` hops
@@ -219,6 +230,25 @@ pub fn hierarchical(fanout: &[usize], cpus_per_node: usize) -> Result<Topology> 
 /// # Ok::<(), zonal_topology::TopologyError>(())
 /// ```
 pub fn mesh(width: usize, height: usize, torus: bool, cpus_per_node: usize) -> Result<Topology> {
+    mesh_machine(width, height, torus, cpus_per_node).map(Topology::new)
+}
+
+/// The machine model of [`mesh`], before the hierarchy is built.
+///
+/// # Errors
+/// As [`mesh`].
+///
+/// ```
+/// let m = zonal_topology::presets::mesh_machine(8, 8, false, 1)?;
+/// assert_eq!(m.nodes().len(), 64);
+/// # Ok::<(), zonal_topology::TopologyError>(())
+/// ```
+pub fn mesh_machine(
+    width: usize,
+    height: usize,
+    torus: bool,
+    cpus_per_node: usize,
+) -> Result<Machine> {
     if width == 0 || height == 0 {
         return Err(TopologyError::InvalidGenerator(format!(
             "mesh {width}×{height} has a zero side"
@@ -253,12 +283,11 @@ pub fn mesh(width: usize, height: usize, torus: bool, cpus_per_node: usize) -> R
         })
         .collect();
     let kind = if torus { "torus" } else { "mesh" };
-    let m = Machine::synthetic(
+    Machine::synthetic(
         format!("{kind}-{width}x{height}x{cpus_per_node}"),
         uniform_nodes(n, cpus_per_node, 1),
         rows,
-    )?;
-    Ok(Topology::new(m))
+    )
 }
 
 #[cfg(test)]

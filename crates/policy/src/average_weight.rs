@@ -1,0 +1,238 @@
+//! `average-weight`: Sharma & Agrawal's threshold balancing on CFS weights.
+//!
+//! # The pass
+//!
+//! - **Threshold.** `threshold = Σ weighted_load / CPUs` over the whole machine (weights are
+//!   CFS's `1024 / 1.25^nice`, [`nice_to_weight`](crate::nice_to_weight)).
+//! - A CPU at or below the threshold does nothing (one `Balanced` attempt).
+//! - A CPU above it **sheds**: its tasks, tail first (at most `nr_migrate` examined, each
+//!   passing the move rules), go to the CPUs below the threshold, nearest first (its victim
+//!   order). A receiver takes tasks while it is below the threshold; the source sheds while it
+//!   is above it, and never so far that it ends lighter than the receiver was
+//!   (`src − w ≥ recv`), which stops ping-pong between two CPUs.
+//! - With the conservative filter composed, a receiver that would not examine this CPU as a
+//!   victim (beyond a hard zone, or not loaded enough under a soft one) is passed over.
+//! - The pass runs at the interval of the CPU's top level, without the busy factor (a CPU
+//!   that sheds is busy by definition). One [`Attempt`] at the top level is recorded.
+//!
+//! New-idle balancing and placement are Linux's, through the same move rules.
+
+use zonal_topology::{CpuId, Level, Topology, Victim};
+
+use crate::decision::{
+    Attempt, AttemptOutcome, BalanceOutcome, Eligibility, Migration, MoveContext, MoveKind,
+    Placement, VictimDecision,
+};
+use crate::linux::{Balancer, NR_MIGRATE_MAX};
+use crate::policy::Policy;
+use crate::rng::Rng;
+use crate::state::CpuBalanceState;
+use crate::view::{MachineView, TaskMeta};
+
+/// Average-weight balancing with Linux new-idle balancing and placement.
+#[derive(Clone, Debug)]
+pub(crate) struct AverageWeight {
+    name: String,
+    inner: Balancer,
+}
+
+impl AverageWeight {
+    pub(crate) fn new(name: String, inner: Balancer) -> Self {
+        Self { name, inner }
+    }
+
+    /// Sheds `cpu`'s excess (module docs); returns (moved, any refused).
+    fn shed(
+        &self,
+        view: &dyn MachineView,
+        cpu: CpuId,
+        ctx: MoveContext,
+        out: &mut BalanceOutcome,
+    ) -> (AttemptOutcome, u32) {
+        let topo = view.topology();
+        let ncpu = topo.cpu_count() as u64;
+        let total: u64 = (0..topo.cpu_count())
+            .map(|c| view.cpu_load(CpuId::new(c)).weighted_load)
+            .sum();
+        // Compare in units of 1/ncpu to stay in integers: x > total/ncpu ⇔ x·ncpu > total.
+        let mut src = view.cpu_load(cpu).weighted_load;
+        if src * ncpu <= total {
+            return (AttemptOutcome::Balanced, 0);
+        }
+        let tasks = view.tasks(cpu);
+        let victims = topo.victims(cpu);
+        let mut recv_idx = 0usize;
+        let mut recv_load = None::<u64>;
+        let (mut moved, mut refused) = (0u32, false);
+        let loop_max = NR_MIGRATE_MAX.min(tasks.len());
+        for t in tasks.iter().rev().take(loop_max) {
+            if src * ncpu <= total {
+                break;
+            }
+            // The next receiver below the threshold, nearest first.
+            let to = loop {
+                let Some(v) = victims.get(recv_idx) else {
+                    break None;
+                };
+                let load = *recv_load.get_or_insert_with(|| view.cpu_load(v.cpu).weighted_load);
+                if load * ncpu < total && self.receiver_examines(topo, cpu, v.cpu, load, src) {
+                    break Some((v.cpu, load));
+                }
+                recv_idx += 1;
+                recv_load = None;
+            };
+            let Some((to, load)) = to else { break };
+            let w = u64::from(t.weight);
+            if src.saturating_sub(w) < load {
+                out.refused.add(crate::Refusal::TooHeavy);
+                refused = true;
+                continue;
+            }
+            if let Err(r) = self.inner.rules.check(topo, t, to, ctx) {
+                out.refused.add(r);
+                refused = true;
+                continue;
+            }
+            out.migrations.push(Migration {
+                task: t.id,
+                from: cpu,
+                to,
+                level: topo.level_between(cpu, to),
+            });
+            moved += 1;
+            src -= w;
+            recv_load = Some(load + w);
+        }
+        let outcome = if moved > 0 {
+            AttemptOutcome::Moved
+        } else if refused {
+            AttemptOutcome::AllRefused
+        } else {
+            AttemptOutcome::NothingToMove
+        };
+        (outcome, moved)
+    }
+
+    /// Whether `receiver`, as a thief, would examine `source` under the composed filter.
+    fn receiver_examines(
+        &self,
+        topo: &Topology,
+        source: CpuId,
+        receiver: CpuId,
+        receiver_load: u64,
+        source_load: u64,
+    ) -> bool {
+        let Some(f) = &self.inner.rules.filter else {
+            return true;
+        };
+        let v = Victim {
+            cpu: source,
+            level: topo.level_between(receiver, source),
+            tier: zonal_topology::Tier::Remote,
+        };
+        matches!(
+            f.victim(topo, &v, receiver_load, source_load),
+            VictimDecision::Examine
+        )
+    }
+}
+
+impl Policy for AverageWeight {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    #[inline]
+    fn victim(
+        &self,
+        topo: &Topology,
+        thief: CpuId,
+        victim: &Victim,
+        thief_load: u64,
+        victim_load: u64,
+    ) -> VictimDecision {
+        self.inner
+            .victim(topo, thief, victim, thief_load, victim_load)
+    }
+
+    #[inline]
+    fn eligibility(
+        &self,
+        topo: &Topology,
+        task: &TaskMeta,
+        to: CpuId,
+        ctx: MoveContext,
+    ) -> Eligibility {
+        self.inner.eligibility(topo, task, to, ctx)
+    }
+
+    fn balance(
+        &self,
+        view: &dyn MachineView,
+        cpu: CpuId,
+        state: &mut CpuBalanceState,
+        _rng: &mut Rng,
+    ) -> BalanceOutcome {
+        let mut out = BalanceOutcome::default();
+        let topo = view.topology();
+        let now = view.now_us();
+        let Some(st) = state.levels.last_mut() else {
+            return out;
+        };
+        if now < st.next_due_us {
+            return out;
+        }
+        let ctx = MoveContext {
+            kind: MoveKind::Periodic,
+            now_us: now,
+            nr_balance_failed: st.nr_balance_failed,
+        };
+        let (outcome, moved) = self.shed(view, cpu, ctx, &mut out);
+        match outcome {
+            AttemptOutcome::Moved => {
+                st.nr_balance_failed = 0;
+                st.interval_us = st.min_interval_us;
+            }
+            AttemptOutcome::Balanced => {
+                st.nr_balance_failed = 0;
+                st.interval_us = (st.interval_us * 2).min(st.max_interval_us);
+            }
+            AttemptOutcome::AllRefused | AttemptOutcome::NothingToMove => {
+                st.nr_balance_failed = st.nr_balance_failed.saturating_add(1);
+                st.interval_us = st.min_interval_us;
+            }
+        }
+        st.next_due_us = now.saturating_add(st.interval_us);
+        out.attempts.push(Attempt {
+            cpu,
+            level: Level(topo.mal_count().saturating_sub(1) as u8),
+            cpus_scanned: topo.cpu_count() as u32,
+            outcome,
+            moved,
+        });
+        out
+    }
+
+    fn idle_balance(
+        &self,
+        view: &dyn MachineView,
+        cpu: CpuId,
+        state: &mut CpuBalanceState,
+        _rng: &mut Rng,
+    ) -> BalanceOutcome {
+        self.inner.new_idle(view, cpu, state)
+    }
+
+    fn place(
+        &self,
+        view: &dyn MachineView,
+        parent: CpuId,
+        _task: &TaskMeta,
+        _rng: &mut Rng,
+    ) -> Placement {
+        self.inner.placement(view, parent)
+    }
+}
+
+#[cfg(test)]
+mod test;

@@ -1,0 +1,182 @@
+//! The conservative balancer's three rules (Mehta & Kanungo, as DESIGN.md reads them).
+//!
+//! # The rules, in the order they are checked
+//!
+//! 1. **Zone.** The thief's load-balancing zone is levels I..S
+//!    ([`Topology::zone_depth`]). Under [`ZoneMode::Hard`] nothing beyond level S is ever a
+//!    victim: [`ConservativeFilter::victim`] answers `Stop(Zone)` for the first victim beyond
+//!    the zone (victim orders put the in-zone victims first, so the walk may end there) and a
+//!    move whose source lies beyond the zone is refused with [`Refusal::Zone`]. Under
+//!    [`ZoneMode::Soft`] a victim beyond S is examined only when its load exceeds
+//!    [`SOFT_VICTIM_PCT`]% of the thief's (otherwise `Skip(SoftThreshold)`), and periodic
+//!    passes beyond S use a doubled imbalance threshold (25% → 50%).
+//! 2. **Origin.** The task's origin node must lie inside the thief's zone
+//!    ([`Refusal::OriginOutsideZone`]), and under [`OriginRule::NoFarther`] a task already away
+//!    from home never moves farther from it: `d(origin, to) ≤ d(origin, from)`
+//!    ([`Refusal::Origin`]). [`OriginRule::Strict`] applies the distance rule to tasks at home
+//!    too (which keeps them on their birth node); [`OriginRule::Off`] disables both origin
+//!    checks.
+//! 3. **Ageing.** A task that has migrated `age_limit` times is aged: it never moves again
+//!    ([`Refusal::Aged`]).
+//!
+//! # The default age limit
+//!
+//! [`DEFAULT_AGE_LIMIT`] is 3. The paper gives no number. Three moves let a task be pulled
+//! by an idle CPU, corrected once by a periodic pass, and corrected once more; a fourth move
+//! of the same task is, in the paper's terms, most likely a futile migration (ping-pong
+//! between passes). 2 is the next candidate; the simulator sweeps it.
+//!
+//! # Cost
+//!
+//! Every check is a handful of table lookups in the topology (node of a CPU, level of a node
+//! pair, distance of a node pair): no allocation, no loop.
+
+use zonal_topology::{CpuId, Level, NodeId, Topology, Victim};
+
+use crate::config::OriginRule;
+use crate::decision::{Refusal, VictimDecision};
+use crate::view::TaskMeta;
+
+/// The default `age_limit` (see the module docs for why).
+pub const DEFAULT_AGE_LIMIT: u32 = 3;
+
+/// Under the soft zone, a victim beyond the zone is examined only when its load exceeds
+/// this percentage of the thief's.
+pub const SOFT_VICTIM_PCT: u64 = 150;
+
+/// How the zone boundary is enforced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ZoneMode {
+    /// Nothing beyond level S is ever a victim.
+    #[default]
+    Hard,
+    /// Beyond S only from victims loaded above 150% of the thief (threshold 25% → 50%).
+    Soft,
+}
+
+/// The conservative rules as a filter in front of any selection rule.
+///
+/// ```
+/// use zonal_policy::{ConservativeFilter, ZoneMode, OriginRule, Refusal, TaskMeta, TaskId};
+/// use zonal_topology::{presets, CpuId, NodeId};
+/// let topo = presets::preset("s1")?;
+/// let f = ConservativeFilter { zone: ZoneMode::Hard, origin: OriginRule::NoFarther, age_limit: 3 };
+/// // Node 8 is four ring hops from node 0 (level VI): outside node 0's zone (levels I–IV).
+/// let far = topo.cpus_of(NodeId(8))[0];
+/// let t = TaskMeta::new(TaskId(1), NodeId(8), far);
+/// assert_eq!(f.check_move(&topo, &t, CpuId(0)), Err(Refusal::Zone));
+/// # Ok::<(), zonal_topology::TopologyError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ConservativeFilter {
+    /// Hard or soft zone.
+    pub zone: ZoneMode,
+    /// The origin-distance rule.
+    pub origin: OriginRule,
+    /// Migrations after which a task is aged (≥ 1).
+    pub age_limit: u32,
+}
+
+impl Default for ConservativeFilter {
+    fn default() -> Self {
+        Self {
+            zone: ZoneMode::Hard,
+            origin: OriginRule::NoFarther,
+            age_limit: DEFAULT_AGE_LIMIT,
+        }
+    }
+}
+
+impl ConservativeFilter {
+    /// Whether an idle `thief` should look at `victim` (loads in one unit for both).
+    #[inline]
+    pub fn victim(
+        &self,
+        topo: &Topology,
+        victim: &Victim,
+        thief_load: u64,
+        victim_load: u64,
+    ) -> VictimDecision {
+        if victim.level.index() < topo.zone_depth() {
+            return VictimDecision::Examine;
+        }
+        match self.zone {
+            ZoneMode::Hard => VictimDecision::Stop(Refusal::Zone),
+            ZoneMode::Soft if soft_victim_loaded(thief_load, victim_load) => {
+                VictimDecision::Examine
+            }
+            ZoneMode::Soft => VictimDecision::Skip(Refusal::SoftThreshold),
+        }
+    }
+
+    /// Whether a periodic or new-idle pass may balance at `level` at all: under the hard zone
+    /// only levels inside the zone.
+    #[inline]
+    #[must_use]
+    pub fn level_allowed(&self, topo: &Topology, level: Level) -> bool {
+        self.zone == ZoneMode::Soft || level.index() < topo.zone_depth()
+    }
+
+    /// Whether `level` lies beyond the zone (where the soft zone doubles the threshold).
+    #[inline]
+    #[must_use]
+    pub fn beyond_zone(&self, topo: &Topology, level: Level) -> bool {
+        level.index() >= topo.zone_depth()
+    }
+
+    /// Checks moving `task` from `task.cpu` to `to` against the zone, origin and ageing
+    /// rules.
+    ///
+    /// # Errors
+    /// The first rule that refuses: [`Refusal::Zone`] (hard zone only),
+    /// [`Refusal::OriginOutsideZone`], [`Refusal::Origin`], [`Refusal::Aged`].
+    #[inline]
+    pub fn check_move(&self, topo: &Topology, task: &TaskMeta, to: CpuId) -> Result<(), Refusal> {
+        let from_node = topo.node_of(task.cpu);
+        let to_node = topo.node_of(to);
+        if self.zone == ZoneMode::Hard && !topo.node_in_zone(to_node, from_node) {
+            return Err(Refusal::Zone);
+        }
+        if self.origin != OriginRule::Off {
+            self.check_origin(topo, task.origin, from_node, to_node)?;
+        }
+        if task.migrations >= self.age_limit {
+            return Err(Refusal::Aged);
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn check_origin(
+        &self,
+        topo: &Topology,
+        origin: NodeId,
+        from: NodeId,
+        to: NodeId,
+    ) -> Result<(), Refusal> {
+        if origin == to {
+            // Coming home (or staying there): always closest, and home is in every zone of
+            // its own node.
+            return Ok(());
+        }
+        if origin.index() >= topo.node_count() || !topo.node_in_zone(to, origin) {
+            return Err(Refusal::OriginOutsideZone);
+        }
+        let check_distance = self.origin == OriginRule::Strict || origin != from;
+        if check_distance && topo.distance(origin, to) > topo.distance(origin, from) {
+            return Err(Refusal::Origin);
+        }
+        Ok(())
+    }
+}
+
+/// The soft zone's load test: `victim > 150% × thief` (an idle thief examines any loaded
+/// victim).
+#[inline]
+pub(crate) fn soft_victim_loaded(thief_load: u64, victim_load: u64) -> bool {
+    u128::from(victim_load) * 100 > u128::from(thief_load) * u128::from(SOFT_VICTIM_PCT)
+}
+
+#[cfg(test)]
+mod test;

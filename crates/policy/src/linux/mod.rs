@@ -1,0 +1,350 @@
+//! The Linux baseline (reference/linux-lb.md), and the walk the conservative and
+//! thread-aware policies share with it.
+//!
+//! # The periodic walk (`sched_balance_domains`)
+//!
+//! For one CPU at the caller's tick, levels bottom-up (level I = the CPU's node, whose
+//! groups are its single CPUs; level L ≥ II = the nodes within the L-th distance, whose
+//! groups are the level L−1 spans, see [`groups`]):
+//!
+//! 1. Levels the filter forbids end the walk (the hard zone: levels I..S only).
+//!    Degenerate levels (one CPU, or the same span as the level below) are skipped, as Linux
+//!    removes them.
+//! 2. A level is *due* when `now ≥ last + interval × (busy ? busy_factor : 1)`, with
+//!    `busy_factor = 16`, `last = next_due_us − interval_us` ([`LevelState`]). Levels not
+//!    due are skipped.
+//! 3. `should_we_balance`: at levels ≥ II only the first idle CPU of the local group (the
+//!    level-below span of our node) balances, or, when none is idle, the group's first CPU.
+//!    Any other CPU ends its walk here (Linux clears `continue_balancing`), and the level
+//!    counts as balanced.
+//! 4. One attempt ([`pass`]) at the level's threshold. Balanced: `nr_balance_failed = 0`,
+//!    the interval doubles up to its maximum. An imbalance found: the interval resets to its
+//!    minimum; if nothing moved `nr_balance_failed += 1`, else it resets to 0.
+//! 5. `next_due_us = now + interval`. One [`Attempt`] is recorded per level attempted.
+//!
+//! # New-idle (`sched_balance_newidle`)
+//!
+//! Bottom-up over the same levels, ignoring intervals and `should_we_balance`, the CPU
+//! counts as idle, at most one task per level; the walk stops at the first level that
+//! yields. State is read (for `nr_balance_failed`) but not changed.
+//!
+//! # Placement
+//!
+//! See [`place`].
+//!
+//! [`LevelState`]: crate::LevelState
+//! [`Attempt`]: crate::Attempt
+
+mod groups;
+mod pass;
+mod place;
+
+use zonal_topology::{CpuId, Level, Topology, Victim};
+
+use crate::decision::{
+    BalanceOutcome, Eligibility, MoveContext, Placement, VictimDecision,
+};
+use crate::policy::Policy;
+use crate::rng::Rng;
+use crate::rules::MoveRules;
+use crate::state::CpuBalanceState;
+use crate::view::{MachineView, TaskMeta};
+
+pub(crate) use groups::{is_idle, with_scratch, Loads};
+pub(crate) use pass::NR_MIGRATE_MAX;
+
+use pass::{Attempter, IdleKind};
+
+/// The default imbalance threshold at NUMA levels, percent (the paper's 25%; Linux ≥ 5.x
+/// uses 17).
+pub const DEFAULT_NUMA_IMBALANCE_PCT: u32 = 25;
+/// The imbalance threshold at level I (Linux's MC/PKG `imbalance_pct` 117).
+pub const LOCAL_IMBALANCE_PCT: u32 = 17;
+/// Linux's `busy_factor`: a busy CPU balances this many times less often.
+pub const BUSY_FACTOR: u64 = 16;
+/// Linux's `RECLAIM_DISTANCE`: no fork balancing across larger distances.
+pub const RECLAIM_DISTANCE: u32 = 30;
+
+/// The constants of the Linux walk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LinuxParams {
+    /// Threshold at levels ≥ II, percent.
+    pub(crate) numa_pct: u32,
+    /// Threshold at level I, percent.
+    pub(crate) local_pct: u32,
+    /// Tasks examined per attempt.
+    pub(crate) nr_migrate: usize,
+    /// Interval multiplier for busy CPUs.
+    pub(crate) busy_factor: u64,
+    /// Largest distance fork balancing spans.
+    pub(crate) fork_max_distance: u32,
+}
+
+impl Default for LinuxParams {
+    fn default() -> Self {
+        Self {
+            numa_pct: DEFAULT_NUMA_IMBALANCE_PCT,
+            local_pct: LOCAL_IMBALANCE_PCT,
+            nr_migrate: NR_MIGRATE_MAX,
+            busy_factor: BUSY_FACTOR,
+            fork_max_distance: RECLAIM_DISTANCE,
+        }
+    }
+}
+
+impl LinuxParams {
+    /// Linux's `imbalance_pct` of a level (100 + threshold); the soft zone doubles the
+    /// threshold beyond the zone.
+    pub(crate) fn imbalance_pct(&self, level: Level, soft_beyond_zone: bool) -> u32 {
+        100 + match (level.0, soft_beyond_zone) {
+            (0, _) => self.local_pct,
+            (_, false) => self.numa_pct,
+            (_, true) => 2 * self.numa_pct,
+        }
+    }
+}
+
+/// How a pass orders the busiest CPU's tasks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Selector {
+    /// Linux: from the tail.
+    Tail,
+    /// Chiang & Su at levels ≥ II ([`crate::thread_aware`]).
+    ThreadAware,
+}
+
+/// Linux's balancer, optionally behind the conservative filter and with thread-aware
+/// selection: `linux`, `conservative-hard`, `conservative-soft` and `thread-aware`.
+#[derive(Clone, Debug)]
+pub(crate) struct Balancer {
+    name: String,
+    pub(crate) params: LinuxParams,
+    pub(crate) rules: MoveRules,
+    selector: Selector,
+}
+
+impl Balancer {
+    pub(crate) fn new(
+        name: impl Into<String>,
+        params: LinuxParams,
+        rules: MoveRules,
+        selector: Selector,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            params,
+            rules,
+            selector,
+        }
+    }
+
+    fn attempter(&self) -> Attempter<'_> {
+        Attempter {
+            params: &self.params,
+            rules: &self.rules,
+            selector: self.selector,
+        }
+    }
+
+    /// Whether the walk may go to `level`.
+    fn level_allowed(&self, topo: &Topology, level: Level) -> bool {
+        self.rules
+            .filter
+            .is_none_or(|f| f.level_allowed(topo, level))
+    }
+
+    /// The periodic walk (module docs).
+    pub(crate) fn periodic(
+        &self,
+        view: &dyn MachineView,
+        cpu: CpuId,
+        state: &mut CpuBalanceState,
+    ) -> BalanceOutcome {
+        let topo = view.topology();
+        let node = topo.node_of(cpu);
+        let now = view.now_us();
+        let m = topo.mal_count().min(state.levels.len());
+        let mut out = BalanceOutcome::default();
+        let attempter = self.attempter();
+        with_scratch(|s| {
+            let mut loads = Loads::new(view, s);
+            for l in 0..m {
+                let level = Level(l as u8);
+                if !self.level_allowed(topo, level) {
+                    break;
+                }
+                if loads.degenerate(node, level) {
+                    continue;
+                }
+                let busy = !is_idle(&loads.cpu(cpu));
+                let st = &mut state.levels[l];
+                let factor = if busy { self.params.busy_factor } else { 1 };
+                let last = st.next_due_us.saturating_sub(st.interval_us);
+                if now < last.saturating_add(st.interval_us.saturating_mul(factor)) {
+                    continue;
+                }
+                if !should_we_balance(&loads, cpu, level) {
+                    st.nr_balance_failed = 0;
+                    st.interval_us = (st.interval_us * 2).min(st.max_interval_us);
+                    st.next_due_us = now.saturating_add(st.interval_us);
+                    break;
+                }
+                let idle = if busy { IdleKind::Busy } else { IdleKind::Idle };
+                let a =
+                    attempter.attempt(&mut loads, cpu, level, idle, st.nr_balance_failed, &mut out);
+                if a.succeeded() {
+                    st.nr_balance_failed = 0;
+                    st.interval_us = st.min_interval_us;
+                } else if a.failed() {
+                    st.nr_balance_failed = st.nr_balance_failed.saturating_add(1);
+                    st.interval_us = st.min_interval_us;
+                } else {
+                    st.nr_balance_failed = 0;
+                    st.interval_us = (st.interval_us * 2).min(st.max_interval_us);
+                }
+                st.next_due_us = now.saturating_add(st.interval_us);
+                out.attempts.push(a);
+            }
+        });
+        out
+    }
+
+    /// New-idle balancing (module docs).
+    pub(crate) fn new_idle(
+        &self,
+        view: &dyn MachineView,
+        cpu: CpuId,
+        state: &CpuBalanceState,
+    ) -> BalanceOutcome {
+        let topo = view.topology();
+        let node = topo.node_of(cpu);
+        let m = topo.mal_count();
+        let mut out = BalanceOutcome::default();
+        let attempter = self.attempter();
+        with_scratch(|s| {
+            let mut loads = Loads::new(view, s);
+            for l in 0..m {
+                let level = Level(l as u8);
+                if !self.level_allowed(topo, level) {
+                    break;
+                }
+                if loads.degenerate(node, level) {
+                    continue;
+                }
+                let failed = state.levels.get(l).map_or(0, |s| s.nr_balance_failed);
+                let a = attempter.attempt(
+                    &mut loads,
+                    cpu,
+                    level,
+                    IdleKind::NewlyIdle,
+                    failed,
+                    &mut out,
+                );
+                out.attempts.push(a);
+                if a.succeeded() {
+                    break;
+                }
+            }
+        });
+        out
+    }
+
+    /// Fork placement ([`place`]).
+    pub(crate) fn placement(&self, view: &dyn MachineView, parent: CpuId) -> Placement {
+        let topo = view.topology();
+        let mut top = place::fork_level(topo, self.params.fork_max_distance);
+        while top.0 > 0 && !self.level_allowed(topo, top) {
+            top = Level(top.0 - 1);
+        }
+        with_scratch(|s| {
+            let mut loads = Loads::new(view, s);
+            place::place(&mut loads, parent, top)
+        })
+    }
+}
+
+/// Linux's `should_we_balance` for a periodic pass at `level`.
+fn should_we_balance(loads: &Loads<'_, '_>, cpu: CpuId, level: Level) -> bool {
+    if level.0 == 0 {
+        return true;
+    }
+    let topo = loads.topo;
+    let mut first: Option<CpuId> = None;
+    let mut first_idle: Option<CpuId> = None;
+    for &n in topo.span(topo.node_of(cpu), Level(level.0 - 1)) {
+        for &c in topo.cpus_of(n) {
+            if first.is_none_or(|f| c < f) {
+                first = Some(c);
+            }
+            if first_idle.is_none_or(|f| c < f) && is_idle(&loads.cpu(c)) {
+                first_idle = Some(c);
+            }
+        }
+    }
+    first_idle.or(first) == Some(cpu)
+}
+
+impl Policy for Balancer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    #[inline]
+    fn victim(
+        &self,
+        topo: &Topology,
+        _thief: CpuId,
+        victim: &Victim,
+        thief_load: u64,
+        victim_load: u64,
+    ) -> VictimDecision {
+        match &self.rules.filter {
+            Some(f) => f.victim(topo, victim, thief_load, victim_load),
+            None => VictimDecision::Examine,
+        }
+    }
+
+    #[inline]
+    fn eligibility(
+        &self,
+        topo: &Topology,
+        task: &TaskMeta,
+        to: CpuId,
+        ctx: MoveContext,
+    ) -> Eligibility {
+        self.rules.eligibility(topo, task, to, ctx)
+    }
+
+    fn balance(
+        &self,
+        view: &dyn MachineView,
+        cpu: CpuId,
+        state: &mut CpuBalanceState,
+        _rng: &mut Rng,
+    ) -> BalanceOutcome {
+        self.periodic(view, cpu, state)
+    }
+
+    fn idle_balance(
+        &self,
+        view: &dyn MachineView,
+        cpu: CpuId,
+        state: &mut CpuBalanceState,
+        _rng: &mut Rng,
+    ) -> BalanceOutcome {
+        self.new_idle(view, cpu, state)
+    }
+
+    fn place(
+        &self,
+        view: &dyn MachineView,
+        parent: CpuId,
+        _task: &TaskMeta,
+        _rng: &mut Rng,
+    ) -> Placement {
+        self.placement(view, parent)
+    }
+}
+
+#[cfg(test)]
+mod test;

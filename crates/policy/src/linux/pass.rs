@@ -1,0 +1,350 @@
+//! One balancing attempt at one level (Linux's `sched_balance_rq`).
+//!
+//! # Steps
+//!
+//! 1. Build the domain's groups and their statistics ([`Loads::build_groups`]).
+//! 2. Busiest group: the busiest non-local group ([`GroupStat::busier_than`]).
+//! 3. Balanced? (`sched_balance_find_src_group`) — no busiest or it runs nothing; the local
+//!    group is in a higher class; the local group is overloaded and at or above the busiest
+//!    group's or the domain's average load, or within the level's `imbalance_pct`; the
+//!    busiest group is not overloaded and this CPU is busy, or the idle-CPU counts differ by
+//!    at most one, or it runs a single task.
+//! 4. Imbalance (`calculate_imbalance`): with spare capacity locally, a number of tasks
+//!    (*migrate_task*: half the task-count difference between single-CPU groups, half the
+//!    idle-CPU difference otherwise, or as many tasks as we have idle CPUs when the busiest
+//!    group is overloaded — Linux's *migrate_util* on CPU-bound tasks); otherwise
+//!    *migrate_load*: `min((busiest − avg)·cpus_b, (avg − local)·cpus_l)` weight units, after
+//!    the level's `imbalance_pct` check (`100·busiest ≤ pct·local` is balanced: the paper's
+//!    25% at NUMA levels, 17% at level I; doubled beyond the zone under the soft zone).
+//! 5. Busiest CPU in the busiest group (`sched_balance_find_src_rq`): most load (skipping a
+//!    CPU whose single task outweighs the imbalance) or most tasks; never the balancing CPU.
+//! 6. Detach from the busiest CPU's tail, examining at most `nr_migrate` (32) tasks: each must
+//!    pass the move rules ([`MoveRules`]); under *migrate_load* a task whose
+//!    `weight >> nr_balance_failed` exceeds the remaining imbalance is skipped (too heavy).
+//!    A new-idle pass stops after the first task (as preemptible kernels do).
+//!
+//! Not modelled: SMT/cluster levels below the node, misfit/asymmetric packing, the NUMA
+//! "small imbalance allowed" rule of kernels ≥ 5.11 (the paper's kernel predates it), and
+//! active balancing of the running task.
+
+use zonal_topology::{CpuId, Level, NodeId};
+
+use crate::decision::{
+    Attempt, AttemptOutcome, BalanceOutcome, Migration, MoveContext, MoveKind, Refusal,
+};
+use crate::filters::{soft_victim_loaded, ZoneMode};
+use crate::rules::MoveRules;
+use crate::thread_aware;
+
+use super::groups::{GroupClass, GroupStat, Loads};
+use super::{LinuxParams, Selector};
+
+/// How idle the balancing CPU is (Linux's `cpu_idle_type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IdleKind {
+    /// Running something: a periodic pass at `interval × busy_factor`.
+    Busy,
+    /// Idle at a periodic tick.
+    Idle,
+    /// About to go idle (new-idle balancing).
+    NewlyIdle,
+}
+
+/// What a pass would move.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Imbalance {
+    /// Weight units.
+    Load(i64),
+    /// Tasks.
+    Tasks(i64),
+}
+
+impl Imbalance {
+    fn remaining(self) -> i64 {
+        match self {
+            Imbalance::Load(x) | Imbalance::Tasks(x) => x,
+        }
+    }
+}
+
+/// The policy pieces one attempt needs.
+pub(crate) struct Attempter<'p> {
+    pub(crate) params: &'p LinuxParams,
+    pub(crate) rules: &'p MoveRules,
+    pub(crate) selector: Selector,
+}
+
+impl Attempter<'_> {
+    /// One attempt for `cpu` at `level`; appends migrations and refusals to `out` and
+    /// returns the attempt record.
+    pub(crate) fn attempt(
+        &self,
+        loads: &mut Loads<'_, '_>,
+        cpu: CpuId,
+        level: Level,
+        idle: IdleKind,
+        nr_balance_failed: u32,
+        out: &mut BalanceOutcome,
+    ) -> Attempt {
+        let topo = loads.topo;
+        let node = topo.node_of(cpu);
+        let cpus_scanned = loads.build_groups(cpu, level);
+        let mut attempt = Attempt {
+            cpu,
+            level,
+            cpus_scanned,
+            outcome: AttemptOutcome::Balanced,
+            moved: 0,
+        };
+        let soft_beyond = self
+            .rules
+            .filter
+            .is_some_and(|f| f.zone == ZoneMode::Soft && f.beyond_zone(topo, level));
+        let pct = self.params.imbalance_pct(level, soft_beyond);
+
+        let groups = &loads.s.groups;
+        let local = groups[0];
+        let mut busiest: Option<GroupStat> = None;
+        for g in &groups[1..] {
+            if busiest.is_none_or(|b| g.busier_than(&b)) {
+                busiest = Some(*g);
+            }
+        }
+        let Some(busiest) = busiest else {
+            return attempt;
+        };
+        let this_idle = idle != IdleKind::Busy;
+        let imbalance = match decide(loads, node, level, &local, &busiest, this_idle, pct) {
+            Decision::Balanced => return attempt,
+            Decision::BelowThreshold => {
+                out.refused.add(Refusal::BelowThreshold);
+                return attempt;
+            }
+            Decision::Imbalanced(i) => i,
+        };
+
+        let Some(src) = busiest_cpu(loads, cpu, level, &busiest, imbalance) else {
+            attempt.outcome = AttemptOutcome::NothingToMove;
+            return attempt;
+        };
+        if soft_beyond {
+            let this_load = loads.cpu(cpu).weighted_load;
+            let src_load = loads.cpu(src).weighted_load;
+            if !soft_victim_loaded(this_load, src_load) {
+                out.refused.add(Refusal::SoftThreshold);
+                return attempt;
+            }
+        }
+        let kind = if idle == IdleKind::NewlyIdle {
+            MoveKind::Steal
+        } else {
+            MoveKind::Periodic
+        };
+        let ctx = MoveContext {
+            kind,
+            now_us: loads.view.now_us(),
+            nr_balance_failed,
+        };
+        let (moved, refused) = self.detach(loads, src, cpu, level, imbalance, ctx, idle, out);
+        attempt.moved = moved;
+        attempt.outcome = if moved > 0 {
+            AttemptOutcome::Moved
+        } else if refused {
+            AttemptOutcome::AllRefused
+        } else {
+            AttemptOutcome::NothingToMove
+        };
+        attempt
+    }
+
+    /// Detaches tasks from `src`'s tail for `dst`; returns (moved, whether any was refused).
+    #[allow(clippy::too_many_arguments)]
+    fn detach(
+        &self,
+        loads: &mut Loads<'_, '_>,
+        src: CpuId,
+        dst: CpuId,
+        level: Level,
+        mut imbalance: Imbalance,
+        ctx: MoveContext,
+        idle: IdleKind,
+        out: &mut BalanceOutcome,
+    ) -> (u32, bool) {
+        let view = loads.view;
+        let topo = loads.topo;
+        let tasks = view.tasks(src);
+        let loop_max = self.params.nr_migrate.min(tasks.len()).min(NR_MIGRATE_MAX);
+        // Candidate order: the tail first (most recently queued last in `tasks`).
+        let mut order = [0usize; NR_MIGRATE_MAX];
+        for (k, slot) in order.iter_mut().take(loop_max).enumerate() {
+            *slot = tasks.len() - 1 - k;
+        }
+        let order = &mut order[..loop_max];
+        let aware = self.selector == Selector::ThreadAware && level.0 > 0;
+        let mut groups = if aware {
+            thread_aware::order(view, src, dst, tasks, order)
+        } else {
+            thread_aware::Counts::default()
+        };
+
+        let (mut moved, mut refused) = (0u32, false);
+        for &i in order.iter() {
+            if imbalance.remaining() <= 0 {
+                break;
+            }
+            let t = &tasks[i];
+            if out.migrations.iter().any(|m| m.task == t.id) {
+                continue;
+            }
+            if let Err(r) = self.rules.check(topo, t, dst, ctx) {
+                out.refused.add(r);
+                refused = true;
+                continue;
+            }
+            if aware && groups.more_concentrated(t) {
+                out.refused.add(Refusal::GroupConcentration);
+                refused = true;
+                continue;
+            }
+            match &mut imbalance {
+                Imbalance::Load(rem) => {
+                    let w = i64::from(t.weight);
+                    if (w >> ctx.nr_balance_failed.min(63)) > *rem {
+                        out.refused.add(Refusal::TooHeavy);
+                        refused = true;
+                        continue;
+                    }
+                    *rem -= w;
+                }
+                Imbalance::Tasks(rem) => *rem -= 1,
+            }
+            out.migrations.push(Migration {
+                task: t.id,
+                from: src,
+                to: dst,
+                level: topo.level_between(dst, src),
+            });
+            loads.apply_move(src, dst, t.weight);
+            if aware {
+                groups.note_move(t);
+            }
+            moved += 1;
+            if idle == IdleKind::NewlyIdle {
+                break;
+            }
+        }
+        (moved, refused)
+    }
+}
+
+/// The most tasks one pass examines (Linux's `sysctl_sched_nr_migrate`).
+pub(crate) const NR_MIGRATE_MAX: usize = 32;
+
+enum Decision {
+    Balanced,
+    BelowThreshold,
+    Imbalanced(Imbalance),
+}
+
+fn decide(
+    loads: &Loads<'_, '_>,
+    node: NodeId,
+    level: Level,
+    local: &GroupStat,
+    busiest: &GroupStat,
+    this_idle: bool,
+    pct: u32,
+) -> Decision {
+    use GroupClass::{HasSpare, Overloaded};
+    if busiest.nr == 0 {
+        return Decision::Balanced;
+    }
+    let (lc, bc) = (local.class(), busiest.class());
+    if lc > bc {
+        return Decision::Balanced;
+    }
+    let (domain_load, domain_cpus) = loads.domain_totals(node, level);
+    let domain_avg = domain_load as f64 / f64::from(domain_cpus.max(1));
+    let below_pct = || 100.0 * busiest.avg() <= f64::from(pct) * local.avg();
+    if lc == Overloaded {
+        if local.avg() >= busiest.avg() || local.avg() >= domain_avg {
+            return Decision::Balanced;
+        }
+        if below_pct() {
+            return Decision::BelowThreshold;
+        }
+    }
+    if bc != Overloaded {
+        if !this_idle {
+            return Decision::Balanced;
+        }
+        if busiest.cpus > 1 && local.idle <= busiest.idle + 1 {
+            return Decision::Balanced;
+        }
+        if busiest.nr <= 1 {
+            return Decision::Balanced;
+        }
+    }
+    if lc == HasSpare {
+        let n = if bc == Overloaded && busiest.cpus > 1 {
+            // migrate_util: fill our spare capacity, at least one task when we are idle.
+            i64::from(local.idle.max(u32::from(this_idle)))
+        } else if busiest.cpus == 1 {
+            (i64::from(busiest.nr) - i64::from(local.nr)) / 2
+        } else {
+            (i64::from(local.idle) - i64::from(busiest.idle)).max(0) / 2
+        };
+        return if n > 0 {
+            Decision::Imbalanced(Imbalance::Tasks(n))
+        } else {
+            Decision::Balanced
+        };
+    }
+    // Local fully busy or overloaded: migrate_load towards the domain average.
+    if local.avg() >= busiest.avg() || local.avg() >= domain_avg {
+        return Decision::Balanced;
+    }
+    if lc != Overloaded && below_pct() {
+        return Decision::BelowThreshold;
+    }
+    let amount = ((busiest.avg() - domain_avg) * f64::from(busiest.cpus))
+        .min((domain_avg - local.avg()) * f64::from(local.cpus));
+    let amount = amount as i64;
+    if amount > 0 {
+        Decision::Imbalanced(Imbalance::Load(amount))
+    } else {
+        Decision::Balanced
+    }
+}
+
+fn busiest_cpu(
+    loads: &Loads<'_, '_>,
+    dst: CpuId,
+    level: Level,
+    group: &GroupStat,
+    imbalance: Imbalance,
+) -> Option<CpuId> {
+    let mut best: Option<(CpuId, u64)> = None;
+    loads.for_each_cpu(group, level, |c| {
+        if c == dst {
+            return;
+        }
+        let l = loads.cpu(c);
+        if l.nr_running == 0 {
+            return;
+        }
+        let key = match imbalance {
+            Imbalance::Load(imb) => {
+                if l.nr_running == 1 && l.weighted_load as i64 > imb {
+                    return;
+                }
+                l.weighted_load
+            }
+            Imbalance::Tasks(_) => u64::from(l.nr_running),
+        };
+        if best.is_none_or(|(_, k)| key > k) {
+            best = Some((c, key));
+        }
+    });
+    best.map(|(c, _)| c)
+}

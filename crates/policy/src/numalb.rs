@@ -1,0 +1,218 @@
+//! `numalb`: Pilla et al.'s Charm++ NUMALB, a greedy list scheduler with a NUMA cost.
+//!
+//! # The pass
+//!
+//! NUMALB is centralised: one balancer assigns every task of the machine. In Zonal's per-CPU
+//! protocol the pass of the *root* CPU (the machine's first CPU, `CpuId(0)`) does it, at the
+//! interval of its top level ([`LevelState`](crate::LevelState)); every other CPU's periodic
+//! pass returns nothing.
+//!
+//! 1. Every CPU starts with its *background* load: the weight of what cannot move (the
+//!    running task, pinned tasks, and whatever the view counts but does not list).
+//! 2. The movable tasks (listed, not running, migratable) are taken heaviest first (ties:
+//!    by CPU, then queue position).
+//! 3. Each goes to the CPU `p` that minimises
+//!    `cost(t, p) = load(p) + a · (remote(t, p) · numa_factor(p, c) − local(t, p))`,
+//!    with `c` the task's current node and `load(p)` the load assigned so far. Message counts
+//!    come from [`CommCounts`](crate::CommCounts), relative to the current node: on `c`,
+//!    `local = local_msgs` and `remote = remote_msgs` (factor 1: partners stay where they
+//!    are); elsewhere every message becomes remote (`local = 0`,
+//!    `remote = local_msgs + remote_msgs`) at factor `d(p, c) / d(p, p)`. Tasks without
+//!    counts pay no communication term.
+//! 4. **Ties keep the task in place**: another CPU wins only with a strictly lower cost, so
+//!    balanced machines see no moves and few tasks move overall. A CPU the move rules refuse
+//!    (cache-hot, pinned, and the conservative filter when composed) is not a candidate.
+//!
+//! # `a`
+//!
+//! [`DEFAULT_ALPHA`] = 1: one message costs one unit of CFS weight, so a nice-0 task
+//! (1024) outweighs about a thousand messages per balancing period. Pilla et al. leave `a` to
+//! the application; the simulator sweeps it (`numalb_alpha`).
+//!
+//! New-idle balancing and placement are Linux's, through the same move rules.
+
+use zonal_topology::{CpuId, Level, NodeId, Topology, Victim};
+
+use crate::decision::{
+    Attempt, AttemptOutcome, BalanceOutcome, Eligibility, Migration, MoveContext, MoveKind,
+    Placement, VictimDecision,
+};
+use crate::linux::Balancer;
+use crate::policy::Policy;
+use crate::rng::Rng;
+use crate::state::CpuBalanceState;
+use crate::view::{MachineView, TaskMeta};
+
+/// The default communication weight `a` (weight units per message).
+pub const DEFAULT_ALPHA: f64 = 1.0;
+
+/// The CPU whose pass runs the centralised step.
+const ROOT: CpuId = CpuId(0);
+
+/// NUMALB with Linux new-idle balancing and placement.
+#[derive(Clone, Debug)]
+pub(crate) struct Numalb {
+    name: String,
+    alpha: f64,
+    inner: Balancer,
+}
+
+impl Numalb {
+    pub(crate) fn new(name: String, alpha: f64, inner: Balancer) -> Self {
+        Self { name, alpha, inner }
+    }
+
+    fn comm_cost(&self, topo: &Topology, t: &TaskMeta, cur: NodeId, p: NodeId) -> f64 {
+        let Some(c) = t.comm else { return 0.0 };
+        let (l, r) = (f64::from(c.local_msgs), f64::from(c.remote_msgs));
+        if p == cur {
+            self.alpha * (r - l)
+        } else {
+            self.alpha * (l + r) * topo.numa_factor(p, cur)
+        }
+    }
+
+    /// The greedy assignment of every movable task (module docs).
+    fn assign(&self, view: &dyn MachineView, nr_balance_failed: u32, out: &mut BalanceOutcome) {
+        let topo = view.topology();
+        let ncpu = topo.cpu_count();
+        let ctx = MoveContext {
+            kind: MoveKind::Periodic,
+            now_us: view.now_us(),
+            nr_balance_failed,
+        };
+        let mut load = vec![0f64; ncpu];
+        let mut movable: Vec<(u32, usize, usize)> = Vec::new();
+        for (c, slot) in load.iter_mut().enumerate() {
+            let cpu = CpuId::new(c);
+            let mut background = view.cpu_load(cpu).weighted_load as f64;
+            for (i, t) in view.tasks(cpu).iter().enumerate() {
+                if t.migratable && !t.running {
+                    background -= f64::from(t.weight);
+                    movable.push((t.weight, c, i));
+                }
+            }
+            *slot = background.max(0.0);
+        }
+        movable.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        for &(w, c, i) in &movable {
+            let from = CpuId::new(c);
+            let t = &view.tasks(from)[i];
+            let cur_node = topo.node_of(from);
+            let mut best = from;
+            let mut best_cost = load[c] + self.comm_cost(topo, t, cur_node, cur_node);
+            for (p, &lp) in load.iter().enumerate() {
+                if p == c {
+                    continue;
+                }
+                let to = CpuId::new(p);
+                let cost = lp + self.comm_cost(topo, t, cur_node, topo.node_of(to));
+                if cost < best_cost && self.inner.rules.check(topo, t, to, ctx).is_ok() {
+                    best = to;
+                    best_cost = cost;
+                }
+            }
+            load[best.index()] += f64::from(w);
+            if best != from {
+                out.migrations.push(Migration {
+                    task: t.id,
+                    from,
+                    to: best,
+                    level: topo.level_between(best, from),
+                });
+            }
+        }
+    }
+}
+
+impl Policy for Numalb {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    #[inline]
+    fn victim(
+        &self,
+        topo: &Topology,
+        thief: CpuId,
+        victim: &Victim,
+        thief_load: u64,
+        victim_load: u64,
+    ) -> VictimDecision {
+        self.inner
+            .victim(topo, thief, victim, thief_load, victim_load)
+    }
+
+    #[inline]
+    fn eligibility(
+        &self,
+        topo: &Topology,
+        task: &TaskMeta,
+        to: CpuId,
+        ctx: MoveContext,
+    ) -> Eligibility {
+        self.inner.eligibility(topo, task, to, ctx)
+    }
+
+    fn balance(
+        &self,
+        view: &dyn MachineView,
+        cpu: CpuId,
+        state: &mut CpuBalanceState,
+        _rng: &mut Rng,
+    ) -> BalanceOutcome {
+        let mut out = BalanceOutcome::default();
+        let topo = view.topology();
+        let Some(st) = state.levels.last_mut() else {
+            return out;
+        };
+        let now = view.now_us();
+        if cpu != ROOT || now < st.next_due_us {
+            return out;
+        }
+        self.assign(view, st.nr_balance_failed, &mut out);
+        let moved = out.migrations.len() as u32;
+        if moved > 0 {
+            st.interval_us = st.min_interval_us;
+        } else {
+            st.interval_us = (st.interval_us * 2).min(st.max_interval_us);
+        }
+        st.nr_balance_failed = 0;
+        st.next_due_us = now.saturating_add(st.interval_us);
+        out.attempts.push(Attempt {
+            cpu,
+            level: Level(topo.mal_count().saturating_sub(1) as u8),
+            cpus_scanned: topo.cpu_count() as u32,
+            outcome: if moved > 0 {
+                AttemptOutcome::Moved
+            } else {
+                AttemptOutcome::Balanced
+            },
+            moved,
+        });
+        out
+    }
+
+    fn idle_balance(
+        &self,
+        view: &dyn MachineView,
+        cpu: CpuId,
+        state: &mut CpuBalanceState,
+        _rng: &mut Rng,
+    ) -> BalanceOutcome {
+        self.inner.new_idle(view, cpu, state)
+    }
+
+    fn place(
+        &self,
+        view: &dyn MachineView,
+        parent: CpuId,
+        _task: &TaskMeta,
+        _rng: &mut Rng,
+    ) -> Placement {
+        self.inner.placement(view, parent)
+    }
+}
+
+#[cfg(test)]
+mod test;

@@ -1,0 +1,77 @@
+use crate::{OriginRule, PolicyConfig, PolicyError, PolicyName};
+
+#[test]
+fn every_name_builds_with_defaults() {
+    for name in PolicyName::ALL {
+        let p = PolicyConfig::new(name).build().unwrap();
+        assert_eq!(p.name(), name.as_str());
+    }
+}
+
+#[test]
+fn composed_filters_show_in_the_name() {
+    for name in [PolicyName::ThreadAware, PolicyName::Numalb, PolicyName::AverageWeight] {
+        let mut cfg = PolicyConfig::new(name);
+        cfg.conservative_filters = Some(true);
+        let p = cfg.build().unwrap();
+        assert_eq!(p.name(), format!("{name}+conservative"));
+    }
+}
+
+#[test]
+fn bad_values_are_refused() {
+    let bad = |f: fn(&mut PolicyConfig), name: PolicyName, field: &str| {
+        let mut cfg = PolicyConfig::new(name);
+        f(&mut cfg);
+        match cfg.build() {
+            Err(PolicyError::BadValue { field: got, .. }) => assert_eq!(got, field),
+            other => panic!("{field}: {other:?}"),
+        }
+    };
+    bad(|c| c.age_limit = Some(0), PolicyName::ConservativeHard, "age_limit");
+    bad(|c| c.numa_imbalance_pct = Some(1001), PolicyName::Linux, "numa_imbalance_pct");
+    bad(|c| c.numalb_alpha = Some(-0.5), PolicyName::Numalb, "numalb_alpha");
+    bad(|c| c.numalb_alpha = Some(f64::NAN), PolicyName::Numalb, "numalb_alpha");
+    bad(|c| c.conservative_filters = Some(true), PolicyName::Linux, "conservative_filters");
+    bad(|c| c.conservative_filters = Some(true), PolicyName::Unrestricted, "conservative_filters");
+    bad(|c| c.conservative_filters = Some(false), PolicyName::ConservativeSoft, "conservative_filters");
+    let mut ok = PolicyConfig::new(PolicyName::Linux);
+    ok.numa_imbalance_pct = Some(1000);
+    ok.origin = OriginRule::Strict;
+    assert!(ok.build().is_ok());
+}
+
+#[test]
+fn toml_and_json_round_trip() {
+    let mut cfg = PolicyConfig::new(PolicyName::ConservativeSoft);
+    cfg.origin = OriginRule::Strict;
+    cfg.age_limit = Some(2);
+    cfg.numa_imbalance_pct = Some(17);
+    cfg.numalb_alpha = Some(0.25);
+    cfg.conservative_filters = Some(true);
+    let toml_text = toml::to_string(&cfg).unwrap();
+    assert_eq!(PolicyConfig::from_toml_str(&toml_text).unwrap(), cfg);
+    let json = serde_json::to_string(&cfg).unwrap();
+    assert_eq!(PolicyConfig::from_json_str(&json).unwrap(), cfg);
+
+    let minimal = PolicyConfig::from_toml_str("name = \"thread-aware\"\norigin = \"off\"\n").unwrap();
+    assert_eq!(minimal.name, PolicyName::ThreadAware);
+    assert_eq!(minimal.origin, OriginRule::Off);
+    assert_eq!(minimal.age_limit, None);
+    let j = PolicyConfig::from_json_str(r#"{"name":"numalb","numalb_alpha":2.0}"#).unwrap();
+    assert_eq!(j.numalb_alpha, Some(2.0));
+}
+
+#[test]
+fn unknown_names_list_the_valid_ones() {
+    let err = PolicyConfig::named("fair-share").unwrap_err().to_string();
+    for name in PolicyName::ALL {
+        assert!(err.contains(name.as_str()), "{err}");
+    }
+    let err = PolicyConfig::from_toml_str("name = \"fair-share\"").unwrap_err().to_string();
+    assert!(err.contains("conservative-hard") && err.contains("unrestricted"), "{err}");
+    let err = PolicyConfig::from_json_str(r#"{"name":"fair-share"}"#).unwrap_err().to_string();
+    assert!(err.contains("average-weight"), "{err}");
+    // Unknown fields are refused too.
+    assert!(PolicyConfig::from_toml_str("name = \"linux\"\nzone = 3").is_err());
+}

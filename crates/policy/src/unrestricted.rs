@@ -1,0 +1,152 @@
+//! `unrestricted`: plain random work stealing over every CPU, as rayon does.
+//!
+//! - Every victim is examined ([`VictimDecision::Examine`]) and every task may move except a
+//!   running or pinned one: no zone, no origin, no ageing, no cache-hotness.
+//! - A thief with nothing to do picks a random starting victim with the passed [`Rng`] and
+//!   walks its whole victim order from there (rayon starts its scan at a random victim too),
+//!   taking the *oldest* movable task of the first victim that has one (a deque thief steals
+//!   from the cold end).
+//! - There is no periodic balancing: [`Policy::balance`] steals only when the CPU is idle,
+//!   and records nothing when it is busy.
+//! - A new task starts on its parent's CPU (work stealing spawns locally).
+
+use zonal_topology::{CpuId, Level, Topology, Victim};
+
+use crate::decision::{
+    Attempt, AttemptOutcome, BalanceOutcome, Eligibility, Migration, MoveContext, Placement,
+    VictimDecision,
+};
+use crate::linux::is_idle;
+use crate::policy::Policy;
+use crate::rng::Rng;
+use crate::rules::MoveRules;
+use crate::state::CpuBalanceState;
+use crate::view::{MachineView, TaskMeta};
+
+/// Random work stealing.
+#[derive(Clone, Debug)]
+pub(crate) struct Unrestricted {
+    rules: MoveRules,
+}
+
+impl Unrestricted {
+    pub(crate) fn new() -> Self {
+        Self {
+            rules: MoveRules {
+                filter: None,
+                cache_hot: false,
+            },
+        }
+    }
+
+    fn steal(&self, view: &dyn MachineView, cpu: CpuId, rng: &mut Rng) -> BalanceOutcome {
+        let topo = view.topology();
+        let victims = topo.victims(cpu);
+        let mut out = BalanceOutcome::default();
+        let mut attempt = Attempt {
+            cpu,
+            level: Level(topo.mal_count().saturating_sub(1) as u8),
+            cpus_scanned: 0,
+            outcome: AttemptOutcome::NothingToMove,
+            moved: 0,
+        };
+        let n = victims.len();
+        let start = rng.below(n);
+        let ctx = MoveContext::steal(view.now_us());
+        'walk: for k in 0..n {
+            let v = victims[(start + k) % n];
+            attempt.cpus_scanned += 1;
+            for t in view.tasks(v.cpu) {
+                match self.rules.check(topo, t, cpu, ctx) {
+                    Ok(()) => {
+                        out.migrations.push(Migration {
+                            task: t.id,
+                            from: v.cpu,
+                            to: cpu,
+                            level: v.level,
+                        });
+                        attempt.level = v.level;
+                        attempt.outcome = AttemptOutcome::Moved;
+                        attempt.moved = 1;
+                        break 'walk;
+                    }
+                    Err(r) => {
+                        out.refused.add(r);
+                        attempt.outcome = AttemptOutcome::AllRefused;
+                    }
+                }
+            }
+        }
+        out.attempts.push(attempt);
+        out
+    }
+}
+
+impl Policy for Unrestricted {
+    fn name(&self) -> &str {
+        "unrestricted"
+    }
+
+    #[inline]
+    fn victim(
+        &self,
+        _topo: &Topology,
+        _thief: CpuId,
+        _victim: &Victim,
+        _thief_load: u64,
+        _victim_load: u64,
+    ) -> VictimDecision {
+        VictimDecision::Examine
+    }
+
+    #[inline]
+    fn eligibility(
+        &self,
+        topo: &Topology,
+        task: &TaskMeta,
+        to: CpuId,
+        ctx: MoveContext,
+    ) -> Eligibility {
+        self.rules.eligibility(topo, task, to, ctx)
+    }
+
+    fn balance(
+        &self,
+        view: &dyn MachineView,
+        cpu: CpuId,
+        _state: &mut CpuBalanceState,
+        rng: &mut Rng,
+    ) -> BalanceOutcome {
+        if is_idle(&view.cpu_load(cpu)) {
+            self.steal(view, cpu, rng)
+        } else {
+            BalanceOutcome::default()
+        }
+    }
+
+    fn idle_balance(
+        &self,
+        view: &dyn MachineView,
+        cpu: CpuId,
+        _state: &mut CpuBalanceState,
+        rng: &mut Rng,
+    ) -> BalanceOutcome {
+        self.steal(view, cpu, rng)
+    }
+
+    fn place(
+        &self,
+        _view: &dyn MachineView,
+        parent: CpuId,
+        _task: &TaskMeta,
+        _rng: &mut Rng,
+    ) -> Placement {
+        Placement {
+            cpu: parent,
+            level: Level::LOCAL,
+        }
+    }
+}
+
+#[cfg(test)]
+mod test;

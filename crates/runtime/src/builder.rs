@@ -1,0 +1,548 @@
+//! [`ThreadPoolBuilder`]: topology, policy, worker CPUs, pinning, threads and handlers.
+
+use std::any::Any;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
+use std::sync::{mpsc, Arc};
+use std::time::Instant;
+
+use crossbeam_deque::{Injector, Worker};
+use crossbeam_utils::CachePadded;
+use zonal_policy::{Policy, PolicyConfig};
+use zonal_topology::{CpuId, Topology};
+
+use crate::error::{BuildError, ErrorKind};
+use crate::metrics::WorkerCounters;
+use crate::pin::Binder;
+use crate::pool::ThreadPool;
+use crate::registry::{Registry, WorkerShared, WorkerThread};
+use crate::sleep::Sleep;
+use crate::task::Meta;
+use crate::StealRecord;
+
+/// The policy a pool is built with when none is named.
+pub const DEFAULT_POLICY: &str = "conservative-hard";
+
+enum Source {
+    ThisMachine,
+    Topology(Box<Topology>),
+    Preset(String),
+    Xml(PathBuf),
+    Nodes(PathBuf),
+}
+
+enum PolicyChoice {
+    Default,
+    Name(String),
+    Config(PolicyConfig),
+    Object(Arc<dyn Policy>),
+}
+
+enum WorkerCpus {
+    All,
+    Subset(Vec<u32>),
+    PerNode(usize),
+}
+
+/// Where the workers of a pool run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Placement {
+    /// One worker per CPU of this machine, each bound to its CPU.
+    Pinned,
+    /// Not bound (pinning turned off, or a virtual topology left unpinned).
+    Unpinned,
+    /// A virtual topology (not this machine's): one worker per virtual CPU, bound round-robin
+    /// over this process's allowed CPUs.
+    Spread,
+}
+
+/// How a pool over a topology that is not this machine's places its workers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum VirtualPlacement {
+    /// Leave the workers unpinned (the default).
+    #[default]
+    Unpinned,
+    /// Bind them round-robin over the allowed CPUs.
+    Spread,
+}
+
+type NameFn = Box<dyn FnMut(usize) -> String>;
+
+/// Builds a [`ThreadPool`].
+///
+/// Defaults: this machine's topology (hwloc, restricted to the process's allowed CPUs), the
+/// [`DEFAULT_POLICY`], a worker on every allowed CPU, each pinned to it (a pinning failure
+/// is an error naming the CPU), threads named `zonal-worker-{i}`.
+///
+/// A pool built over another topology ([`preset`](Self::preset), [`xml_file`](Self::xml_file),
+/// [`nodes_file`](Self::nodes_file), [`topology`](Self::topology)) is *virtual*: one worker
+/// per virtual CPU, unpinned or spread over the allowed CPUs ([`ThreadPool::placement`]
+/// says which, and the build logs it). That is how behaviour on big machines is tested here.
+///
+/// ```
+/// use zonal_runtime::ThreadPoolBuilder;
+/// let pool = ThreadPoolBuilder::new()
+///     .preset("s1")
+///     .no_policy()
+///     .thread_name(|i| format!("s1-{i}"))
+///     .build()?;
+/// assert_eq!(pool.num_workers(), 32);
+/// assert!(pool.is_virtual());
+/// # Ok::<(), zonal_runtime::BuildError>(())
+/// ```
+pub struct ThreadPoolBuilder {
+    source: Source,
+    policy: PolicyChoice,
+    cpus: WorkerCpus,
+    pin: bool,
+    virtual_placement: VirtualPlacement,
+    thread_name: Option<NameFn>,
+    stack_size: Option<usize>,
+    start_handler: Option<Box<crate::registry::ThreadHandler>>,
+    exit_handler: Option<Box<crate::registry::ThreadHandler>>,
+    panic_handler: Option<Box<crate::registry::PanicHandler>>,
+    observer: Option<Box<crate::registry::StealObserver>>,
+}
+
+impl std::fmt::Debug for ThreadPoolBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ThreadPoolBuilder")
+            .field("pin", &self.pin)
+            .field("stack_size", &self.stack_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ThreadPoolBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ThreadPoolBuilder {
+    /// A builder with the defaults above.
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            source: Source::ThisMachine,
+            policy: PolicyChoice::Default,
+            cpus: WorkerCpus::All,
+            pin: true,
+            virtual_placement: VirtualPlacement::default(),
+            thread_name: None,
+            stack_size: None,
+            start_handler: None,
+            exit_handler: None,
+            panic_handler: None,
+            observer: None,
+        }
+    }
+
+    /// Uses a topology built elsewhere (a virtual pool).
+    #[must_use]
+    pub fn topology(mut self, topo: Topology) -> Self {
+        self.source = Source::Topology(Box::new(topo));
+        self
+    }
+
+    /// Uses a named preset (`s1`, `s2`, `s3`, …; a virtual pool).
+    #[must_use]
+    pub fn preset(mut self, name: &str) -> Self {
+        self.source = Source::Preset(name.to_owned());
+        self
+    }
+
+    /// Uses another machine's hwloc XML export (a virtual pool).
+    #[must_use]
+    pub fn xml_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.source = Source::Xml(path.into());
+        self
+    }
+
+    /// Uses a node dump in the `--nodes` JSON format (a virtual pool).
+    #[must_use]
+    pub fn nodes_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.source = Source::Nodes(path.into());
+        self
+    }
+
+    /// Chooses the policy by name (`conservative-hard`, `linux`, …) with default parameters.
+    #[must_use]
+    pub fn policy_name(mut self, name: &str) -> Self {
+        self.policy = PolicyChoice::Name(name.to_owned());
+        self
+    }
+
+    /// Chooses the policy by name and parameters.
+    #[must_use]
+    pub fn policy_config(mut self, cfg: PolicyConfig) -> Self {
+        self.policy = PolicyChoice::Config(cfg);
+        self
+    }
+
+    /// Uses a policy object.
+    #[must_use]
+    pub fn policy(mut self, policy: Arc<dyn Policy>) -> Self {
+        self.policy = PolicyChoice::Object(policy);
+        self
+    }
+
+    /// No policy: plain nearest-first work stealing ([`NoPolicy`](crate::NoPolicy)).
+    #[must_use]
+    pub fn no_policy(self) -> Self {
+        self.policy(Arc::new(crate::NoPolicy))
+    }
+
+    /// Workers on these CPUs only (OS indexes of this machine, or of the virtual machine).
+    #[must_use]
+    pub fn worker_cpus(mut self, cpus: impl IntoIterator<Item = u32>) -> Self {
+        self.cpus = WorkerCpus::Subset(cpus.into_iter().collect());
+        self
+    }
+
+    /// Workers on the first `n` CPUs of every node.
+    #[must_use]
+    pub fn workers_per_node(mut self, n: usize) -> Self {
+        self.cpus = WorkerCpus::PerNode(n);
+        self
+    }
+
+    /// Pin workers to their CPUs (default `true`). With `false` a failure to pin cannot
+    /// happen: workers are left to the OS scheduler.
+    #[must_use]
+    pub fn pin(mut self, pin: bool) -> Self {
+        self.pin = pin;
+        self
+    }
+
+    /// How a virtual pool places its workers (default: unpinned).
+    #[must_use]
+    pub fn virtual_placement(mut self, p: VirtualPlacement) -> Self {
+        self.virtual_placement = p;
+        self
+    }
+
+    /// Names worker threads.
+    #[must_use]
+    pub fn thread_name(mut self, f: impl FnMut(usize) -> String + 'static) -> Self {
+        self.thread_name = Some(Box::new(f));
+        self
+    }
+
+    /// Stack size of worker threads, bytes.
+    #[must_use]
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = Some(bytes);
+        self
+    }
+
+    /// Called on each worker thread when it starts, with its index.
+    #[must_use]
+    pub fn start_handler(mut self, f: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.start_handler = Some(Box::new(f));
+        self
+    }
+
+    /// Called on each worker thread before it exits, with its index.
+    #[must_use]
+    pub fn exit_handler(mut self, f: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.exit_handler = Some(Box::new(f));
+        self
+    }
+
+    /// Receives the panics of spawned tasks (by default they are logged with `tracing`).
+    #[must_use]
+    pub fn panic_handler(mut self, f: impl Fn(Box<dyn Any + Send>) + Send + Sync + 'static) -> Self {
+        self.panic_handler = Some(Box::new(f));
+        self
+    }
+
+    /// Called by the thief on every steal (tests and tracing; keep it cheap).
+    #[must_use]
+    pub fn steal_observer(mut self, f: impl Fn(&StealRecord) + Send + Sync + 'static) -> Self {
+        self.observer = Some(Box::new(f));
+        self
+    }
+
+    /// Builds the pool and starts its workers.
+    ///
+    /// # Errors
+    /// A [`BuildError`] when the topology cannot be loaded, the policy cannot be built, a
+    /// selected CPU is not available (named in the message), no worker would run, a worker
+    /// cannot be pinned (naming the CPU and the reason), or a thread cannot be spawned.
+    pub fn build(mut self) -> Result<ThreadPool, BuildError> {
+        let (topo, is_virtual) = match std::mem::replace(&mut self.source, Source::ThisMachine) {
+            Source::ThisMachine => (Topology::new(zonal_topology::this_machine()?), false),
+            Source::Topology(t) => (*t, true),
+            Source::Preset(name) => (zonal_topology::presets::preset(&name)?, true),
+            Source::Xml(p) => (Topology::new(zonal_topology::from_xml_file(p)?), true),
+            Source::Nodes(p) => (Topology::new(zonal_topology::from_nodes_file(p)?), true),
+        };
+        let policy = match std::mem::replace(&mut self.policy, PolicyChoice::Default) {
+            PolicyChoice::Object(p) => p,
+            PolicyChoice::Default => build_policy(PolicyConfig::named(DEFAULT_POLICY), DEFAULT_POLICY)?,
+            PolicyChoice::Name(n) => build_policy(PolicyConfig::named(&n), &n)?,
+            PolicyChoice::Config(c) => {
+                let name = c.name.to_string();
+                build_policy(Ok(c), &name)?
+            }
+        };
+        let cpus = self.select_cpus(&topo, is_virtual)?;
+        let (placement, targets) = self.pin_targets(&topo, &cpus, is_virtual)?;
+        if is_virtual {
+            tracing::info!(
+                target: "zonal_runtime",
+                "topology {:?} is not this machine's: {} workers, one per virtual CPU, {:?}",
+                topo.machine().name(),
+                cpus.len(),
+                placement
+            );
+        }
+        let topo = Arc::new(topo);
+        let n = cpus.len();
+        let levels = topo.mal_count();
+
+        let deques: Vec<Worker<Task>> = (0..n).map(|_| Worker::new_lifo()).collect();
+        let shared = deques
+            .iter()
+            .map(|d| {
+                CachePadded::new(WorkerShared {
+                    stealer: d.stealer(),
+                    inbox: Injector::new(),
+                    away: Injector::new(),
+                    away_len: AtomicUsize::new(0),
+                    counters: WorkerCounters::new(levels),
+                })
+            })
+            .collect();
+        let worker_node: Box<[u32]> = cpus.iter().map(|&c| topo.node_of(c).0).collect();
+        let mut cpu_worker = vec![usize::MAX; topo.cpu_count()];
+        for (w, &c) in cpus.iter().enumerate() {
+            cpu_worker[c.index()] = w;
+        }
+        let victims = cpus
+            .iter()
+            .map(|&c| {
+                topo.victims(c)
+                    .iter()
+                    .filter(|v| cpu_worker[v.cpu.index()] != usize::MAX)
+                    .map(|v| (cpu_worker[v.cpu.index()], *v))
+                    .collect()
+            })
+            .collect();
+        let sibling = cpus
+            .iter()
+            .map(|&c| {
+                topo.cpus_of(topo.node_of(c))
+                    .iter()
+                    .copied()
+                    .find(|&o| o != c && cpu_worker[o.index()] != usize::MAX)
+                    .unwrap_or(c)
+            })
+            .collect();
+        let node_injectors = (0..topo.node_count())
+            .map(|_| CachePadded::new(Injector::new()))
+            .collect();
+        let registry = Arc::new(Registry {
+            topo: Arc::clone(&topo),
+            policy,
+            shared,
+            worker_cpu: cpus.clone().into_boxed_slice(),
+            worker_node,
+            victims,
+            sibling,
+            node_injectors,
+            global: Injector::new(),
+            sleep: Sleep::new(n),
+            terminate: AtomicBool::new(false),
+            pending: AtomicUsize::new(0),
+            injected: AtomicU64::new(0),
+            panic_handler: self.panic_handler.take(),
+            start_handler: self.start_handler.take(),
+            exit_handler: self.exit_handler.take(),
+            observer: self.observer.take(),
+            epoch: Instant::now(),
+        });
+
+        let binder = targets.iter().any(Option::is_some).then(Binder::new);
+        let (tx, rx) = mpsc::channel::<Result<(), BuildError>>();
+        let mut threads = Vec::with_capacity(n);
+        let mut first_err = None;
+        for (i, deque) in deques.into_iter().enumerate() {
+            let name = match &mut self.thread_name {
+                Some(f) => f(i),
+                None => format!("zonal-worker-{i}"),
+            };
+            let mut b = std::thread::Builder::new().name(name);
+            if let Some(s) = self.stack_size {
+                b = b.stack_size(s);
+            }
+            let wt = WorkerThread {
+                deque,
+                index: i,
+                node: registry.worker_node[i],
+                cpu: cpus[i],
+                registry: Arc::clone(&registry),
+                current: std::cell::Cell::new(Meta::fresh(registry.worker_node[i])),
+            };
+            let target = targets[i];
+            let binder = binder.clone();
+            let tx = tx.clone();
+            let spawned = b.spawn(move || {
+                let res = match (target, &binder) {
+                    (Some(cpu), Some(bd)) => bd.bind_current_thread(cpu).map_err(|reason| {
+                        BuildError::new(ErrorKind::Pin {
+                            worker: i,
+                            cpu,
+                            reason,
+                        })
+                    }),
+                    _ => Ok(()),
+                };
+                let _ = tx.send(res);
+                wt.run();
+            });
+            match spawned {
+                Ok(h) => threads.push(h),
+                Err(source) => {
+                    first_err = Some(BuildError::new(ErrorKind::Spawn { worker: i, source }));
+                    break;
+                }
+            }
+        }
+        drop(tx);
+        for _ in 0..threads.len() {
+            match rx.recv() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => {
+                    first_err.get_or_insert(e);
+                }
+                Err(_) => break,
+            }
+        }
+        let pool = ThreadPool::new(registry, threads, placement, is_virtual);
+        match first_err {
+            None => Ok(pool),
+            Some(e) => {
+                drop(pool); // terminates and joins the workers already started
+                Err(e)
+            }
+        }
+    }
+
+    fn select_cpus(&self, topo: &Topology, is_virtual: bool) -> Result<Vec<CpuId>, BuildError> {
+        let cpus: Vec<CpuId> = match &self.cpus {
+            WorkerCpus::All => (0..topo.cpu_count()).map(CpuId::new).collect(),
+            WorkerCpus::PerNode(k) => topo
+                .cpu_nodes()
+                .flat_map(|n| topo.cpus_of(n).iter().take(*k).copied())
+                .collect(),
+            WorkerCpus::Subset(list) => {
+                let mut v = Vec::with_capacity(list.len());
+                for &os in list {
+                    match topo.machine().cpu_by_os_index(os) {
+                        Some(c) => v.push(c),
+                        None if is_virtual => {
+                            return Err(BuildError::new(ErrorKind::CpuNotInTopology {
+                                cpu: os,
+                                topology: topo.machine().name().to_owned(),
+                            }))
+                        }
+                        None => {
+                            let allowed = zonal_topology::allowed_cpus()
+                                .map(|a| compress(&a))
+                                .unwrap_or_else(|e| format!("unknown: {e}"));
+                            return Err(BuildError::new(ErrorKind::CpuNotAllowed {
+                                cpu: os,
+                                allowed,
+                            }));
+                        }
+                    }
+                }
+                v.sort_unstable();
+                v.dedup();
+                v
+            }
+        };
+        if cpus.is_empty() {
+            return Err(BuildError::new(ErrorKind::NoWorkers {
+                why: match &self.cpus {
+                    WorkerCpus::PerNode(0) => "workers_per_node(0)".into(),
+                    WorkerCpus::Subset(_) => "an empty CPU list".into(),
+                    _ => "the topology has no CPUs".into(),
+                },
+            }));
+        }
+        Ok(cpus)
+    }
+
+    /// Per worker, the OS CPU to bind to (or none), and the resulting placement.
+    fn pin_targets(
+        &self,
+        topo: &Topology,
+        cpus: &[CpuId],
+        is_virtual: bool,
+    ) -> Result<(Placement, Vec<Option<u32>>), BuildError> {
+        if !self.pin {
+            return Ok((Placement::Unpinned, vec![None; cpus.len()]));
+        }
+        if !is_virtual {
+            let t = cpus
+                .iter()
+                .map(|&c| Some(topo.machine().cpu(c).os_index))
+                .collect();
+            return Ok((Placement::Pinned, t));
+        }
+        match self.virtual_placement {
+            VirtualPlacement::Unpinned => Ok((Placement::Unpinned, vec![None; cpus.len()])),
+            VirtualPlacement::Spread => {
+                let allowed = zonal_topology::allowed_cpus()?;
+                if allowed.is_empty() {
+                    return Err(BuildError::new(ErrorKind::NoWorkers {
+                        why: "this process may run on no CPU".into(),
+                    }));
+                }
+                let t = (0..cpus.len())
+                    .map(|i| Some(allowed[i % allowed.len()]))
+                    .collect();
+                Ok((Placement::Spread, t))
+            }
+        }
+    }
+}
+
+use crate::job::Task;
+
+fn build_policy(
+    cfg: Result<PolicyConfig, zonal_policy::PolicyError>,
+    name: &str,
+) -> Result<Arc<dyn Policy>, BuildError> {
+    cfg.and_then(|c| c.build()).map_err(|source| {
+        BuildError::new(ErrorKind::Policy {
+            name: name.to_owned(),
+            source,
+        })
+    })
+}
+
+/// `[0, 1, 2, 5]` → `"0-2,5"`.
+fn compress(cpus: &[u32]) -> String {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let start = cpus[i];
+        let mut end = start;
+        while i + 1 < cpus.len() && cpus[i + 1] == end + 1 {
+            i += 1;
+            end = cpus[i];
+        }
+        out.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
+        i += 1;
+    }
+    out.join(",")
+}

@@ -1,0 +1,192 @@
+//! Jobs: type-erased pointers to work, as rayon-core's `job.rs`.
+//!
+//! A [`JobRef`] is a pointer plus the function that knows its real type. Two job kinds:
+//! - [`StackJob`]: lives on the stack of a thread blocked in `join`/`install` until the job's
+//!   latch is set, so the pointer stays valid for as long as the job is queued or running.
+//! - [`HeapJob`]: boxed, owned by the queue; executing it frees it.
+//!
+//! Every queued job travels as a [`Task`]: the `JobRef` plus its [`Meta`].
+
+use std::any::Any;
+use std::cell::UnsafeCell;
+use std::mem;
+
+use crate::latch::Latch;
+use crate::task::Meta;
+use crate::unwind;
+
+/// Executes a type-erased job.
+pub(crate) trait Job {
+    /// # Safety
+    /// `this` must come from a live `JobRef` of this type, executed at most once.
+    unsafe fn execute(this: *const ());
+}
+
+/// A type-erased job pointer.
+///
+/// Invariant: `pointer` designates a live job of the type `execute_fn` expects, and the
+/// job is executed at most once (the queues hand each `Task` to exactly one thread).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JobRef {
+    pointer: *const (),
+    execute_fn: unsafe fn(*const ()),
+}
+
+impl PartialEq for JobRef {
+    /// Identity of the job (its address); the function pointer is implied by it.
+    fn eq(&self, other: &Self) -> bool {
+        self.pointer == other.pointer
+    }
+}
+
+impl Eq for JobRef {}
+
+// SAFETY: a JobRef is only created for jobs that are `Send` (the closures of `spawn`, `join`
+// and `scope` are required to be `Send`), so handing the pointer to another thread is sound.
+unsafe impl Send for JobRef {}
+// SAFETY: as above; the pointer is only dereferenced by the single thread that executes it.
+unsafe impl Sync for JobRef {}
+
+impl JobRef {
+    /// # Safety
+    /// `data` must stay valid until the job has executed (see the type invariant).
+    #[inline]
+    pub(crate) unsafe fn new<T: Job>(data: *const T) -> JobRef {
+        JobRef {
+            pointer: data.cast(),
+            execute_fn: <T as Job>::execute,
+        }
+    }
+
+    /// An id stable while the job is alive (for `TaskMeta::id` and identity checks).
+    #[inline]
+    pub(crate) fn id(&self) -> u64 {
+        self.pointer as usize as u64
+    }
+
+    /// # Safety
+    /// The job must not have executed yet, and this must be its only execution.
+    #[inline]
+    pub(crate) unsafe fn execute(self) {
+        // SAFETY: the caller guarantees the job is live and executed once.
+        unsafe { (self.execute_fn)(self.pointer) }
+    }
+}
+
+/// A job plus its metadata: the unit every queue holds.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Task {
+    pub(crate) job: JobRef,
+    pub(crate) meta: Meta,
+}
+
+/// The outcome of a job run on another thread.
+#[derive(Debug, Default)]
+pub(crate) enum JobResult<T> {
+    #[default]
+    None,
+    Ok(T),
+    Panic(Box<dyn Any + Send>),
+}
+
+impl<T> JobResult<T> {
+    fn call(func: impl FnOnce(bool) -> T) -> Self {
+        match unwind::halt_unwinding(|| func(true)) {
+            Ok(x) => JobResult::Ok(x),
+            Err(x) => JobResult::Panic(x),
+        }
+    }
+
+    /// The value, resuming the job's panic in this thread.
+    pub(crate) fn into_return_value(self) -> T {
+        match self {
+            JobResult::None => unreachable!("job result read before the job ran"),
+            JobResult::Ok(x) => x,
+            JobResult::Panic(x) => unwind::resume_unwinding(x),
+        }
+    }
+}
+
+/// A job on the stack of a thread that waits for its latch before returning.
+pub(crate) struct StackJob<L, F, R> {
+    pub(crate) latch: L,
+    func: UnsafeCell<Option<F>>,
+    result: UnsafeCell<JobResult<R>>,
+}
+
+impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
+    pub(crate) fn new(func: F, latch: L) -> Self {
+        Self {
+            latch,
+            func: UnsafeCell::new(Some(func)),
+            result: UnsafeCell::new(JobResult::None),
+        }
+    }
+
+    /// # Safety
+    /// The job must outlive every use of the returned `JobRef`: its owner waits on `latch`
+    /// (or takes the job back unexecuted) before it goes out of scope.
+    pub(crate) unsafe fn as_job_ref(&self) -> JobRef {
+        // SAFETY: guaranteed by the caller.
+        unsafe { JobRef::new(self) }
+    }
+
+    /// Runs the job inline (it was popped back by its owner, never shared further).
+    pub(crate) fn run_inline(self, stolen: bool) -> R {
+        let f = self.func.into_inner().expect("stack job already taken");
+        f(stolen)
+    }
+
+    /// The result, once the latch is set.
+    pub(crate) fn into_result(self) -> R {
+        self.result.into_inner().into_return_value()
+    }
+}
+
+impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> Job for StackJob<L, F, R> {
+    unsafe fn execute(this: *const ()) {
+        // SAFETY: `this` is the `StackJob` the JobRef was made from (JobRef invariant), alive
+        // until its latch is set below, and executed once, so the cells are ours alone.
+        let this = unsafe { &*this.cast::<Self>() };
+        let abort = unwind::AbortIfPanic;
+        // SAFETY: only the executing thread touches `func` and `result` before the latch is
+        // set; the owner reads `result` only after observing the latch (Acquire).
+        let func = unsafe { (*this.func.get()).take() }.expect("stack job executed twice");
+        // SAFETY: as above.
+        unsafe { *this.result.get() = JobResult::call(func) };
+        // SAFETY: the owner may free `this` as soon as the latch is set: nothing touches
+        // `this` afterwards (Latch::set copies what it needs first).
+        unsafe { Latch::set(&this.latch) };
+        mem::forget(abort);
+    }
+}
+
+/// A boxed job, owned by whoever holds its `JobRef`.
+pub(crate) struct HeapJob<F> {
+    job: F,
+}
+
+impl<F: FnOnce() + Send> HeapJob<F> {
+    pub(crate) fn new(job: F) -> Box<Self> {
+        Box::new(HeapJob { job })
+    }
+
+    /// Leaks the box into a `JobRef`; executing it frees the box. The closure must catch its
+    /// own panics (spawn wrappers do).
+    ///
+    /// The `'static` bound is relaxed by the scope (see `scope.rs`), which waits for every
+    /// job it spawned before its borrowed data can go away.
+    pub(crate) fn into_job_ref(self: Box<Self>) -> JobRef {
+        // SAFETY: the box is leaked and stays valid until `execute` rebuilds and drops it,
+        // which happens exactly once (JobRef invariant).
+        unsafe { JobRef::new(Box::into_raw(self)) }
+    }
+}
+
+impl<F: FnOnce() + Send> Job for HeapJob<F> {
+    unsafe fn execute(this: *const ()) {
+        // SAFETY: `this` came from `Box::into_raw` in `into_job_ref` and is executed once.
+        let this = unsafe { Box::from_raw(this.cast::<Self>().cast_mut()) };
+        (this.job)();
+    }
+}

@@ -1,0 +1,88 @@
+//! `join`: run two closures, potentially in parallel (rayon-core's `join`).
+//!
+//! The second closure goes on the worker's deque as a [`StackJob`] living on this stack
+//! frame; the first runs here. Then the worker pops its deque back: if it finds the job it
+//! runs it inline, otherwise (stolen) it works or sleeps until the job's latch is set. The
+//! stack frame cannot be left before that latch is set, even when the first closure panics,
+//! which is what makes the lifetime erasure of the `JobRef` sound.
+
+use crate::job::{StackJob, Task};
+use crate::latch::SpinLatch;
+use crate::metrics::bump;
+use crate::registry::WorkerThread;
+use crate::task::Meta;
+use crate::unwind;
+
+/// Runs `a` and `b`, potentially in parallel, on the pool of the current worker; outside
+/// any pool, runs them one after the other on this thread. A panic in either resumes here
+/// (after both have finished).
+///
+/// ```
+/// fn fib(n: u64) -> u64 {
+///     if n < 2 { return n; }
+///     let (a, b) = zonal_runtime::join(|| fib(n - 1), || fib(n - 2));
+///     a + b
+/// }
+/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// assert_eq!(pool.install(|| fib(20)), 6765);
+/// assert_eq!(fib(10), 55); // outside a pool: sequential
+/// # Ok::<(), zonal_runtime::BuildError>(())
+/// ```
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let wt = WorkerThread::current();
+    // SAFETY: a non-null WORKER points at this thread's live WorkerThread (see registry.rs).
+    match unsafe { wt.as_ref() } {
+        Some(w) => join_in_worker(w, a, b),
+        None => (a(), b()),
+    }
+}
+
+pub(crate) fn join_in_worker<A, B, RA, RB>(wt: &WorkerThread, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let job_b = StackJob::new(|_| b(), SpinLatch::new(&wt.registry, wt.index));
+    // SAFETY: `job_b` lives on this frame, and we do not leave it before its latch is set
+    // or we have taken the job back from the deque (below, also on A's panic).
+    let job_b_ref = unsafe { job_b.as_job_ref() };
+    let parent = wt.current.get();
+    wt.push(Task {
+        job: job_b_ref,
+        meta: Meta::child_of(&parent, wt.node),
+    });
+
+    let status_a = unwind::halt_unwinding(a);
+
+    while !job_b.latch.probe() {
+        if let Some(t) = wt.take_local() {
+            if t.job == job_b_ref {
+                bump(&wt.counters().tasks_run, 1);
+                let result_b = job_b.run_inline(false);
+                return (ok_or_resume(status_a), result_b);
+            }
+            wt.execute(t);
+        } else {
+            wt.wait_until(&job_b.latch);
+            break;
+        }
+    }
+    let ra = ok_or_resume(status_a);
+    (ra, job_b.into_result())
+}
+
+#[inline]
+fn ok_or_resume<T>(r: std::thread::Result<T>) -> T {
+    match r {
+        Ok(x) => x,
+        Err(p) => unwind::resume_unwinding(p),
+    }
+}

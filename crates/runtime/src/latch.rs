@@ -1,0 +1,227 @@
+//! Latches: one-shot signals a waiting thread blocks (or works) on, as rayon-core's `latch.rs`.
+//!
+//! A worker waiting on a [`CoreLatch`] keeps stealing; when it runs out of work it marks the
+//! latch `SLEEPING` and parks. Whoever sets the latch sees `SLEEPING` in the same atomic
+//! swap and wakes that one worker. Threads outside the pool wait on a [`LockLatch`].
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+
+use crate::registry::Registry;
+
+/// Set a latch.
+pub(crate) trait Latch {
+    /// Sets the latch, waking its owner if it sleeps.
+    ///
+    /// # Safety
+    /// `this` must be valid on entry. Once the latch is set its owner may free it, so an
+    /// implementation copies what it needs *before* setting and never touches `this` after.
+    unsafe fn set(this: *const Self);
+}
+
+/// Latches a worker can wait on while working.
+pub(crate) trait AsCoreLatch {
+    fn as_core_latch(&self) -> &CoreLatch;
+}
+
+/// Not set; the owner is awake (working or searching).
+const UNSET: usize = 0;
+/// Not set; the owner is parked (or about to park) and must be woken by the setter.
+const SLEEPING: usize = 1;
+/// Set: terminal.
+const SET: usize = 2;
+
+/// The state word of a latch a worker waits on: `UNSET → SLEEPING → UNSET …`, then `SET`.
+#[derive(Debug)]
+pub(crate) struct CoreLatch {
+    state: AtomicUsize,
+}
+
+impl CoreLatch {
+    pub(crate) const fn new() -> Self {
+        Self {
+            state: AtomicUsize::new(UNSET),
+        }
+    }
+
+    /// Whether the latch is set.
+    #[inline]
+    pub(crate) fn probe(&self) -> bool {
+        // Acquire: pairs with the AcqRel swap in `set`, so that the job's result (written
+        // before the latch was set) is visible once we see SET.
+        self.state.load(Ordering::Acquire) == SET
+    }
+
+    /// Announces that the owner is about to park. `false` if the latch is already set.
+    #[inline]
+    pub(crate) fn fall_asleep(&self) -> bool {
+        // AcqRel: a read-modify-write on the latch word itself. `set` swaps the same word,
+        // so exactly one of (our CAS, its swap) comes first in the word's modification
+        // order: either we fail and see SET, or the setter sees SLEEPING and wakes us. The
+        // Acquire half makes the result visible when we fail.
+        self.state
+            .compare_exchange(UNSET, SLEEPING, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    /// The owner woke up: back to `UNSET` unless the latch was set meanwhile.
+    #[inline]
+    pub(crate) fn wake_up(&self) {
+        // Relaxed on failure: the owner re-probes (Acquire) before reading any result.
+        let _ = self.state.compare_exchange(
+            SLEEPING,
+            UNSET,
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        );
+    }
+
+    /// Sets the latch; returns whether the owner was asleep (and must be woken).
+    ///
+    /// # Safety
+    /// `this` valid on entry; not touched after the swap.
+    #[inline]
+    unsafe fn set(this: *const Self) -> bool {
+        // SAFETY: valid on entry (caller).
+        // AcqRel: Release publishes the job result to the owner's Acquire probe; the swap
+        // is ordered against `fall_asleep`'s CAS through the word's modification order.
+        let old = unsafe { (*this).state.swap(SET, Ordering::AcqRel) };
+        old == SLEEPING
+    }
+}
+
+impl AsCoreLatch for CoreLatch {
+    fn as_core_latch(&self) -> &CoreLatch {
+        self
+    }
+}
+
+/// A latch set by another worker of the same pool for a worker blocked in `join`.
+pub(crate) struct SpinLatch<'r> {
+    core: CoreLatch,
+    registry: &'r Registry,
+    target: usize,
+}
+
+impl<'r> SpinLatch<'r> {
+    pub(crate) const fn new(registry: &'r Registry, target: usize) -> Self {
+        Self {
+            core: CoreLatch::new(),
+            registry,
+            target,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn probe(&self) -> bool {
+        self.core.probe()
+    }
+}
+
+impl AsCoreLatch for SpinLatch<'_> {
+    fn as_core_latch(&self) -> &CoreLatch {
+        &self.core
+    }
+}
+
+impl Latch for SpinLatch<'_> {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: valid on entry (caller). Copy the fields out before setting: the owner may
+        // free the latch as soon as it sees SET. The registry outlives the setter, which is
+        // one of its workers (the job was queued in this registry) and holds an `Arc` to it.
+        let (registry, target) = unsafe { ((*this).registry as *const Registry, (*this).target) };
+        // SAFETY: `this` valid until the swap inside `set`.
+        if unsafe { CoreLatch::set(&(*this).core) } {
+            // SAFETY: see above: the registry is kept alive by the current worker.
+            unsafe { (*registry).wake_worker(target) };
+        }
+    }
+}
+
+/// A latch for threads outside the pool: a mutex and a condition variable.
+#[derive(Debug, Default)]
+pub(crate) struct LockLatch {
+    set: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl LockLatch {
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    /// Blocks until set.
+    pub(crate) fn wait(&self) {
+        let mut g = self.set.lock().unwrap_or_else(|e| e.into_inner());
+        while !*g {
+            g = self.cv.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+impl Latch for LockLatch {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: valid on entry. The waiter cannot return (and free the latch) before it
+        // re-acquires the mutex, which happens only after our guard is dropped, our last use.
+        let this = unsafe { &*this };
+        let mut g = this.set.lock().unwrap_or_else(|e| e.into_inner());
+        *g = true;
+        this.cv.notify_all();
+    }
+}
+
+/// A counting latch for scopes: set when the count drops to zero.
+pub(crate) struct CountLatch {
+    counter: AtomicUsize,
+    core: CoreLatch,
+    registry: *const Registry,
+    owner: usize,
+}
+
+// SAFETY: the raw registry pointer is only dereferenced by workers of that registry, which
+// keep it alive; the rest is atomics.
+unsafe impl Send for CountLatch {}
+// SAFETY: as above.
+unsafe impl Sync for CountLatch {}
+
+impl CountLatch {
+    /// A latch counting one (the owner's own operation).
+    pub(crate) fn new(registry: &Registry, owner: usize) -> Self {
+        Self {
+            counter: AtomicUsize::new(1),
+            core: CoreLatch::new(),
+            registry,
+            owner,
+        }
+    }
+
+    /// One more job to wait for. Called by a holder of a count, so it cannot race to zero.
+    #[inline]
+    pub(crate) fn increment(&self) {
+        self.counter.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+impl AsCoreLatch for CountLatch {
+    fn as_core_latch(&self) -> &CoreLatch {
+        &self.core
+    }
+}
+
+impl Latch for CountLatch {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: valid on entry; we hold one count, so the owner cannot free the latch
+        // before the core latch below is set.
+        let me = unsafe { &*this };
+        // AcqRel: the last decrement must see every other job's writes (Acquire) and
+        // publish ours (Release) before the core latch is set.
+        if me.counter.fetch_sub(1, Ordering::AcqRel) == 1 {
+            let (registry, owner) = (me.registry, me.owner);
+            // SAFETY: valid until the swap inside `set`; not touched afterwards.
+            if unsafe { CoreLatch::set(&me.core) } {
+                // SAFETY: the registry is kept alive by the current thread, one of its workers.
+                unsafe { (*registry).wake_worker(owner) };
+            }
+        }
+    }
+}

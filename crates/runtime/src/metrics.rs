@@ -1,0 +1,271 @@
+//! Metrics: per-worker counters, written by their worker only and published as atomics in a
+//! cache-padded block, read by [`ThreadPool::metrics`](crate::ThreadPool::metrics).
+//!
+//! Each counter has one writer (its worker), so an update is a Relaxed load and store (a
+//! plain `add` on x86), not a locked read-modify-write. Readers may see a snapshot that is
+//! a few events stale and not consistent across counters; that is the price of a free hot
+//! path. Totals are exact once the pool is quiescent.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::Serialize;
+use zonal_policy::Refusal;
+
+const NREASONS: usize = Refusal::ALL.len();
+
+/// Adds `n` to a single-writer counter.
+#[inline]
+pub(crate) fn bump(c: &AtomicU64, n: u64) {
+    c.store(c.load(Ordering::Relaxed).wrapping_add(n), Ordering::Relaxed);
+}
+
+/// The shared counters of one worker.
+#[derive(Debug)]
+pub(crate) struct WorkerCounters {
+    pub(crate) spawned: AtomicU64,
+    pub(crate) tasks_run: AtomicU64,
+    pub(crate) local_pops: AtomicU64,
+    pub(crate) inbox_pops: AtomicU64,
+    pub(crate) injector_pops: AtomicU64,
+    pub(crate) steals: Box<[AtomicU64]>,
+    pub(crate) refused: [AtomicU64; NREASONS],
+    pub(crate) refused_by_level: Box<[AtomicU64]>,
+    pub(crate) beyond_zone: AtomicU64,
+    pub(crate) farther: AtomicU64,
+    pub(crate) aged_kept: AtomicU64,
+    pub(crate) idle_ns: AtomicU64,
+    pub(crate) parks: AtomicU64,
+    pub(crate) panics: AtomicU64,
+}
+
+impl WorkerCounters {
+    pub(crate) fn new(levels: usize) -> Self {
+        let zeros = |n: usize| (0..n).map(|_| AtomicU64::new(0)).collect::<Box<[_]>>();
+        Self {
+            spawned: AtomicU64::new(0),
+            tasks_run: AtomicU64::new(0),
+            local_pops: AtomicU64::new(0),
+            inbox_pops: AtomicU64::new(0),
+            injector_pops: AtomicU64::new(0),
+            steals: zeros(levels),
+            refused: std::array::from_fn(|_| AtomicU64::new(0)),
+            refused_by_level: zeros(levels),
+            beyond_zone: AtomicU64::new(0),
+            farther: AtomicU64::new(0),
+            aged_kept: AtomicU64::new(0),
+            idle_ns: AtomicU64::new(0),
+            parks: AtomicU64::new(0),
+            panics: AtomicU64::new(0),
+        }
+    }
+
+    #[cold]
+    pub(crate) fn refuse(&self, r: Refusal, level: usize) {
+        bump(&self.refused[r.index()], 1);
+        if let Some(c) = self.refused_by_level.get(level) {
+            bump(c, 1);
+        }
+    }
+
+    pub(crate) fn snapshot(&self, worker: usize, cpu: u32, node: u32) -> WorkerMetrics {
+        let ld = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        let steals_by_level: Vec<u64> = self.steals.iter().map(ld).collect();
+        WorkerMetrics {
+            worker,
+            cpu,
+            node,
+            tasks_spawned: ld(&self.spawned),
+            tasks_run: ld(&self.tasks_run),
+            local_pops: ld(&self.local_pops),
+            inbox_pops: ld(&self.inbox_pops),
+            injector_pops: ld(&self.injector_pops),
+            migrations: steals_by_level.iter().sum(),
+            steals_by_level,
+            refused: Refusals(std::array::from_fn(|i| ld(&self.refused[i]))),
+            refused_by_level: self.refused_by_level.iter().map(ld).collect(),
+            migrations_beyond_zone: ld(&self.beyond_zone),
+            moves_farther_from_origin: ld(&self.farther),
+            aged_kept: ld(&self.aged_kept),
+            idle_ns: ld(&self.idle_ns),
+            parks: ld(&self.parks),
+            panics: ld(&self.panics),
+        }
+    }
+}
+
+/// Refusal counts by reason; serialises as a map from [`Refusal::as_str`] to the count,
+/// every reason present.
+///
+/// ```
+/// use zonal_runtime::Refusals;
+/// use zonal_policy::Refusal;
+/// let r = Refusals::default();
+/// assert_eq!(r.get(Refusal::Zone), 0);
+/// assert_eq!(r.by_name().len(), Refusal::ALL.len());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Refusals(pub [u64; NREASONS]);
+
+impl Refusals {
+    /// The count for one reason.
+    #[must_use]
+    pub fn get(&self, r: Refusal) -> u64 {
+        self.0[r.index()]
+    }
+
+    /// Every count, by reason name.
+    #[must_use]
+    pub fn by_name(&self) -> BTreeMap<&'static str, u64> {
+        Refusal::ALL.iter().map(|&r| (r.as_str(), self.get(r))).collect()
+    }
+
+    /// All refusals.
+    #[must_use]
+    pub fn total(&self) -> u64 {
+        self.0.iter().sum()
+    }
+
+    fn add(&mut self, o: &Refusals) {
+        for (a, b) in self.0.iter_mut().zip(o.0) {
+            *a += b;
+        }
+    }
+}
+
+impl Serialize for Refusals {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(Refusal::ALL.iter().map(|&r| (r.as_str(), self.get(r))))
+    }
+}
+
+/// One worker's counters (or, in [`PoolMetrics::total`], the sum over workers).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct WorkerMetrics {
+    /// Worker index (`usize::MAX` in a total).
+    pub worker: usize,
+    /// The topology CPU it stands for (dense index).
+    pub cpu: u32,
+    /// Its node (dense index).
+    pub node: u32,
+    /// Tasks it queued (spawns and `join` halves).
+    pub tasks_spawned: u64,
+    /// Tasks it ran (popped, stolen, or taken back by `join`).
+    pub tasks_run: u64,
+    /// Tasks taken from its own deque.
+    pub local_pops: u64,
+    /// Tasks taken from its own inbox (pinned and aged tasks).
+    pub inbox_pops: u64,
+    /// Tasks taken from its node's injector or the global one.
+    pub injector_pops: u64,
+    /// Steals it made, by the level of the victim (index 0 = level I).
+    pub steals_by_level: Vec<u64>,
+    /// Steals it made: each moves a task, so this is also its migration count.
+    pub migrations: u64,
+    /// Refusals it met while stealing, by reason.
+    pub refused: Refusals,
+    /// Refusals by the level of the victim.
+    pub refused_by_level: Vec<u64>,
+    /// Steals from beyond the load-balancing zone.
+    pub migrations_beyond_zone: u64,
+    /// Steals that took a task already away from home farther from its origin.
+    pub moves_farther_from_origin: u64,
+    /// Tasks it queued as aged (kept in its inbox, never stolen).
+    pub aged_kept: u64,
+    /// Time spent searching or parked, ns.
+    pub idle_ns: u64,
+    /// Times it parked.
+    pub parks: u64,
+    /// Spawned tasks of its that panicked.
+    pub panics: u64,
+}
+
+impl WorkerMetrics {
+    fn add(&mut self, o: &WorkerMetrics) {
+        self.tasks_spawned += o.tasks_spawned;
+        self.tasks_run += o.tasks_run;
+        self.local_pops += o.local_pops;
+        self.inbox_pops += o.inbox_pops;
+        self.injector_pops += o.injector_pops;
+        if self.steals_by_level.len() < o.steals_by_level.len() {
+            self.steals_by_level.resize(o.steals_by_level.len(), 0);
+            self.refused_by_level.resize(o.refused_by_level.len(), 0);
+        }
+        for (a, b) in self.steals_by_level.iter_mut().zip(&o.steals_by_level) {
+            *a += b;
+        }
+        for (a, b) in self.refused_by_level.iter_mut().zip(&o.refused_by_level) {
+            *a += b;
+        }
+        self.migrations += o.migrations;
+        self.refused.add(&o.refused);
+        self.migrations_beyond_zone += o.migrations_beyond_zone;
+        self.moves_farther_from_origin += o.moves_farther_from_origin;
+        self.aged_kept += o.aged_kept;
+        self.idle_ns += o.idle_ns;
+        self.parks += o.parks;
+        self.panics += o.panics;
+    }
+}
+
+/// A snapshot of a pool's metrics: per worker, and summed.
+///
+/// ```
+/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// pool.join(|| (), || ());
+/// let m = pool.metrics();
+/// assert_eq!(m.workers.len(), 32);
+/// assert_eq!(m.total.steals_by_level.len(), 6);
+/// # Ok::<(), zonal_runtime::BuildError>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PoolMetrics {
+    /// The policy's name.
+    pub policy: String,
+    /// Memory access levels (`M`).
+    pub levels: usize,
+    /// Levels inside the load-balancing zone (`S`).
+    pub zone_depth: usize,
+    /// Tasks queued from outside the pool (`install`, `spawn` from other threads).
+    pub tasks_injected: u64,
+    /// Per worker.
+    pub workers: Vec<WorkerMetrics>,
+    /// Summed over workers (`worker` is `usize::MAX`).
+    pub total: WorkerMetrics,
+}
+
+impl PoolMetrics {
+    pub(crate) fn from_workers(
+        policy: String,
+        levels: usize,
+        zone_depth: usize,
+        tasks_injected: u64,
+        workers: Vec<WorkerMetrics>,
+    ) -> Self {
+        let mut total = WorkerMetrics {
+            worker: usize::MAX,
+            cpu: u32::MAX,
+            node: u32::MAX,
+            steals_by_level: vec![0; levels],
+            refused_by_level: vec![0; levels],
+            ..WorkerMetrics::default()
+        };
+        for w in &workers {
+            total.add(w);
+        }
+        Self {
+            policy,
+            levels,
+            zone_depth,
+            tasks_injected,
+            workers,
+            total,
+        }
+    }
+
+    /// Tasks queued in all (by workers and from outside).
+    #[must_use]
+    pub fn tasks_spawned(&self) -> u64 {
+        self.total.tasks_spawned + self.tasks_injected
+    }
+}

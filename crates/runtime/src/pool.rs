@@ -1,0 +1,509 @@
+//! [`ThreadPool`]: the handle users hold.
+
+use std::ops::Range;
+use std::ptr;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use zonal_topology::{NodeId, Topology};
+
+use crate::builder::Placement;
+use crate::job::{HeapJob, Task};
+use crate::metrics::PoolMetrics;
+use crate::registry::{Registry, WorkerThread};
+use crate::scope::{scope_in_worker, Scope};
+use crate::task::{TaskInfo, TaskOptions};
+use crate::unwind;
+
+/// A NUMA-aware work-stealing pool. Dropping it waits for every spawned task to finish
+/// (unless dropped from one of its own workers, which cannot wait for itself).
+///
+/// ```
+/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// let (a, b) = pool.join(|| 1 + 1, || 2 + 2);
+/// assert_eq!((a, b), (2, 4));
+/// # Ok::<(), zonal_runtime::BuildError>(())
+/// ```
+pub struct ThreadPool {
+    registry: Arc<Registry>,
+    threads: Vec<JoinHandle<()>>,
+    placement: Placement,
+    is_virtual: bool,
+}
+
+impl std::fmt::Debug for ThreadPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ThreadPool")
+            .field("workers", &self.registry.num_workers())
+            .field("policy", &self.registry.policy.name())
+            .field("placement", &self.placement)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Wraps a `'static` closure into a spawned task: panics go to the handler, and the pending
+/// count drops when it is done.
+fn spawned_job<F: FnOnce() + Send + 'static>(f: F) -> crate::job::JobRef {
+    HeapJob::new(move || {
+        let wt = WorkerThread::current();
+        // SAFETY: spawned jobs run only on workers (they are queued in a registry), so WORKER
+        // is set and valid during the call.
+        let registry = &unsafe { &*wt }.registry;
+        if let Err(p) = unwind::halt_unwinding(f) {
+            registry.handle_panic(p);
+        }
+        registry.task_done();
+    })
+    .into_job_ref()
+}
+
+impl ThreadPool {
+    pub(crate) fn new(
+        registry: Arc<Registry>,
+        threads: Vec<JoinHandle<()>>,
+        placement: Placement,
+        is_virtual: bool,
+    ) -> Self {
+        Self {
+            registry,
+            threads,
+            placement,
+            is_virtual,
+        }
+    }
+
+    fn current_worker(&self) -> Option<&WorkerThread> {
+        let wt = WorkerThread::current();
+        // SAFETY: a non-null WORKER points at this thread's live WorkerThread, which outlives
+        // the borrow (it lives for the whole of `WorkerThread::run`).
+        unsafe { wt.as_ref() }.filter(|w| ptr::eq(&*w.registry, &*self.registry))
+    }
+
+    /// Runs `op` on a worker of this pool and returns its result; from one of its workers,
+    /// runs it in place. A panic in `op` resumes here.
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// assert!(pool.install(|| pool.current_worker_index()).is_some());
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn install<OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce() -> R + Send,
+        R: Send,
+    {
+        self.registry.in_worker(|_, _| op())
+    }
+
+    /// Runs `a` and `b`, potentially in parallel; panics resume here once both are done.
+    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        self.registry
+            .in_worker(|wt, _| crate::join::join_in_worker(wt, a, b))
+    }
+
+    /// Creates a scope whose spawned tasks may borrow from the caller; returns once all of
+    /// them have finished. The first panic among them (or of `op`) resumes here.
+    pub fn scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.registry.in_worker(|wt, _| scope_in_worker(wt, op))
+    }
+
+    /// Spawns a `'static` task; its origin is the spawning worker's node (from outside the
+    /// pool: the node of the worker that picks it up). A panic goes to the panic handler.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let (tx, rx) = mpsc::channel();
+    /// pool.spawn(move || tx.send(7).unwrap());
+    /// assert_eq!(rx.recv().unwrap(), 7);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn spawn<F: FnOnce() + Send + 'static>(&self, f: F) {
+        self.spawn_with(TaskOptions::new(), f);
+    }
+
+    /// Spawns with explicit [`TaskOptions`]. With an origin and from outside the pool, the
+    /// task goes to that node's injector.
+    pub fn spawn_with<F: FnOnce() + Send + 'static>(&self, opts: TaskOptions, f: F) {
+        spawn_in(&self.registry, self.current_worker(), opts, f);
+    }
+
+    /// Spawns onto `node`: the task's origin is `node`, and it is queued on the node's
+    /// injector, where the node's workers take it first.
+    ///
+    /// # Panics
+    /// If `node` is not a node of the pool's topology.
+    pub fn spawn_on<F: FnOnce() + Send + 'static>(&self, node: NodeId, f: F) {
+        assert!(
+            node.index() < self.registry.node_injectors.len(),
+            "node {node} is not in the pool's topology"
+        );
+        self.registry.pending.fetch_add(1, Ordering::Relaxed);
+        let job = spawned_job(f);
+        let parent = self.current_worker().map(|w| w.current.get());
+        let meta = TaskOptions::new().origin(node).resolve(parent, Some(node.0));
+        self.registry.push_to_node(Task { job, meta }, node);
+    }
+
+    /// Spawns a task that only worker `worker` may run (never stolen).
+    ///
+    /// # Panics
+    /// If `worker >= num_workers()`.
+    pub fn spawn_pinned<F: FnOnce() + Send + 'static>(&self, worker: usize, f: F) {
+        assert!(
+            worker < self.num_workers(),
+            "worker {worker} out of range (pool has {})",
+            self.num_workers()
+        );
+        self.registry.pending.fetch_add(1, Ordering::Relaxed);
+        let job = spawned_job(f);
+        let node = self.registry.worker_node[worker];
+        let parent = self.current_worker().map(|w| w.current.get());
+        let meta = TaskOptions::new().resolve(parent, Some(node));
+        self.registry.push_pinned(Task { job, meta }, worker);
+    }
+
+    /// The index of the current thread's worker, if it is one of this pool's.
+    #[must_use]
+    pub fn current_worker_index(&self) -> Option<usize> {
+        self.current_worker().map(|w| w.index)
+    }
+
+    /// Number of workers.
+    #[must_use]
+    pub fn num_workers(&self) -> usize {
+        self.registry.num_workers()
+    }
+
+    /// The topology the pool was built over.
+    #[must_use]
+    pub fn topology(&self) -> &Topology {
+        &self.registry.topo
+    }
+
+    /// The policy's name.
+    #[must_use]
+    pub fn policy_name(&self) -> &str {
+        self.registry.policy.name()
+    }
+
+    /// Where the workers run (pinned, unpinned, spread).
+    #[must_use]
+    pub fn placement(&self) -> Placement {
+        self.placement
+    }
+
+    /// Whether the topology is not this machine's (one worker per virtual CPU).
+    #[must_use]
+    pub fn is_virtual(&self) -> bool {
+        self.is_virtual
+    }
+
+    /// The node (dense index) of worker `worker`.
+    ///
+    /// # Panics
+    /// If `worker >= num_workers()`.
+    #[must_use]
+    pub fn worker_node(&self, worker: usize) -> NodeId {
+        NodeId(self.registry.worker_node[worker])
+    }
+
+    /// The nodes that have at least one worker, ascending.
+    #[must_use]
+    pub fn worker_nodes(&self) -> Vec<NodeId> {
+        let mut v: Vec<u32> = self.registry.worker_node.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        v.into_iter().map(NodeId).collect()
+    }
+
+    /// A snapshot of the metrics (cheap: a few relaxed loads per worker).
+    #[must_use]
+    pub fn metrics(&self) -> PoolMetrics {
+        let r = &*self.registry;
+        let workers = r
+            .shared
+            .iter()
+            .enumerate()
+            .map(|(i, s)| s.counters.snapshot(i, r.worker_cpu[i].0, r.worker_node[i]))
+            .collect();
+        PoolMetrics::from_workers(
+            r.policy.name().to_owned(),
+            r.topo.mal_count(),
+            r.topo.zone_depth(),
+            r.injected.load(Ordering::Relaxed),
+            workers,
+        )
+    }
+
+    /// Calls `f` on sub-ranges of `range` of at most `grain` items, in parallel. The range is
+    /// first cut into one contiguous part per node (in proportion to its workers), each
+    /// spawned on its node; each part is then split by recursive `join`.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let n = AtomicUsize::new(0);
+    /// pool.par_for(0..1000, 10, |r| { n.fetch_add(r.len(), Ordering::Relaxed); });
+    /// assert_eq!(n.into_inner(), 1000);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn par_for<F>(&self, range: Range<usize>, grain: usize, f: F)
+    where
+        F: Fn(Range<usize>) + Sync + Send,
+    {
+        self.par_reduce(range, grain, || (), &f, |(), ()| ());
+    }
+
+    /// Calls `f(offset, chunk)` on chunks of `slice` of at most `grain` items, split by node
+    /// as [`par_for`](Self::par_for).
+    pub fn par_chunks<T, F>(&self, slice: &[T], grain: usize, f: F)
+    where
+        T: Sync,
+        F: Fn(usize, &[T]) + Sync + Send,
+    {
+        self.par_for(0..slice.len(), grain, |r| f(r.start, &slice[r]));
+    }
+
+    /// Calls `f(offset, chunk)` on disjoint mutable chunks of `slice`, split by node.
+    pub fn par_chunks_mut<T, F>(&self, slice: &mut [T], grain: usize, f: F)
+    where
+        T: Send + Sync,
+        F: Fn(usize, &mut [T]) + Sync + Send,
+    {
+        let base = SendPtr(slice.as_mut_ptr());
+        let len = slice.len();
+        self.par_for(0..len, grain, move |r| {
+            let base = &base;
+            // SAFETY: `par_for` hands out disjoint sub-ranges of 0..len, each exactly once,
+            // and `slice` is mutably borrowed for the whole call.
+            let chunk = unsafe { std::slice::from_raw_parts_mut(base.0.add(r.start), r.len()) };
+            f(r.start, chunk);
+        });
+    }
+
+    /// A parallel map-reduce over `range`, split by node then by `join` down to `grain`.
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let s = pool.par_reduce(0..101, 8, || 0u64, |r| r.map(|i| i as u64).sum(), |a, b| a + b);
+    /// assert_eq!(s, 5050);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn par_reduce<R, ID, M, RED>(
+        &self,
+        range: Range<usize>,
+        grain: usize,
+        identity: ID,
+        map: M,
+        reduce: RED,
+    ) -> R
+    where
+        R: Send,
+        ID: Fn() -> R + Sync + Send,
+        M: Fn(Range<usize>) -> R + Sync + Send,
+        RED: Fn(R, R) -> R + Sync + Send,
+    {
+        let grain = grain.max(1);
+        let nodes = self.worker_nodes();
+        if nodes.len() <= 1 || range.len() <= grain {
+            return self.install(|| split(range, grain, &map, &reduce));
+        }
+        // One part per node, in proportion to its workers.
+        let r = &*self.registry;
+        let weights: Vec<usize> = nodes
+            .iter()
+            .map(|n| r.worker_node.iter().filter(|&&x| x == n.0).count())
+            .collect();
+        let total: usize = weights.iter().sum();
+        let len = range.len();
+        let mut parts = Vec::with_capacity(nodes.len());
+        let mut start = range.start;
+        let mut acc = 0;
+        for (k, w) in weights.iter().enumerate() {
+            acc += w;
+            let end = if k + 1 == weights.len() {
+                range.end
+            } else {
+                range.start + len * acc / total
+            };
+            parts.push((nodes[k], start..end));
+            start = end;
+        }
+        let slots: Vec<Mutex<Option<R>>> = parts.iter().map(|_| Mutex::new(None)).collect();
+        self.scope(|s| {
+            for ((node, part), slot) in parts.into_iter().zip(&slots) {
+                let (map, reduce) = (&map, &reduce);
+                s.spawn_on(node, move |_| {
+                    let v = split(part, grain, map, reduce);
+                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(v);
+                });
+            }
+        });
+        slots
+            .into_iter()
+            .filter_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .fold(identity(), &reduce)
+    }
+}
+
+struct SendPtr<T>(*mut T);
+// SAFETY: used only to hand disjoint sub-slices of a `&mut [T]` (T: Send) to other threads.
+unsafe impl<T: Send> Send for SendPtr<T> {}
+// SAFETY: as above: each thread derives a disjoint chunk from the shared base pointer.
+unsafe impl<T: Send> Sync for SendPtr<T> {}
+
+fn split<R, M, RED>(range: Range<usize>, grain: usize, map: &M, reduce: &RED) -> R
+where
+    R: Send,
+    M: Fn(Range<usize>) -> R + Sync,
+    RED: Fn(R, R) -> R + Sync,
+{
+    if range.len() <= grain {
+        return map(range);
+    }
+    let mid = range.start + range.len() / 2;
+    let (a, b) = crate::join::join(
+        || split(range.start..mid, grain, map, reduce),
+        || split(mid..range.end, grain, map, reduce),
+    );
+    reduce(a, b)
+}
+
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        let r = &*self.registry;
+        // SeqCst: pairs with `Registry::task_done` and the workers' exit check
+        // (sleep/README.md, step 7).
+        r.terminate.store(true, Ordering::SeqCst);
+        r.sleep.wake_all();
+        if self.current_worker().is_some() {
+            // A worker cannot wait for itself; the others finish the remaining tasks.
+            return;
+        }
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+fn spawn_in<F: FnOnce() + Send + 'static>(
+    registry: &Registry,
+    here: Option<&WorkerThread>,
+    opts: TaskOptions,
+    f: F,
+) {
+    // Relaxed: the pool cannot terminate while the caller holds `&ThreadPool` or runs as a
+    // task of the pool (a task keeps its own count, or its owner blocks the pool's drop);
+    // termination reads `pending` SeqCst after this increment in its modification order.
+    registry.pending.fetch_add(1, Ordering::Relaxed);
+    let job = spawned_job(f);
+    match here {
+        Some(w) => {
+            let meta = opts.resolve(Some(w.current.get()), Some(w.node));
+            w.push(Task { job, meta });
+        }
+        None => {
+            let meta = opts.resolve(None, None);
+            let node = (meta.origin != crate::task::NO_ORIGIN).then_some(NodeId(meta.origin));
+            registry.inject(Task { job, meta }, node);
+        }
+    }
+}
+
+fn worker_or_panic(what: &str) -> &'static WorkerThread {
+    let wt = WorkerThread::current();
+    // SAFETY: a non-null WORKER points at this thread's live WorkerThread; the 'static is a
+    // lie we only use for the duration of the calling function, which runs on this worker.
+    match unsafe { wt.as_ref() } {
+        Some(w) => w,
+        None => panic!("zonal_runtime::{what} called outside a pool: use ThreadPool::{what}"),
+    }
+}
+
+/// Spawns a `'static` task on the current worker's pool (see [`ThreadPool::spawn`]).
+///
+/// # Panics
+/// If the current thread is not a worker.
+pub fn spawn<F: FnOnce() + Send + 'static>(f: F) {
+    spawn_with(TaskOptions::new(), f);
+}
+
+/// Spawns with [`TaskOptions`] on the current worker's pool (see [`ThreadPool::spawn_with`]).
+///
+/// # Panics
+/// If the current thread is not a worker.
+pub fn spawn_with<F: FnOnce() + Send + 'static>(opts: TaskOptions, f: F) {
+    let w = worker_or_panic("spawn");
+    spawn_in(&w.registry, Some(w), opts, f);
+}
+
+/// A scope on the current worker's pool (see [`ThreadPool::scope`]).
+///
+/// ```
+/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// let n = pool.install(|| {
+///     let mut n = [0; 3];
+///     zonal_runtime::scope(|s| for x in n.iter_mut() { s.spawn(move |_| *x += 1) });
+///     n
+/// });
+/// assert_eq!(n, [1, 1, 1]);
+/// # Ok::<(), zonal_runtime::BuildError>(())
+/// ```
+///
+/// # Panics
+/// If the current thread is not a worker.
+pub fn scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    let w = worker_or_panic("scope");
+    scope_in_worker(w, op)
+}
+
+/// The index of the current thread's worker in its pool, if it is a worker.
+///
+/// ```
+/// assert_eq!(zonal_runtime::current_worker_index(), None);
+/// ```
+#[must_use]
+pub fn current_worker_index() -> Option<usize> {
+    let wt = WorkerThread::current();
+    // SAFETY: a non-null WORKER points at this thread's live WorkerThread.
+    unsafe { wt.as_ref() }.map(|w| w.index)
+}
+
+/// The node (dense index) of the current thread's worker, if it is a worker.
+///
+/// ```
+/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// assert!(pool.install(zonal_runtime::current_node).is_some());
+/// assert_eq!(zonal_runtime::current_node(), None);
+/// # Ok::<(), zonal_runtime::BuildError>(())
+/// ```
+#[must_use]
+pub fn current_node() -> Option<NodeId> {
+    let wt = WorkerThread::current();
+    // SAFETY: as above.
+    unsafe { wt.as_ref() }.map(|w| NodeId(w.node))
+}
+
+/// Metadata of the task running on the current worker (origin, migrations, group, weight).
+#[must_use]
+pub fn current_task() -> Option<TaskInfo> {
+    let wt = WorkerThread::current();
+    // SAFETY: as above.
+    unsafe { wt.as_ref() }.map(|w| TaskInfo::from_meta(w.current.get()))
+}

@@ -1,0 +1,459 @@
+//! The registry: every queue of a pool, its workers' shared state, and the worker loop.
+//!
+//! Queue layout (see `steal/README.md` for who may take what):
+//! - per worker: a LIFO [`Worker`] deque of *fresh tasks at home* (origin = this node, never
+//!   migrated); an `inbox` injector only its owner pops (pinned and aged tasks); an `away`
+//!   injector of tasks that migrated or live away from their origin;
+//! - per NUMA node: an injector of work aimed at the node (`spawn_on`, `par_for`);
+//! - one global injector for work from outside the pool.
+
+use std::any::Any;
+use std::cell::Cell;
+use std::ptr;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use crossbeam_deque::{Injector, Steal, Stealer, Worker};
+use crossbeam_utils::CachePadded;
+use zonal_policy::{Eligibility, MoveContext, Policy, Refusal};
+use zonal_topology::{CpuId, NodeId, Topology, Victim};
+
+use crate::job::{JobRef, StackJob, Task};
+use crate::latch::{AsCoreLatch, CoreLatch, LockLatch};
+use crate::metrics::{bump, WorkerCounters};
+use crate::sleep::Sleep;
+use crate::task::{Meta, NO_ORIGIN};
+use crate::unwind;
+
+/// Fruitless searches (each followed by `yield_now`) before a worker gets sleepy.
+const SPIN_ROUNDS: u32 = 32;
+
+/// A handler for panics of spawned tasks.
+pub(crate) type PanicHandler = dyn Fn(Box<dyn Any + Send>) + Send + Sync;
+/// A start or exit handler, given the worker index.
+pub(crate) type ThreadHandler = dyn Fn(usize) + Send + Sync;
+/// A steal observer.
+pub(crate) type StealObserver = dyn Fn(&crate::StealRecord) + Send + Sync;
+
+/// A worker's victims that have a worker, nearest first: `(worker, victim)`.
+pub(crate) type VictimList = Box<[(usize, Victim)]>;
+
+/// The state of one worker that other threads touch.
+pub(crate) struct WorkerShared {
+    pub(crate) stealer: Stealer<Task>,
+    pub(crate) inbox: Injector<Task>,
+    pub(crate) away: Injector<Task>,
+    /// Upper bound on `away.len()`: incremented before a push, decremented after a pop.
+    pub(crate) away_len: AtomicUsize,
+    pub(crate) counters: WorkerCounters,
+}
+
+pub(crate) struct Registry {
+    pub(crate) topo: Arc<Topology>,
+    pub(crate) policy: Arc<dyn Policy>,
+    pub(crate) shared: Box<[CachePadded<WorkerShared>]>,
+    pub(crate) worker_cpu: Box<[CpuId]>,
+    pub(crate) worker_node: Box<[u32]>,
+    /// Per worker: its victims that have a worker, nearest first: `(worker, victim)`.
+    pub(crate) victims: Box<[VictimList]>,
+    /// Per worker: another worker of its node (itself if alone), for the ageing probe.
+    pub(crate) sibling: Box<[CpuId]>,
+    pub(crate) node_injectors: Box<[CachePadded<Injector<Task>>]>,
+    pub(crate) global: Injector<Task>,
+    pub(crate) sleep: Sleep,
+    pub(crate) terminate: AtomicBool,
+    /// Spawned (`'static`) tasks accepted and not yet finished.
+    pub(crate) pending: AtomicUsize,
+    pub(crate) injected: AtomicU64,
+    pub(crate) panic_handler: Option<Box<PanicHandler>>,
+    pub(crate) start_handler: Option<Box<ThreadHandler>>,
+    pub(crate) exit_handler: Option<Box<ThreadHandler>>,
+    pub(crate) observer: Option<Box<StealObserver>>,
+    pub(crate) epoch: Instant,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("workers", &self.shared.len())
+            .field("policy", &self.policy.name())
+            .finish_non_exhaustive()
+    }
+}
+
+thread_local! {
+    static WORKER: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
+}
+
+/// The thread-owned half of a worker.
+pub(crate) struct WorkerThread {
+    pub(crate) deque: Worker<Task>,
+    pub(crate) index: usize,
+    pub(crate) node: u32,
+    pub(crate) cpu: CpuId,
+    pub(crate) registry: Arc<Registry>,
+    /// Metadata of the task running now (children inherit group and weight).
+    pub(crate) current: Cell<Meta>,
+}
+
+impl WorkerThread {
+    /// The worker running on this thread, if any.
+    #[inline]
+    pub(crate) fn current() -> *const WorkerThread {
+        WORKER.with(Cell::get)
+    }
+
+    #[inline]
+    pub(crate) fn counters(&self) -> &WorkerCounters {
+        &self.registry.shared[self.index].counters
+    }
+
+    /// Runs the worker until the pool terminates. Called on the worker's own thread.
+    pub(crate) fn run(self) {
+        let this = &self;
+        WORKER.with(|w| w.set(this));
+        let registry = &*self.registry;
+        if let Some(h) = &registry.start_handler {
+            let _ = unwind::halt_unwinding(|| h(self.index));
+        }
+        self.idle_loop(None);
+        if let Some(h) = &registry.exit_handler {
+            let _ = unwind::halt_unwinding(|| h(self.index));
+        }
+        WORKER.with(|w| w.set(ptr::null()));
+    }
+
+    /// Queues a task created by this worker.
+    #[inline]
+    pub(crate) fn push(&self, task: Task) {
+        bump(&self.counters().spawned, 1);
+        if task.meta.origin == self.node && task.meta.migrations == 0 {
+            self.deque.push(task);
+            self.registry.sleep.new_local_work(self.node);
+        } else {
+            self.push_cold(task);
+        }
+    }
+
+    /// A task away from home or already migrated: aged ones stay in our inbox, others go to
+    /// our away queue.
+    #[cold]
+    fn push_cold(&self, task: Task) {
+        let r = &*self.registry;
+        let me = &r.shared[self.index];
+        if self.is_aged(&task) {
+            bump(&me.counters.aged_kept, 1);
+            me.inbox.push(task);
+        } else {
+            me.away_len.fetch_add(1, Ordering::Relaxed);
+            me.away.push(task);
+            r.sleep.new_local_work(task.meta.origin);
+        }
+    }
+
+    /// The ageing probe: would the policy refuse to move this task even to a CPU of this
+    /// very node, for the reason `Aged`? (The policy interface has no "is aged" query.)
+    fn is_aged(&self, task: &Task) -> bool {
+        if task.meta.migrations == 0 {
+            return false;
+        }
+        let r = &*self.registry;
+        let meta = task.meta.to_policy(task.job.id(), self.cpu);
+        r.policy.eligibility(
+            &r.topo,
+            &meta,
+            r.sibling[self.index],
+            MoveContext::steal(r.now_us()),
+        ) == Eligibility::Refused(Refusal::Aged)
+    }
+
+    /// Pops the most recent task of our own deque (for `join`).
+    #[inline]
+    pub(crate) fn take_local(&self) -> Option<Task> {
+        let t = self.deque.pop();
+        if t.is_some() {
+            bump(&self.counters().local_pops, 1);
+        }
+        t
+    }
+
+    /// Runs one queued task.
+    #[inline]
+    pub(crate) fn execute(&self, task: Task) {
+        bump(&self.counters().tasks_run, 1);
+        let prev = self.current.replace(task.meta);
+        // SAFETY: every Task is handed out by exactly one queue operation, so this is the
+        // job's only execution (JobRef invariant).
+        unsafe { task.job.execute() };
+        self.current.set(prev);
+    }
+
+    /// Finds a task: own deque, inbox, away queue, node injector, global injector, steal.
+    #[inline]
+    pub(crate) fn find_work(&self) -> Option<Task> {
+        if let Some(t) = self.take_local() {
+            return Some(t);
+        }
+        self.find_work_cold()
+    }
+
+    #[cold]
+    fn find_work_cold(&self) -> Option<Task> {
+        let r = &*self.registry;
+        let me = &r.shared[self.index];
+        if let Some(t) = steal_loop(|| me.inbox.steal()) {
+            bump(&me.counters.inbox_pops, 1);
+            return Some(t);
+        }
+        if me.away_len.load(Ordering::Relaxed) != 0 {
+            if let Some(t) = steal_loop(|| me.away.steal()) {
+                me.away_len.fetch_sub(1, Ordering::Relaxed);
+                bump(&me.counters.local_pops, 1);
+                return Some(t);
+            }
+        }
+        let injected = steal_loop(|| r.node_injectors[self.node as usize].steal())
+            .or_else(|| steal_loop(|| r.global.steal()));
+        if let Some(mut t) = injected {
+            if t.meta.origin == NO_ORIGIN {
+                t.meta.origin = self.node;
+            }
+            bump(&me.counters.injector_pops, 1);
+            return Some(t);
+        }
+        self.steal()
+    }
+
+    /// Works (or sleeps) until `latch` is set.
+    #[inline]
+    pub(crate) fn wait_until<L: AsCoreLatch>(&self, latch: &L) {
+        let core = latch.as_core_latch();
+        if !core.probe() {
+            self.idle_loop(Some(core));
+        }
+    }
+
+    /// The search/sleep loop (`sleep/README.md`, steps 0–4). With a latch: until it is set.
+    /// Without: until the pool terminates with nothing pending.
+    #[cold]
+    fn idle_loop(&self, latch: Option<&CoreLatch>) {
+        let abort = unwind::AbortIfPanic;
+        let r = &*self.registry;
+        let done = || match latch {
+            Some(l) => l.probe(),
+            // SeqCst: pairs with the SeqCst store of `terminate` and the SeqCst decrement of
+            // `pending` (README step 7), read after the sleepy fence.
+            None => {
+                r.terminate.load(Ordering::SeqCst) && r.pending.load(Ordering::SeqCst) == 0
+            }
+        };
+        let mut rounds = 0u32;
+        let mut idle_since: Option<Instant> = None;
+        let counters = self.counters();
+        let end_idle = |since: &mut Option<Instant>| {
+            if let Some(t) = since.take() {
+                bump(&counters.idle_ns, t.elapsed().as_nanos() as u64);
+            }
+        };
+        loop {
+            if done() {
+                break;
+            }
+            if let Some(t) = self.find_work() {
+                end_idle(&mut idle_since);
+                rounds = 0;
+                self.execute(t);
+                continue;
+            }
+            if idle_since.is_none() {
+                idle_since = Some(Instant::now());
+            }
+            rounds += 1;
+            if rounds < SPIN_ROUNDS {
+                std::thread::yield_now();
+                continue;
+            }
+            let sleepy = r.sleep.get_sleepy(self.index, self.node);
+            if done() {
+                r.sleep.cancel(sleepy);
+                break;
+            }
+            if let Some(t) = self.find_work() {
+                r.sleep.cancel(sleepy);
+                end_idle(&mut idle_since);
+                rounds = 0;
+                self.execute(t);
+                continue;
+            }
+            if let Some(l) = latch {
+                if !l.fall_asleep() {
+                    r.sleep.cancel(sleepy);
+                    break;
+                }
+            }
+            bump(&counters.parks, 1);
+            r.sleep.park(sleepy);
+            if let Some(l) = latch {
+                l.wake_up();
+            }
+            rounds = 0;
+        }
+        end_idle(&mut idle_since);
+        std::mem::forget(abort);
+    }
+}
+
+/// Loops on `Retry` (never treat it as empty: the queue may hold work).
+#[inline]
+pub(crate) fn steal_loop(mut f: impl FnMut() -> Steal<Task>) -> Option<Task> {
+    loop {
+        match f() {
+            Steal::Success(t) => return Some(t),
+            Steal::Empty => return None,
+            Steal::Retry => std::hint::spin_loop(),
+        }
+    }
+}
+
+impl Registry {
+    /// Microseconds since the pool started (the policies' clock).
+    pub(crate) fn now_us(&self) -> u64 {
+        self.epoch.elapsed().as_micros() as u64
+    }
+
+    pub(crate) fn num_workers(&self) -> usize {
+        self.shared.len()
+    }
+
+    /// Wakes one specific worker (latch set, or work pinned to it).
+    pub(crate) fn wake_worker(&self, worker: usize) {
+        self.sleep.wake_worker(worker);
+    }
+
+    /// Queues a task from a thread that is not one of our workers.
+    #[cold]
+    pub(crate) fn inject(&self, task: Task, node: Option<NodeId>) {
+        self.injected.fetch_add(1, Ordering::Relaxed);
+        match node {
+            Some(n) => {
+                self.node_injectors[n.index()].push(task);
+                self.sleep.new_work(n.0);
+            }
+            None => {
+                self.global.push(task);
+                self.sleep.new_work(u32::MAX);
+            }
+        }
+    }
+
+    /// Queues a task for node `node`'s injector from anywhere.
+    pub(crate) fn push_to_node(&self, task: Task, node: NodeId) {
+        let wt = WorkerThread::current();
+        // SAFETY: a non-null WORKER points at the WorkerThread living on this thread's stack
+        // for the duration of `WorkerThread::run`, which outlives this call.
+        match unsafe { wt.as_ref() } {
+            // Aimed at our own node: that is our own deque (the task is fresh at home), which
+            // a worker blocked on it pops first.
+            Some(w) if ptr::eq(&*w.registry, self) && w.node == node.0 => w.push(task),
+            Some(w) if ptr::eq(&*w.registry, self) => {
+                bump(&w.counters().spawned, 1);
+                self.node_injectors[node.index()].push(task);
+                self.sleep.new_work(node.0);
+            }
+            _ => self.inject(task, Some(node)),
+        }
+    }
+
+    /// Queues a task in one worker's inbox (never stolen), from anywhere.
+    pub(crate) fn push_pinned(&self, task: Task, worker: usize) {
+        let wt = WorkerThread::current();
+        // SAFETY: as in `push_to_node`.
+        match unsafe { wt.as_ref() } {
+            Some(w) if ptr::eq(&*w.registry, self) => bump(&w.counters().spawned, 1),
+            _ => {
+                self.injected.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.shared[worker].inbox.push(task);
+        self.sleep.wake_worker(worker);
+    }
+
+    /// Runs `op` on a worker of this registry: here if we are one, else via the global
+    /// injector, blocking the calling thread.
+    #[inline]
+    pub(crate) fn in_worker<OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread, bool) -> R + Send,
+        R: Send,
+    {
+        let wt = WorkerThread::current();
+        // SAFETY: as in `push_to_node`.
+        match unsafe { wt.as_ref() } {
+            Some(w) if ptr::eq(&*w.registry, self) => op(w, false),
+            _ => self.in_worker_cold(op),
+        }
+    }
+
+    #[cold]
+    fn in_worker_cold<OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread, bool) -> R + Send,
+        R: Send,
+    {
+        let job = StackJob::new(
+            |injected| {
+                let wt = WorkerThread::current();
+                // SAFETY: the job runs on a worker of this registry (it was queued here), so
+                // WORKER is set and valid for the duration of the call.
+                op(unsafe { &*wt }, injected)
+            },
+            LockLatch::new(),
+        );
+        // SAFETY: `job` outlives its JobRef: we block on its latch below before returning.
+        let job_ref: JobRef = unsafe { job.as_job_ref() };
+        self.inject(
+            Task {
+                job: job_ref,
+                meta: Meta::fresh(NO_ORIGIN),
+            },
+            None,
+        );
+        job.latch.wait();
+        job.into_result()
+    }
+
+    /// A spawned task finished (README step 7).
+    pub(crate) fn task_done(&self) {
+        // SeqCst: pairs with the SeqCst `terminate` store in `ThreadPool::drop`: whichever
+        // comes second sees the other and wakes everyone.
+        if self.pending.fetch_sub(1, Ordering::SeqCst) == 1 && self.terminate.load(Ordering::SeqCst)
+        {
+            self.sleep.wake_all();
+        }
+    }
+
+    /// Hands a spawned task's panic to the handler (or reports it).
+    #[cold]
+    pub(crate) fn handle_panic(&self, payload: Box<dyn Any + Send>) {
+        let wt = WorkerThread::current();
+        // SAFETY: as in `push_to_node`.
+        if let Some(w) = unsafe { wt.as_ref() } {
+            bump(&w.counters().panics, 1);
+        }
+        match &self.panic_handler {
+            Some(h) => {
+                // A panicking handler must not kill the worker either.
+                let _ = unwind::halt_unwinding(|| h(payload));
+            }
+            None => {
+                let msg = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "<non-string panic payload>".into());
+                tracing::error!(target: "zonal_runtime", "a spawned task panicked: {msg}");
+            }
+        }
+    }
+}

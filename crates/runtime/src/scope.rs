@@ -1,0 +1,175 @@
+//! `scope`: spawn borrowing closures; the scope returns once all of them have finished.
+//!
+//! Spawned closures are [`HeapJob`]s whose lifetime `'scope` is erased in the `JobRef`. This
+//! is sound because `Scope::complete` does not return before the scope's [`CountLatch`]
+//! reaches zero, that is, before every spawned job has run, and the jobs only borrow data
+//! that outlives the scope. Panics are kept (the first one) and resumed in the caller.
+
+use std::any::Any;
+use std::marker::PhantomData;
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::Arc;
+
+use zonal_topology::NodeId;
+
+use crate::job::{HeapJob, Task};
+use crate::latch::{CountLatch, Latch};
+use crate::registry::{Registry, WorkerThread};
+use crate::task::TaskOptions;
+use crate::unwind;
+
+/// Makes `Scope` invariant in `'scope` (rayon's marker).
+type ScopeMarker<'scope> = Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>;
+
+/// A scope for spawning borrowing tasks; see [`ThreadPool::scope`](crate::ThreadPool::scope).
+pub struct Scope<'scope> {
+    registry: Arc<Registry>,
+    latch: CountLatch,
+    panic: AtomicPtr<Box<dyn Any + Send>>,
+    /// Invariant in `'scope`, as rayon's.
+    marker: PhantomData<ScopeMarker<'scope>>,
+}
+
+impl std::fmt::Debug for Scope<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scope").finish_non_exhaustive()
+    }
+}
+
+/// A `*const Scope` that may cross threads: the scope outlives every job that holds one.
+struct ScopePtr<T>(*const T);
+// SAFETY: `Scope` is `Sync` (atomics, an `Arc`, a `CountLatch` that is Sync) and outlives
+// the jobs holding this pointer (module doc).
+unsafe impl<T: Sync> Send for ScopePtr<T> {}
+impl<T> ScopePtr<T> {
+    /// # Safety
+    /// The scope must still be alive (it is, while any of its jobs runs).
+    unsafe fn as_ref(&self) -> &T {
+        // SAFETY: guaranteed by the caller.
+        unsafe { &*self.0 }
+    }
+}
+
+pub(crate) fn scope_in_worker<'scope, OP, R>(wt: &WorkerThread, op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    let scope = Scope {
+        registry: Arc::clone(&wt.registry),
+        latch: CountLatch::new(&wt.registry, wt.index),
+        panic: AtomicPtr::new(ptr::null_mut()),
+        marker: PhantomData,
+    };
+    let result = unwind::halt_unwinding(|| op(&scope));
+    let result = match result {
+        Ok(r) => Some(r),
+        Err(p) => {
+            scope.job_panicked(p);
+            None
+        }
+    };
+    // Our own count.
+    // SAFETY: the latch lives in `scope`, on this frame.
+    unsafe { Latch::set(&scope.latch) };
+    wt.wait_until(&scope.latch);
+    scope.maybe_propagate_panic();
+    result.expect("scope operation panicked, but no panic was recorded")
+}
+
+impl<'scope> Scope<'scope> {
+    /// Spawns a task that may borrow from outside the scope; it starts on this worker's
+    /// node (its origin).
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let mut v = vec![0; 4];
+    /// pool.scope(|s| for (i, x) in v.iter_mut().enumerate() { s.spawn(move |_| *x = i) });
+    /// assert_eq!(v, [0, 1, 2, 3]);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn spawn<F>(&self, body: F)
+    where
+        F: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        self.spawn_inner(TaskOptions::new(), None, body);
+    }
+
+    /// Spawns with explicit [`TaskOptions`] (origin, group, weight, continuation).
+    pub fn spawn_with<F>(&self, opts: TaskOptions, body: F)
+    where
+        F: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        self.spawn_inner(opts, None, body);
+    }
+
+    /// Spawns onto `node`'s injector: the task's origin is `node`.
+    ///
+    /// # Panics
+    /// If `node` is not a node of the pool's topology.
+    pub fn spawn_on<F>(&self, node: NodeId, body: F)
+    where
+        F: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        assert!(
+            node.index() < self.registry.node_injectors.len(),
+            "node {node} is not in the pool's topology"
+        );
+        self.spawn_inner(TaskOptions::new().origin(node), Some(node), body);
+    }
+
+    fn spawn_inner<F>(&self, opts: TaskOptions, node: Option<NodeId>, body: F)
+    where
+        F: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        self.latch.increment();
+        let me = ScopePtr(self as *const Scope<'scope>);
+        let job = HeapJob::new(move || {
+            // SAFETY: the scope waits for this job (its count) before it goes away.
+            let scope = unsafe { me.as_ref() };
+            if let Err(p) = unwind::halt_unwinding(|| body(scope)) {
+                scope.job_panicked(p);
+            }
+            // SAFETY: the latch is alive: we still hold our count.
+            unsafe { Latch::set(&scope.latch) };
+        });
+        let job_ref = job.into_job_ref();
+        let wt = WorkerThread::current();
+        // SAFETY: a non-null WORKER points at this thread's live WorkerThread.
+        let here = unsafe { wt.as_ref() }.filter(|w| ptr::eq(&*w.registry, &*self.registry));
+        let meta = opts.resolve(here.map(|w| w.current.get()), here.map(|w| w.node));
+        let task = Task { job: job_ref, meta };
+        match (here, node) {
+            (Some(w), None) => w.push(task),
+            (_, Some(n)) => self.registry.push_to_node(task, n),
+            (None, None) => self.registry.inject(task, None),
+        }
+    }
+
+    fn job_panicked(&self, p: Box<dyn Any + Send>) {
+        let boxed = Box::into_raw(Box::new(p));
+        // AcqRel on success: publishes the payload to `maybe_propagate_panic`; only the
+        // first panic is kept.
+        if self
+            .panic
+            .compare_exchange(ptr::null_mut(), boxed, Ordering::AcqRel, Ordering::Relaxed)
+            .is_err()
+        {
+            // SAFETY: `boxed` came from Box::into_raw just above and was not published.
+            drop(unsafe { Box::from_raw(boxed) });
+        }
+    }
+
+    fn maybe_propagate_panic(&self) {
+        // Acquire: pairs with the AcqRel CAS in `job_panicked` (and the latch already
+        // ordered every job's end before us).
+        let p = self.panic.swap(ptr::null_mut(), Ordering::Acquire);
+        if !p.is_null() {
+            // SAFETY: a non-null pointer came from Box::into_raw in `job_panicked`, and the
+            // swap took it out, so we own it.
+            let payload = unsafe { Box::from_raw(p) };
+            unwind::resume_unwinding(*payload);
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! The steal path: an idle worker walks its victims nearest first and asks the policy.
+//! The protocol, and why no task is lost or run twice, is in `README.md` next to this file.
+
+use std::sync::atomic::Ordering;
+
+use zonal_policy::{Eligibility, MoveContext, VictimDecision};
+use zonal_topology::Level;
+
+use crate::job::Task;
+use crate::metrics::bump;
+use crate::registry::{steal_loop, WorkerThread};
+use crate::task::{Meta, NO_ORIGIN};
+
+/// At most this many tasks of one victim's away queue are examined per visit.
+const AWAY_EXAMINE: usize = 4;
+
+/// What one steal did, for [`ThreadPoolBuilder::steal_observer`](crate::ThreadPoolBuilder::steal_observer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct StealRecord {
+    /// The stealing worker.
+    pub thief: usize,
+    /// The worker stolen from (`usize::MAX` for a node injector).
+    pub victim: usize,
+    /// The thief's node (dense index).
+    pub thief_node: u32,
+    /// The node the task was queued on.
+    pub victim_node: u32,
+    /// The task's origin node.
+    pub origin: u32,
+    /// The level of the victim seen from the thief (0 = level I).
+    pub level: u8,
+    /// The task's migration count *before* this steal.
+    pub migrations_before: u32,
+    /// Which queue it came from.
+    pub queue: QueueKind,
+}
+
+/// The queue a stolen task came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueKind {
+    /// A worker's deque of fresh tasks at home.
+    Deque,
+    /// A worker's queue of tasks away from home or already migrated.
+    Away,
+    /// A node's injector.
+    NodeInjector,
+}
+
+impl WorkerThread {
+    /// Walks the victim order once. `None`: nothing we may take right now.
+    #[cold]
+    pub(crate) fn steal(&self) -> Option<Task> {
+        let r = &*self.registry;
+        if r.num_workers() <= 1 {
+            return None;
+        }
+        let topo = &*r.topo;
+        let policy = &*r.policy;
+        let counters = self.counters();
+        let ctx = MoveContext::steal(r.now_us());
+        let my_load = self.deque.len() as u64;
+        let mut last_node = self.node;
+        for &(w, victim) in r.victims[self.index].iter() {
+            let vs = &r.shared[w];
+            let vnode = r.worker_node[w];
+            let injector = &r.node_injectors[vnode as usize];
+            let inj_has = vnode != last_node && !injector.is_empty();
+            last_node = vnode;
+            let deque_len = vs.stealer.len();
+            let away_len = vs.away_len.load(Ordering::Relaxed);
+            if deque_len == 0 && away_len == 0 && !inj_has {
+                continue;
+            }
+            let level = victim.level.index();
+            let load = (deque_len + away_len) as u64 + u64::from(inj_has);
+            match policy.victim(topo, self.cpu, &victim, my_load, load) {
+                VictimDecision::Examine => {}
+                VictimDecision::Skip(why) => {
+                    counters.refuse(why, level);
+                    continue;
+                }
+                VictimDecision::Stop(why) => {
+                    counters.refuse(why, level);
+                    break;
+                }
+            }
+            // 1. Fresh tasks at home: eligibility depends on (victim node, us) only, so one
+            //    check with a representative task decides for the whole deque.
+            if deque_len != 0 {
+                let rep = Meta::fresh(vnode).to_policy(0, victim.cpu);
+                match policy.eligibility(topo, &rep, self.cpu, ctx) {
+                    Eligibility::Allowed => {
+                        if let Some(t) = steal_loop(|| vs.stealer.steal()) {
+                            if let Some(t) = self.verify(t, w, &victim, ctx) {
+                                return Some(self.took(t, w, vnode, victim.level, QueueKind::Deque));
+                            }
+                        }
+                    }
+                    Eligibility::Refused(why) => counters.refuse(why, level),
+                }
+            }
+            // 2. The victim node's injector, once per node.
+            if inj_has {
+                let rep = Meta::fresh(vnode).to_policy(0, victim.cpu);
+                match policy.eligibility(topo, &rep, self.cpu, ctx) {
+                    Eligibility::Allowed => {
+                        if let Some(mut t) = steal_loop(|| injector.steal()) {
+                            if t.meta.origin == NO_ORIGIN {
+                                t.meta.origin = vnode;
+                            }
+                            let meta = t.meta.to_policy(t.job.id(), victim.cpu);
+                            match policy.eligibility(topo, &meta, self.cpu, ctx) {
+                                Eligibility::Allowed => {
+                                    return Some(self.took(
+                                        t,
+                                        usize::MAX,
+                                        vnode,
+                                        victim.level,
+                                        QueueKind::NodeInjector,
+                                    ));
+                                }
+                                Eligibility::Refused(why) => {
+                                    counters.refuse(why, level);
+                                    injector.push(t);
+                                    r.sleep.new_work(vnode);
+                                }
+                            }
+                        }
+                    }
+                    Eligibility::Refused(why) => counters.refuse(why, level),
+                }
+            }
+            // 3. Away tasks: checked one by one with their real metadata (their origins
+            //    differ); a refused task is pushed back to the same queue (its owner still
+            //    has it). At most AWAY_EXAMINE pops per visit.
+            if away_len != 0 {
+                for _ in 0..away_len.min(AWAY_EXAMINE) {
+                    let Some(t) = steal_loop(|| vs.away.steal()) else {
+                        break;
+                    };
+                    let meta = t.meta.to_policy(t.job.id(), victim.cpu);
+                    match policy.eligibility(topo, &meta, self.cpu, ctx) {
+                        Eligibility::Allowed => {
+                            vs.away_len.fetch_sub(1, Ordering::Relaxed);
+                            return Some(self.took(t, w, vnode, victim.level, QueueKind::Away));
+                        }
+                        Eligibility::Refused(why) => {
+                            counters.refuse(why, level);
+                            vs.away.push(t);
+                            r.sleep.new_work(vnode);
+                        }
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Re-checks a task stolen from a deque with its real metadata (a policy may look at its
+    /// weight or group). A refused task goes back to its victim's away queue.
+    fn verify(
+        &self,
+        t: Task,
+        w: usize,
+        victim: &zonal_topology::Victim,
+        ctx: MoveContext,
+    ) -> Option<Task> {
+        let r = &*self.registry;
+        if t.meta.weight == zonal_policy::NICE_0_WEIGHT && t.meta.group == crate::task::NO_GROUP
+        {
+            // Exactly the representative task already checked.
+            return Some(t);
+        }
+        let meta = t.meta.to_policy(t.job.id(), victim.cpu);
+        match r.policy.eligibility(&r.topo, &meta, self.cpu, ctx) {
+            Eligibility::Allowed => Some(t),
+            Eligibility::Refused(why) => {
+                self.counters().refuse(why, victim.level.index());
+                let vs = &r.shared[w];
+                vs.away_len.fetch_add(1, Ordering::Relaxed);
+                vs.away.push(t);
+                r.sleep.new_work(r.worker_node[w]);
+                None
+            }
+        }
+    }
+
+    /// Books a successful steal: one more migration for the task, counters, observer.
+    fn took(&self, mut t: Task, victim: usize, vnode: u32, level: Level, queue: QueueKind) -> Task {
+        let r = &*self.registry;
+        let c = self.counters();
+        let l = level.index();
+        if let Some(s) = c.steals.get(l) {
+            bump(s, 1);
+        }
+        if l >= r.topo.zone_depth() {
+            bump(&c.beyond_zone, 1);
+        }
+        let origin = t.meta.origin;
+        if origin != vnode {
+            let (o, from, to) = (origin.into_node(), vnode.into_node(), self.node.into_node());
+            if r.topo.distance(o, to) > r.topo.distance(o, from) {
+                bump(&c.farther, 1);
+            }
+        }
+        if let Some(obs) = &r.observer {
+            let rec = StealRecord {
+                thief: self.index,
+                victim,
+                thief_node: self.node,
+                victim_node: vnode,
+                origin,
+                level: level.0,
+                migrations_before: t.meta.migrations,
+                queue,
+            };
+            let _ = crate::unwind::halt_unwinding(|| obs(&rec));
+        }
+        t.meta.migrations = t.meta.migrations.saturating_add(1);
+        t
+    }
+}
+
+trait IntoNode {
+    fn into_node(self) -> zonal_topology::NodeId;
+}
+
+impl IntoNode for u32 {
+    fn into_node(self) -> zonal_topology::NodeId {
+        zonal_topology::NodeId(self)
+    }
+}

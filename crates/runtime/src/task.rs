@@ -1,0 +1,177 @@
+//! Task metadata: what every queued task carries, and the public options to set it.
+
+use zonal_policy::{GroupId, TaskId, TaskMeta};
+use zonal_topology::{CpuId, NodeId};
+
+/// "No origin yet": a task injected from outside the pool takes the node of the worker that
+/// first picks it up (that is not a migration).
+pub(crate) const NO_ORIGIN: u32 = u32::MAX;
+/// "No group" in [`Meta::group`].
+pub(crate) const NO_GROUP: u32 = u32::MAX;
+
+/// The metadata a queued task carries (16 bytes, copied with the task).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Meta {
+    /// Origin node (dense index), or [`NO_ORIGIN`].
+    pub(crate) origin: u32,
+    /// Moves between workers so far.
+    pub(crate) migrations: u32,
+    /// Thread group, or [`NO_GROUP`].
+    pub(crate) group: u32,
+    /// CFS weight (1024 = nice 0).
+    pub(crate) weight: u32,
+}
+
+impl Meta {
+    /// A fresh task born on `origin`.
+    #[inline]
+    pub(crate) const fn fresh(origin: u32) -> Self {
+        Self {
+            origin,
+            migrations: 0,
+            group: NO_GROUP,
+            weight: zonal_policy::NICE_0_WEIGHT,
+        }
+    }
+
+    /// A fresh task born on `origin`, in the group and with the weight of `parent`.
+    #[inline]
+    pub(crate) const fn child_of(parent: &Meta, origin: u32) -> Self {
+        Self {
+            origin,
+            migrations: 0,
+            group: parent.group,
+            weight: parent.weight,
+        }
+    }
+
+    /// The policy's view of this task, queued on `cpu`.
+    #[inline]
+    pub(crate) fn to_policy(self, id: u64, cpu: CpuId) -> TaskMeta {
+        let mut t = TaskMeta::new(TaskId(id), NodeId(self.origin), cpu);
+        t.migrations = self.migrations;
+        t.weight = self.weight;
+        t.group = (self.group != NO_GROUP).then_some(GroupId(self.group));
+        t
+    }
+}
+
+/// Metadata of the task running on the current worker, from [`current_task`](crate::current_task).
+///
+/// ```
+/// let pool = zonal_runtime::ThreadPoolBuilder::new()
+///     .preset("s1").no_policy().build()?;
+/// let info = pool.install(|| zonal_runtime::current_task()).unwrap();
+/// assert_eq!(info.migrations, 0);
+/// # Ok::<(), zonal_runtime::BuildError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct TaskInfo {
+    /// The node it was born on (or that its data lives on).
+    pub origin: NodeId,
+    /// How many times it moved between workers (a continuation inherits the count).
+    pub migrations: u32,
+    /// Its thread group, if any.
+    pub group: Option<u32>,
+    /// Its CFS weight.
+    pub weight: u32,
+}
+
+impl TaskInfo {
+    pub(crate) fn from_meta(m: Meta) -> Self {
+        Self {
+            origin: NodeId(m.origin),
+            migrations: m.migrations,
+            group: (m.group != NO_GROUP).then_some(m.group),
+            weight: m.weight,
+        }
+    }
+}
+
+/// Options for one spawned task: origin node, group, weight, and whether it continues the
+/// task running now (inheriting its origin and migration count, so that it can age).
+///
+/// ```
+/// use zonal_runtime::TaskOptions;
+/// let opts = TaskOptions::new().group(3).weight(2048);
+/// assert_eq!(opts.get_group(), Some(3));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskOptions {
+    origin: Option<NodeId>,
+    group: Option<u32>,
+    weight: Option<u32>,
+    continuation: bool,
+}
+
+impl TaskOptions {
+    /// Default options: origin = the spawning worker's node, the parent's group and weight.
+    #[must_use]
+    pub const fn new() -> Self {
+        Self {
+            origin: None,
+            group: None,
+            weight: None,
+            continuation: false,
+        }
+    }
+
+    /// Names the origin node (where the task's data lives).
+    #[must_use]
+    pub const fn origin(mut self, node: NodeId) -> Self {
+        self.origin = Some(node);
+        self
+    }
+
+    /// Puts the task in a thread group.
+    #[must_use]
+    pub const fn group(mut self, group: u32) -> Self {
+        self.group = Some(group);
+        self
+    }
+
+    /// Sets the CFS weight (see [`zonal_policy::nice_to_weight`]).
+    #[must_use]
+    pub const fn weight(mut self, weight: u32) -> Self {
+        self.weight = Some(weight);
+        self
+    }
+
+    /// Makes the task a continuation of the one running now: it keeps that task's origin,
+    /// migration count, group and weight (a long job cut into slices ages like one task).
+    #[must_use]
+    pub const fn continuation(mut self) -> Self {
+        self.continuation = true;
+        self
+    }
+
+    /// The group set, if any.
+    #[must_use]
+    pub const fn get_group(&self) -> Option<u32> {
+        self.group
+    }
+
+    /// The metadata of a task spawned with these options by a thread whose current task is
+    /// `parent` (on node `here`, if a worker).
+    pub(crate) fn resolve(&self, parent: Option<Meta>, here: Option<u32>) -> Meta {
+        let here = here.unwrap_or(NO_ORIGIN);
+        let mut m = match parent {
+            Some(p) if self.continuation => p,
+            Some(p) => Meta::child_of(&p, here),
+            None => Meta::fresh(here),
+        };
+        if m.origin == NO_ORIGIN {
+            m.origin = here;
+        }
+        if let Some(o) = self.origin {
+            m.origin = o.0;
+        }
+        if let Some(g) = self.group {
+            m.group = g;
+        }
+        if let Some(w) = self.weight {
+            m.weight = w;
+        }
+        m
+    }
+}

@@ -1,0 +1,112 @@
+//! Simulator speed, in events per second: the paper's S1 and a 1024-CPU fan-out tree.
+//!
+//! These benches are regression tests of the simulator's speed. Each case runs one whole
+//! simulation per iteration; the workload and policy are built outside the timed loop, and
+//! the throughput is the run's event count (arrivals, segment ends, I/O completions, ticks).
+//! `null` is a policy that places every task on its parent CPU and never balances: it
+//! measures the engine alone; `linux` adds the cost of the Linux baseline's decisions.
+//!
+//! ```text
+//! cargo bench -p zonal-sim --bench sim -- --warm-up-time 1 --measurement-time 5
+//! ```
+
+use criterion::{criterion_main, BenchmarkId, Criterion, Throughput};
+use zonal_policy::{
+    BalanceOutcome, CpuBalanceState, Eligibility, MachineView, MoveContext, Placement, Policy, Rng,
+    TaskMeta, VictimDecision,
+};
+use zonal_sim::{simulate, Arrival, CostModel, ExecTime, SimConfig, WorkloadSpec};
+use zonal_topology::{CpuId, Topology, Victim};
+
+/// Places on the parent CPU, never balances.
+#[derive(Debug)]
+struct Null;
+
+impl Policy for Null {
+    fn name(&self) -> &str {
+        "null"
+    }
+    fn victim(&self, _: &Topology, _: CpuId, _: &Victim, _: u64, _: u64) -> VictimDecision {
+        VictimDecision::Examine
+    }
+    fn eligibility(&self, _: &Topology, _: &TaskMeta, _: CpuId, _: MoveContext) -> Eligibility {
+        Eligibility::Allowed
+    }
+    fn balance(
+        &self,
+        _: &dyn MachineView,
+        _: CpuId,
+        _: &mut CpuBalanceState,
+        _: &mut Rng,
+    ) -> BalanceOutcome {
+        BalanceOutcome::default()
+    }
+    fn idle_balance(
+        &self,
+        _: &dyn MachineView,
+        _: CpuId,
+        _: &mut CpuBalanceState,
+        _: &mut Rng,
+    ) -> BalanceOutcome {
+        BalanceOutcome::default()
+    }
+    fn place(&self, _: &dyn MachineView, parent: CpuId, _: &TaskMeta, _: &mut Rng) -> Placement {
+        Placement {
+            cpu: parent,
+            level: zonal_topology::Level::LOCAL,
+        }
+    }
+}
+
+fn case(c: &mut Criterion, group: &str, topo: &Topology, procs: usize, policies: &[&str]) {
+    let spec = WorkloadSpec {
+        procs,
+        exec: ExecTime::Fixed(200),
+        arrival: Arrival::Uniform { window_ms: 1_000 },
+        io_share: 0.5,
+    };
+    let cost = CostModel::default();
+    let w = spec.generate(topo.cpu_count(), cost.mem_bound_range, &mut Rng::new(1));
+    let cfg = SimConfig {
+        seed: 1,
+        ..SimConfig::default()
+    };
+    let mut g = c.benchmark_group(group);
+    g.sample_size(10);
+    for &name in policies {
+        let policy: std::sync::Arc<dyn Policy> = if name == "null" {
+            std::sync::Arc::new(Null)
+        } else {
+            match zonal_policy::PolicyConfig::named(name).and_then(|p| p.build()) {
+                Ok(p) => p,
+                Err(_) => continue,
+            }
+        };
+        let events = simulate(topo, policy.as_ref(), &w, &cfg).stats.events;
+        g.throughput(Throughput::Elements(events));
+        g.bench_with_input(BenchmarkId::new(name, procs), &w, |b, w| {
+            b.iter(|| simulate(topo, policy.as_ref(), w, &cfg).stats.events);
+        });
+    }
+    g.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    let s1 = zonal_topology::presets::preset("s1").expect("s1");
+    case(
+        c,
+        "sim-s1",
+        &s1,
+        400,
+        &["null", "linux", "conservative-hard"],
+    );
+    let big = zonal_topology::presets::hierarchical(&[4, 4, 4, 4, 4], 1).expect("tree");
+    case(c, "sim-1024cpu", &big, 20_000, &["null"]);
+    case(c, "sim-1024cpu", &big, 1_000, &["linux"]);
+}
+
+#[allow(missing_docs, unreachable_pub)]
+mod group {
+    criterion::criterion_group!(sim, super::benches);
+}
+criterion_main!(group::sim);

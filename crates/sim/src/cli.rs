@@ -1,0 +1,401 @@
+//! The `paper` example's command line: the whole grid, one configuration as JSON, or the
+//! sensitivity sweep.
+//!
+//! ```text
+//! cargo run --release --example paper                      # grid → tables, CSV, SVG in out/paper
+//! cargo run --release --example paper -- --system s1 --workload w2 --procs 200 \
+//!     --policy conservative-hard --seed 3 --json            # one run, one JSON object
+//! cargo run --release --example paper -- --sweep           # remote penalty × migration cost
+//! ```
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Parser;
+use zonal_policy::{OriginRule, PolicyConfig, PolicyName};
+
+use crate::cost::CostModel;
+use crate::engine::OriginAt;
+use crate::experiment::{self, paper_procs, paper_workload, Job, Summary, System, WorkloadId};
+use crate::paper;
+use crate::report::{self, Row};
+use crate::workload::{Arrival, ExecTime, WorkloadSpec};
+
+/// Command-line arguments of `examples/paper.rs`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "paper",
+    about = "Reproduce Mehta & Kanungo's Tables 1-5 on the zonal-sim NUMA simulator"
+)]
+pub struct Args {
+    /// One run: the system (s1, s2, s3, 8-4-6, 8-2-3).
+    #[arg(long)]
+    pub system: Option<String>,
+    /// One run: the workload (w1, w2, w3).
+    #[arg(long)]
+    pub workload: Option<String>,
+    /// One run: the number of processes.
+    #[arg(long)]
+    pub procs: Option<usize>,
+    /// One run: the policy (default linux).
+    #[arg(long)]
+    pub policy: Option<String>,
+    /// One run: the seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// One run: print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// One run: print the per-process trace (inside the JSON with --json).
+    #[arg(long)]
+    pub trace: bool,
+    /// Origin rule of the conservative policies: strict, no-farther, off.
+    #[arg(long)]
+    pub origin: Option<String>,
+    /// Age limit of the conservative policies.
+    #[arg(long)]
+    pub age_limit: Option<u32>,
+    /// Where a process's origin is: parent (the node it forks from) or placement.
+    #[arg(long, default_value = "parent")]
+    pub origin_at: String,
+    /// Multiplies the remote-access penalty.
+    #[arg(long, default_value_t = 1.0)]
+    pub remote_scale: f64,
+    /// Multiplies the migration costs.
+    #[arg(long, default_value_t = 1.0)]
+    pub migration_scale: f64,
+    /// Grid: output directory.
+    #[arg(long, default_value = "out/paper")]
+    pub out: PathBuf,
+    /// Grid: seeds per configuration.
+    #[arg(long, default_value_t = 5)]
+    pub seeds: u64,
+    /// Grid: worker threads (default: available parallelism).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Grid: comma-separated policies (default: every policy that builds).
+    #[arg(long)]
+    pub policies: Option<String>,
+    /// Run the sensitivity sweep instead of the grid.
+    #[arg(long)]
+    pub sweep: bool,
+}
+
+/// Usage errors: exit code 2.
+#[derive(Debug)]
+struct Usage(String);
+
+impl<E: std::fmt::Display> From<E> for Usage {
+    fn from(e: E) -> Self {
+        Usage(e.to_string())
+    }
+}
+
+/// Parses `std::env::args` and runs; returns the process exit code.
+#[must_use]
+pub fn main() -> i32 {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => 0,
+        Err(Usage(msg)) => {
+            eprintln!("error: {msg}");
+            2
+        }
+    }
+}
+
+fn policy_config(name: &str, args: &Args) -> Result<PolicyConfig, Usage> {
+    let mut cfg = PolicyConfig::named(name)?;
+    if let Some(o) = &args.origin {
+        cfg.origin = o.parse::<OriginRule>()?;
+    }
+    cfg.age_limit = args.age_limit;
+    cfg.build()?;
+    Ok(cfg)
+}
+
+fn cost(args: &Args) -> CostModel {
+    CostModel {
+        remote_scale: args.remote_scale,
+        migration_scale: args.migration_scale,
+        ..CostModel::default()
+    }
+}
+
+fn origin_at(args: &Args) -> Result<OriginAt, Usage> {
+    match args.origin_at.as_str() {
+        "parent" => Ok(OriginAt::Parent),
+        "placement" => Ok(OriginAt::Placement),
+        other => Err(Usage(format!(
+            "unknown --origin-at {other:?}; valid: parent, placement"
+        ))),
+    }
+}
+
+fn run(args: &Args) -> Result<(), Usage> {
+    if let Some(o) = &args.origin {
+        o.parse::<OriginRule>()?;
+    }
+    origin_at(args)?;
+    if args.system.is_some() || args.workload.is_some() || args.procs.is_some() {
+        single(args)
+    } else if args.sweep {
+        sweep(args)
+    } else {
+        if let Some(p) = &args.policy {
+            return Err(Usage(format!(
+                "--policy {p} needs --system, --workload and --procs (or use --policies for the grid)"
+            )));
+        }
+        grid(args)
+    }
+}
+
+fn single(args: &Args) -> Result<(), Usage> {
+    let need = |what: &str| Usage(format!("a single run needs --{what}"));
+    let system: System = args
+        .system
+        .as_deref()
+        .ok_or_else(|| need("system"))?
+        .parse()?;
+    let w: WorkloadId = args
+        .workload
+        .as_deref()
+        .ok_or_else(|| need("workload"))?
+        .parse()?;
+    let procs = args.procs.ok_or_else(|| need("procs"))?;
+    let policy = policy_config(args.policy.as_deref().unwrap_or("linux"), args)?;
+    let job = Job {
+        system,
+        label: w.as_str().into(),
+        workload: paper_workload(system, w, procs),
+        policy,
+        seed: args.seed,
+        cost: cost(args),
+        origin_at: origin_at(args)?,
+    };
+    let r = experiment::run(&job, args.trace)?;
+    if args.json {
+        let mut v = report::json(&job, &r.stats);
+        if let Some(t) = &r.trace {
+            v["trace"] = t.clone().into();
+        }
+        println!("{v}");
+    } else {
+        println!("{:#}", report::json(&job, &r.stats));
+        if let Some(t) = &r.trace {
+            print!("{t}");
+        }
+    }
+    Ok(())
+}
+
+fn policies(args: &Args) -> Result<Vec<String>, Usage> {
+    match &args.policies {
+        Some(list) => list
+            .split(',')
+            .map(|p| policy_config(p.trim(), args).map(|c| c.name.to_string()))
+            .collect(),
+        None => Ok(PolicyName::ALL
+            .iter()
+            .filter(|n| PolicyConfig::new(**n).build().is_ok())
+            .map(ToString::to_string)
+            .collect()),
+    }
+}
+
+fn progress_bar(n: usize) -> indicatif::ProgressBar {
+    let pb = indicatif::ProgressBar::new(n as u64);
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} runs")
+    {
+        pb.set_style(style);
+    }
+    pb
+}
+
+fn threads(args: &Args) -> usize {
+    args.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(std::num::NonZero::get)
+            .unwrap_or(1)
+    })
+}
+
+fn grid(args: &Args) -> Result<(), Usage> {
+    let start = Instant::now();
+    let policies = policies(args)?;
+    let (cost, origin_at) = (cost(args), origin_at(args)?);
+    let mut jobs = Vec::new();
+    for p in &policies {
+        let cfg = policy_config(p, args)?;
+        for system in [System::S1, System::S2, System::S3] {
+            for w in WorkloadId::ALL {
+                for &procs in paper_procs(system) {
+                    for seed in 1..=args.seeds {
+                        jobs.push(Job {
+                            system,
+                            label: w.as_str().into(),
+                            workload: paper_workload(system, w, procs),
+                            policy: cfg.clone(),
+                            seed,
+                            cost,
+                            origin_at,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    if policies.iter().any(|p| p == "linux") {
+        let linux = policy_config("linux", args)?;
+        for (i, r) in paper::TABLE1.iter().enumerate() {
+            for seed in 1..=args.seeds {
+                jobs.push(Job {
+                    system: r.system,
+                    label: report::table1_label(i),
+                    workload: WorkloadSpec {
+                        procs: r.procs,
+                        exec: ExecTime::Fixed(r.exec_ms),
+                        arrival: Arrival::Uniform {
+                            window_ms: experiment::RANDOM_WINDOW_MS,
+                        },
+                        io_share: if r.io_bound { 1.0 } else { 0.0 },
+                    },
+                    policy: linux.clone(),
+                    seed,
+                    cost,
+                    origin_at,
+                });
+            }
+        }
+    }
+    let pb = progress_bar(jobs.len());
+    let results = experiment::run_all(&jobs, threads(args), &|| pb.inc(1))?;
+    pb.finish_and_clear();
+    let rows: Vec<Row> = jobs
+        .into_iter()
+        .zip(results)
+        .map(|(job, r)| Row {
+            job,
+            stats: r.stats,
+        })
+        .collect();
+    let mut md = format!(
+        "# zonal-sim: the paper's grid\n\n{} runs, {} seeds, policies: {}; origin at {}; cost model: defaults × (remote {}, migration {}).\n\n",
+        rows.len(),
+        args.seeds,
+        policies.join(", "),
+        args.origin_at,
+        args.remote_scale,
+        args.migration_scale
+    );
+    md.push_str(&report::headline(&rows, &policies));
+    md.push('\n');
+    md.push_str(&report::table1(&rows));
+    md.push('\n');
+    md.push_str(&report::table2(&rows, &policies));
+    md.push('\n');
+    md.push_str(&report::tat_tables(&rows));
+    md.push_str(&report::all_policies(&rows, &policies));
+    std::fs::create_dir_all(&args.out)?;
+    std::fs::write(args.out.join("tables.md"), &md)?;
+    std::fs::write(args.out.join("runs.csv"), report::csv(&rows))?;
+    crate::plot::tat_plots(&rows, &policies, &args.out).map_err(Usage)?;
+    print!("{md}");
+    eprintln!(
+        "{} runs in {:.1} s; wrote {}/tables.md, runs.csv, tat-s1.svg, tat-s2.svg, tat-s3.svg",
+        rows.len(),
+        start.elapsed().as_secs_f64(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// Remote-penalty scales of the sweep.
+const SWEEP_REMOTE: [f64; 5] = [0.0, 0.25, 0.5, 1.0, 2.0];
+/// Migration-cost scales of the sweep.
+const SWEEP_MIGRATION: [f64; 4] = [0.0, 1.0, 10.0, 100.0];
+
+fn sweep(args: &Args) -> Result<(), Usage> {
+    let start = Instant::now();
+    let points = [
+        (System::S1, WorkloadId::W2, 200),
+        (System::S2, WorkloadId::W3, 200),
+        (System::S3, WorkloadId::W1, 300),
+    ];
+    let contender = args.policy.as_deref().unwrap_or("conservative-hard");
+    let pols = [
+        policy_config("linux", args)?,
+        policy_config(contender, args)?,
+    ];
+    let origin_at = origin_at(args)?;
+    let mut jobs = Vec::new();
+    for &(system, w, procs) in &points {
+        for &rs in &SWEEP_REMOTE {
+            for &ms in &SWEEP_MIGRATION {
+                for p in &pols {
+                    for seed in 1..=args.seeds {
+                        jobs.push(Job {
+                            system,
+                            label: w.as_str().into(),
+                            workload: paper_workload(system, w, procs),
+                            policy: p.clone(),
+                            seed,
+                            cost: CostModel {
+                                remote_scale: rs,
+                                migration_scale: ms,
+                                ..CostModel::default()
+                            },
+                            origin_at,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let pb = progress_bar(jobs.len());
+    let results = experiment::run_all(&jobs, threads(args), &|| pb.inc(1))?;
+    pb.finish_and_clear();
+    let mut md = format!(
+        "## Sensitivity: gain % of {contender} over linux (mean ± 95% CI over {} seeds)\n\nRows: remote-access penalty scale (0 = no NUMA penalty, 1 = SLIT ratio × memory-bound share). Columns: migration-cost scale (× direct 5 µs + cache refill 100 µs).\n",
+        args.seeds
+    );
+    let tat = |i: usize| results[i].stats.avg_tat_us;
+    let mut i = 0;
+    for &(system, w, procs) in &points {
+        md.push_str(&format!(
+            "\n### {} {} {procs}\n\n| remote \\ migration |{}\n|---|{}\n",
+            system.as_str().to_uppercase(),
+            w.as_str().to_uppercase(),
+            SWEEP_MIGRATION
+                .iter()
+                .map(|m| format!(" ×{m} |"))
+                .collect::<String>(),
+            "---|".repeat(SWEEP_MIGRATION.len())
+        ));
+        for &rs in &SWEEP_REMOTE {
+            md.push_str(&format!("| ×{rs} |"));
+            for _ in &SWEEP_MIGRATION {
+                let n = args.seeds as usize;
+                let gains: Vec<f64> = (0..n)
+                    .map(|k| 100.0 * (tat(i + k) - tat(i + n + k)) / tat(i + k))
+                    .collect();
+                let s = Summary::of(&gains);
+                md.push_str(&format!(" {:.2} ± {:.2} |", s.mean, s.ci95));
+                i += 2 * n;
+            }
+            md.push('\n');
+        }
+    }
+    std::fs::create_dir_all(&args.out)?;
+    std::fs::write(args.out.join("sweep.md"), &md)?;
+    print!("{md}");
+    eprintln!(
+        "{} runs in {:.1} s; wrote {}/sweep.md",
+        jobs.len(),
+        start.elapsed().as_secs_f64(),
+        args.out.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,166 @@
+//! The cost model: every constant the simulator charges, named, with where it comes from.
+//!
+//! None of these was tuned to reproduce the paper's figures: the paper gives no constants,
+//! so each one below is a published or kernel-documented figure, or an assumption stated
+//! as such. `crates/sim/README.md` repeats the table.
+//!
+//! # What is charged, and to whom
+//!
+//! - **Balancing attempt** (one CPU, one level): `LB_ATTEMPT_BASE_NS + cpus_scanned ×
+//!   LB_SCAN_PER_CPU_NS × numa_factor(level)` of CPU time on the balancing CPU. It delays
+//!   whatever that CPU runs next; on a CPU that stays idle it is absorbed by idle time.
+//! - **Migration**: `MIGRATION_DIRECT_NS` (runqueue locks, dequeue/enqueue, a resched IPI),
+//!   plus `CACHE_REFILL_NS` when the task was cache-hot (ran less than
+//!   `CACHE_HOT_NS` = `sysctl_sched_migration_cost` ago), charged to the task before it next
+//!   runs.
+//! - **Remote memory**: a task whose memory lives on node `m` and that runs on node `n`
+//!   progresses at `1 / (1 + mem_bound × remote_scale × (d(m, n) / d(m, m) − 1))` of full
+//!   speed: the memory-bound share of its time stretches by the relative latency (SLIT
+//!   distances are relative latencies).
+//! - **Page migration**: when a task ages (reaches the age limit) away from its memory, its
+//!   pages may follow it: a one-off `rss / PAGE_MIGRATION_BYTES_PER_US`, after which it
+//!   runs at local speed.
+
+/// Scheduler tick, µs: `CONFIG_HZ=250`, the common distribution kernel setting.
+pub const TICK_US: u64 = 4_000;
+
+/// Fair-scheduler time slice, µs: the paper's traces show 100 ms run slices.
+pub const SLICE_US: u64 = 100_000;
+
+/// Fixed part of one balancing attempt, ns: taking the runqueue lock, computing the
+/// domain's statistics. Linux's per-domain `max_newidle_lb_cost` (debugfs
+/// `sched/domains/cpu*/domain*/max_newidle_lb_cost`) reads a few µs at the lowest levels
+/// of common servers; we take 2 µs.
+pub const LB_ATTEMPT_BASE_NS: u64 = 2_000;
+
+/// Per CPU whose load an attempt reads, ns, before the NUMA factor: one cache-line miss on
+/// that CPU's runqueue, about a local DRAM access (~100 ns on current x86 servers); scaled by
+/// the level's relative latency `levels[l] / levels[0]`.
+pub const LB_SCAN_PER_CPU_NS: u64 = 100;
+
+/// Direct cost of one migration, ns: both runqueue locks, dequeue, enqueue and a
+/// reschedule IPI, each of the order of a µs; we take 5 µs.
+pub const MIGRATION_DIRECT_NS: u64 = 5_000;
+
+/// Linux's `sysctl_sched_migration_cost` (0.5 ms): a task that ran less than this long ago
+/// is cache-hot.
+pub const CACHE_HOT_NS: u64 = 500_000;
+
+/// Refilling a cache-hot task's working set after a migration, ns. Li, Ding & Shen,
+/// *Quantifying the cost of context switch* (ExpCS 2007), measure indirect (cache) costs
+/// from a few µs up to more than 1 ms depending on the working set; we take 100 µs,
+/// about 1 MiB refilled at ~10 GB/s, scaled by the NUMA factor of the task's memory.
+pub const CACHE_REFILL_NS: u64 = 100_000;
+
+/// Resident set of a simulated process, bytes (an assumption: 16 MiB).
+pub const PROCESS_RSS_BYTES: u64 = 16 << 20;
+
+/// Page-migration throughput, bytes per µs: Linux `move_pages()` / NUMA-balancing
+/// migration of 4 KiB pages runs at roughly 1–3 GB/s on x86 servers (Yan et al.,
+/// *Nimble page management for tiered memory systems*, ASPLOS 2019); we take 2 GB/s.
+pub const PAGE_MIGRATION_BYTES_PER_US: u64 = 2_000;
+
+/// Range of the per-process memory-bound share (time stalled on memory at local latency):
+/// an assumption, uniform over 10–50%, the spread of memory-stall shares reported for
+/// SPEC CPU2006 on x86 (top-down "memory bound" category).
+pub const MEM_BOUND_RANGE: (f64, f64) = (0.1, 0.5);
+
+/// The simulator's cost model. [`CostModel::default`] uses the constants above; the
+/// sensitivity study scales `remote_scale` and `migration_scale`.
+///
+/// ```
+/// let c = zonal_sim::CostModel::default();
+/// assert_eq!(c.slice_us, 100_000);
+/// assert_eq!(c.slowdown(0.5, 2.0), 1.5);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct CostModel {
+    /// Time slice, µs.
+    pub slice_us: u64,
+    /// Tick, µs (the finest balancing granularity).
+    pub tick_us: u64,
+    /// Fixed cost per balancing attempt, ns.
+    pub lb_attempt_base_ns: u64,
+    /// Cost per CPU scanned, ns (× the level's NUMA factor).
+    pub lb_scan_per_cpu_ns: u64,
+    /// Direct migration cost, ns.
+    pub migration_direct_ns: u64,
+    /// Cache-hot horizon, ns.
+    pub cache_hot_ns: u64,
+    /// Cache refill cost of a hot task, ns.
+    pub cache_refill_ns: u64,
+    /// Multiplies both migration costs (sensitivity study; 1.0 by default).
+    pub migration_scale: f64,
+    /// Multiplies the remote-access penalty (sensitivity study; 1.0 by default; 0 = UMA).
+    pub remote_scale: f64,
+    /// Whether an aged task's pages follow it.
+    pub pages_follow_aged: bool,
+    /// One-off cost of moving an aged task's pages, ns.
+    pub page_migration_ns: u64,
+    /// Range of the per-process memory-bound share.
+    pub mem_bound_range: (f64, f64),
+}
+
+impl Default for CostModel {
+    fn default() -> Self {
+        Self {
+            slice_us: SLICE_US,
+            tick_us: TICK_US,
+            lb_attempt_base_ns: LB_ATTEMPT_BASE_NS,
+            lb_scan_per_cpu_ns: LB_SCAN_PER_CPU_NS,
+            migration_direct_ns: MIGRATION_DIRECT_NS,
+            cache_hot_ns: CACHE_HOT_NS,
+            cache_refill_ns: CACHE_REFILL_NS,
+            migration_scale: 1.0,
+            remote_scale: 1.0,
+            pages_follow_aged: true,
+            page_migration_ns: PROCESS_RSS_BYTES / PAGE_MIGRATION_BYTES_PER_US * 1_000,
+            mem_bound_range: MEM_BOUND_RANGE,
+        }
+    }
+}
+
+impl CostModel {
+    /// A model with no costs at all: no balancing, migration or remote-access cost (for
+    /// hand-checked scenarios).
+    #[must_use]
+    pub fn free() -> Self {
+        Self {
+            lb_attempt_base_ns: 0,
+            lb_scan_per_cpu_ns: 0,
+            migration_direct_ns: 0,
+            cache_refill_ns: 0,
+            remote_scale: 0.0,
+            page_migration_ns: 0,
+            ..Self::default()
+        }
+    }
+
+    /// Wall time per unit of work for a task with memory-bound share `mem_bound` whose
+    /// memory is `factor` (relative latency) away.
+    #[inline]
+    #[must_use]
+    pub fn slowdown(&self, mem_bound: f64, factor: f64) -> f64 {
+        1.0 + mem_bound * self.remote_scale * (factor - 1.0).max(0.0)
+    }
+
+    /// Cost of one balancing attempt, ns.
+    #[inline]
+    #[must_use]
+    pub fn attempt_ns(&self, cpus_scanned: u32, level_factor: f64) -> u64 {
+        self.lb_attempt_base_ns
+            + (f64::from(cpus_scanned) * self.lb_scan_per_cpu_ns as f64 * level_factor) as u64
+    }
+
+    /// Cost of one migration, ns, charged to the task.
+    #[inline]
+    #[must_use]
+    pub fn migration_ns(&self, cache_hot: bool, mem_factor: f64) -> u64 {
+        let refill = if cache_hot {
+            self.cache_refill_ns as f64 * mem_factor
+        } else {
+            0.0
+        };
+        ((self.migration_direct_ns as f64 + refill) * self.migration_scale) as u64
+    }
+}

@@ -1,0 +1,665 @@
+//! The event loop: arrivals, run segments, I/O completions and ticks, with every balancing
+//! decision asked of the policy.
+//!
+//! # One run, step by step
+//!
+//! 1. Every process gets an `Arrive` event; every CPU a `Tick` at the first tick.
+//! 2. **Arrive**: the policy's [`Policy::place`] picks the CPU (fork/exec balancing) from
+//!    the parent CPU. The process's origin — and, until its pages move, its memory node —
+//!    is the parent's node, or with [`OriginAt::Placement`] the chosen CPU's node.
+//! 3. **Dispatch** (a CPU with a queue and nothing running): the head of the queue runs
+//!    for `min(slice, what its burst still needs)`, after paying any pending costs (the CPU's
+//!    balancing time, the task's migration and page-move costs). Its work progresses at
+//!    `1 / slowdown` where the slowdown follows the NUMA factor between its memory node and
+//!    the CPU's node ([`CostModel::slowdown`]).
+//! 4. **SegmentEnd**: the burst finished (the process starts an I/O wait or ends) or the
+//!    slice expired (the task goes to the tail if others wait). If the queue is now empty the
+//!    policy's [`Policy::idle_balance`] runs (new-idle balancing); then the CPU dispatches.
+//! 5. **IoDone**: the process wakes on the CPU it last ran on if that CPU is idle, else on
+//!    an idle CPU of the same node, else on its last CPU (Linux's `select_idle_sibling`
+//!    within the last-level cache, which our presets put at the node; the policy trait has no
+//!    wake-up hook).
+//! 6. **Tick**: the policy's [`Policy::balance`] runs for the CPU; the next tick is
+//!    scheduled at the earliest `next_due_us` of the CPU's levels (as the policy left them),
+//!    rounded up to the tick grid, and at least one tick later.
+//!
+//! Migrations a pass asks for are applied in order. A running task may be moved (Linux's
+//! active balance): its segment is cut short and accounted. A migration whose task is no
+//! longer on `from` is counted as stale and skipped.
+
+use zonal_policy::{
+    AttemptOutcome, BalanceOutcome, CpuBalanceState, Migration, Policy, Rng, TaskId, TaskMeta,
+};
+use zonal_topology::{CpuId, Topology};
+
+use crate::cost::CostModel;
+use crate::machine::{MachineState, Segment};
+use crate::queue::{EventKind, EventQueue};
+use crate::stats::{MigrationRecord, ProcRecord, RunResult, RunStats};
+use crate::trace::{Piece, Tracer};
+use crate::workload::Workload;
+
+/// How to run one simulation.
+///
+/// ```
+/// let cfg = zonal_sim::SimConfig { seed: 7, ..Default::default() };
+/// assert!(cfg.age_limit.is_none());
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimConfig {
+    /// Seed of the policy's random stream.
+    pub seed: u64,
+    /// The cost model.
+    pub cost: CostModel,
+    /// Migrations after which a task counts as aged (its pages may follow it); `None` for
+    /// policies without ageing. Must match the policy's own limit.
+    pub age_limit: Option<u32>,
+    /// Collect the per-process trace and the migration log.
+    pub trace: bool,
+    /// Stop at this simulated time, µs, even if processes remain.
+    pub time_limit_us: u64,
+    /// Which node is a process's origin (and first memory node).
+    pub origin_at: OriginAt,
+}
+
+/// Where a process's origin node (the node its memory lives on, which the conservative
+/// policies keep it near) is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OriginAt {
+    /// The node of the CPU it was forked from: its data lives with its parent, and fork
+    /// placement may already start it away from home (the default; DESIGN.md: "where it was
+    /// spawned").
+    #[default]
+    Parent,
+    /// The node fork placement chose: its memory is first touched where it starts.
+    Placement,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            seed: 0,
+            cost: CostModel::default(),
+            age_limit: None,
+            trace: false,
+            time_limit_us: 3_600_000_000,
+            origin_at: OriginAt::Parent,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Pending,
+    Queued,
+    Running,
+    Io,
+    Done,
+}
+
+/// A process's dynamic state.
+#[derive(Clone, Copy, Debug)]
+struct Proc {
+    phase: Phase,
+    cpu: u32,
+    origin: u32,
+    mem_node: u32,
+    burst: u32,
+    rem_us: u64,
+    pending_ns: u64,
+    migrations: u32,
+    migrated_since_run: bool,
+    aged: bool,
+    since_us: u64,
+    last_ran_us: Option<u64>,
+    finish_us: Option<u64>,
+    work_us: u64,
+    run_us: u64,
+}
+
+/// Runs `workload` on `topo` under `policy`.
+///
+/// ```
+/// # use zonal_sim::{simulate, SimConfig, Workload, Burst};
+/// # fn demo(policy: &dyn zonal_policy::Policy) {
+/// let topo = zonal_topology::presets::preset("s1").unwrap();
+/// let mut w = Workload::default();
+/// w.push(0, 0, 0.0, &[Burst { cpu_us: 10_000, io_us: 0 }]);
+/// let r = simulate(&topo, policy, &w, &SimConfig::default());
+/// assert_eq!(r.stats.finished, 1);
+/// # }
+/// ```
+#[must_use]
+pub fn simulate(
+    topo: &Topology,
+    policy: &dyn Policy,
+    workload: &Workload,
+    cfg: &SimConfig,
+) -> RunResult {
+    Engine::new(topo, policy, workload, cfg).run()
+}
+
+struct Engine<'a> {
+    m: MachineState<'a>,
+    policy: &'a dyn Policy,
+    wl: &'a Workload,
+    cost: CostModel,
+    age_limit: Option<u32>,
+    time_limit_us: u64,
+    origin_at: OriginAt,
+    procs: Vec<Proc>,
+    /// `procs × M`: wall time each process ran at each level relative to its origin.
+    level_run: Vec<u64>,
+    mal: usize,
+    level_factor: Vec<f64>,
+    states: Vec<CpuBalanceState>,
+    rng: Rng,
+    q: EventQueue,
+    stats: RunStats,
+    lb_cost_ns: u64,
+    tracer: Option<Tracer>,
+    mlog: Vec<MigrationRecord>,
+    done: usize,
+    touched: Vec<u32>,
+}
+
+impl<'a> Engine<'a> {
+    fn new(topo: &'a Topology, policy: &'a dyn Policy, wl: &'a Workload, cfg: &SimConfig) -> Self {
+        let n = wl.procs.len();
+        let mal = topo.mal_count().max(1);
+        let levels = topo.levels();
+        let level_factor = (0..mal)
+            .map(|l| match (levels.get(l), levels.first()) {
+                (Some(&d), Some(&d0)) if d0 > 0 => f64::from(d) / f64::from(d0),
+                _ => 1.0,
+            })
+            .collect();
+        let procs = wl
+            .procs
+            .iter()
+            .map(|s| Proc {
+                phase: Phase::Pending,
+                cpu: s.parent_cpu,
+                origin: 0,
+                mem_node: 0,
+                burst: 0,
+                rem_us: wl.bursts[s.first_burst as usize].cpu_us,
+                pending_ns: 0,
+                migrations: 0,
+                migrated_since_run: false,
+                aged: false,
+                since_us: s.arrival_us,
+                last_ran_us: None,
+                finish_us: None,
+                work_us: 0,
+                run_us: 0,
+            })
+            .collect();
+        let stats = RunStats {
+            procs: n,
+            migrations_by_level: vec![0; mal],
+            exec_by_level: vec![0; mal],
+            placements_by_level: vec![0; mal],
+            demand_us: wl.demand_us(),
+            ..RunStats::default()
+        };
+        Self {
+            m: MachineState::new(topo),
+            policy,
+            wl,
+            cost: cfg.cost,
+            age_limit: cfg.age_limit,
+            time_limit_us: cfg.time_limit_us,
+            origin_at: cfg.origin_at,
+            procs,
+            level_run: vec![0; n * mal],
+            mal,
+            level_factor,
+            states: (0..topo.cpu_count())
+                .map(|c| CpuBalanceState::new(topo, CpuId::new(c)))
+                .collect(),
+            rng: Rng::new(cfg.seed),
+            q: EventQueue::with_capacity(n + 2 * topo.cpu_count()),
+            stats,
+            lb_cost_ns: 0,
+            tracer: cfg.trace.then(|| Tracer::new(n)),
+            mlog: Vec::new(),
+            done: 0,
+            touched: Vec::new(),
+        }
+    }
+
+    fn run(mut self) -> RunResult {
+        for (p, s) in self.wl.procs.iter().enumerate() {
+            self.q.push(s.arrival_us, EventKind::Arrive, p as u32, 0);
+        }
+        let tick = self.cost.tick_us.max(1);
+        for c in 0..self.m.cpus.len() {
+            self.q.push(tick, EventKind::Tick, c as u32, 0);
+        }
+        let n = self.procs.len();
+        while self.done < n {
+            let Some(ev) = self.q.pop() else { break };
+            if ev.time_us > self.time_limit_us {
+                break;
+            }
+            self.m.now_us = ev.time_us;
+            self.stats.events += 1;
+            let a = ev.a as usize;
+            match ev.kind {
+                EventKind::Arrive => self.arrive(a),
+                EventKind::SegmentEnd => self.segment_end(a, ev.gen),
+                EventKind::IoDone => self.io_done(a),
+                EventKind::Tick => self.tick(a),
+            }
+        }
+        self.finish()
+    }
+
+    // --- Events -------------------------------------------------------------------------
+
+    fn arrive(&mut self, p: usize) {
+        let topo = self.m.topo;
+        let parent = CpuId(self.wl.procs[p].parent_cpu);
+        let mut meta = TaskMeta::new(TaskId(p as u64), topo.node_of(parent), parent);
+        let placed = self.policy.place(&self.m, parent, &meta, &mut self.rng);
+        let cpu = if placed.cpu.index() < topo.cpu_count() {
+            placed.cpu
+        } else {
+            parent
+        };
+        self.stats.placements_by_level[topo.level_between(parent, cpu).index()] += 1;
+        let node = match self.origin_at {
+            OriginAt::Parent => topo.node_of(parent),
+            OriginAt::Placement => topo.node_of(cpu),
+        };
+        meta.origin = node;
+        meta.cpu = cpu;
+        let pr = &mut self.procs[p];
+        pr.origin = node.0;
+        pr.mem_node = node.0;
+        pr.cpu = cpu.0;
+        pr.phase = Phase::Queued;
+        pr.since_us = self.m.now_us;
+        self.enqueue(cpu.index(), meta);
+        self.dispatch(cpu.index());
+    }
+
+    fn segment_end(&mut self, c: usize, gen: u32) {
+        let cs = &self.m.cpus[c];
+        if gen != cs.gen || !cs.running {
+            return;
+        }
+        let seg = cs.seg;
+        let p = cs.rq[0].id.0 as usize;
+        let rem = self.procs[p].rem_us;
+        let work = if seg.completes {
+            rem
+        } else {
+            let w = (seg.end_us - seg.work_start_us) as f64 / seg.slowdown;
+            (w as u64).min(rem.saturating_sub(1))
+        };
+        self.stop_running(c, p, work);
+        let now = self.m.now_us;
+        if self.procs[p].rem_us == 0 {
+            let meta = self.m.cpus[c].rq.remove(0);
+            self.m.cpus[c].weighted -= u64::from(meta.weight);
+            let spec = self.wl.procs[p];
+            let b = self.procs[p].burst as usize;
+            let burst = self.wl.bursts[spec.first_burst as usize + b];
+            let pr = &mut self.procs[p];
+            pr.burst += 1;
+            if pr.burst < spec.bursts {
+                pr.phase = Phase::Io;
+                pr.since_us = now;
+                pr.rem_us = self.wl.bursts[(spec.first_burst + pr.burst) as usize].cpu_us;
+                self.q
+                    .push(now + burst.io_us, EventKind::IoDone, p as u32, 0);
+            } else {
+                pr.phase = Phase::Done;
+                pr.finish_us = Some(now);
+                self.done += 1;
+            }
+        } else {
+            let rq = &mut self.m.cpus[c].rq;
+            if rq.len() > 1 {
+                let t = rq.remove(0);
+                rq.push(t);
+            }
+            let pr = &mut self.procs[p];
+            pr.phase = Phase::Queued;
+            pr.since_us = now;
+        }
+        self.m.touch(c);
+        if self.m.cpus[c].rq.is_empty() {
+            let out = self.policy.idle_balance(
+                &self.m,
+                CpuId::new(c),
+                &mut self.states[c],
+                &mut self.rng,
+            );
+            self.apply(out, true);
+        }
+        self.dispatch(c);
+    }
+
+    fn io_done(&mut self, p: usize) {
+        let now = self.m.now_us;
+        let topo = self.m.topo;
+        let pr = self.procs[p];
+        debug_assert_eq!(pr.phase, Phase::Io);
+        self.trace(
+            p,
+            Piece::Io {
+                us: now - pr.since_us,
+            },
+        );
+        let prev = pr.cpu as usize;
+        let target = if self.m.is_idle(prev) {
+            prev
+        } else {
+            topo.cpus_of(topo.node_of(CpuId::new(prev)))
+                .iter()
+                .map(|c| c.index())
+                .find(|&c| self.m.is_idle(c))
+                .unwrap_or(prev)
+        };
+        let meta = TaskMeta {
+            cpu: CpuId::new(target),
+            migrations: pr.migrations,
+            last_ran_us: pr.last_ran_us,
+            ..TaskMeta::new(
+                TaskId(p as u64),
+                zonal_topology::NodeId(pr.origin),
+                CpuId::new(target),
+            )
+        };
+        let pr = &mut self.procs[p];
+        pr.cpu = target as u32;
+        pr.phase = Phase::Queued;
+        pr.since_us = now;
+        self.enqueue(target, meta);
+        self.dispatch(target);
+    }
+
+    fn tick(&mut self, c: usize) {
+        let out = self
+            .policy
+            .balance(&self.m, CpuId::new(c), &mut self.states[c], &mut self.rng);
+        self.apply(out, false);
+        let tick = self.cost.tick_us.max(1);
+        let now = self.m.now_us;
+        let due = self.states[c]
+            .levels
+            .iter()
+            .map(|l| l.next_due_us)
+            .min()
+            .unwrap_or(0);
+        let next = due.max(now + tick).div_ceil(tick) * tick;
+        self.q.push(next, EventKind::Tick, c as u32, 0);
+    }
+
+    // --- Scheduling ---------------------------------------------------------------------
+
+    fn enqueue(&mut self, c: usize, meta: TaskMeta) {
+        let cs = &mut self.m.cpus[c];
+        cs.weighted += u64::from(meta.weight);
+        cs.rq.push(meta);
+        self.m.touch(c);
+    }
+
+    /// Starts the head of `c`'s queue if `c` runs nothing.
+    fn dispatch(&mut self, c: usize) {
+        let now = self.m.now_us;
+        let topo = self.m.topo;
+        let cs = &mut self.m.cpus[c];
+        if cs.running || cs.rq.is_empty() {
+            return;
+        }
+        cs.running = true;
+        cs.rq[0].running = true;
+        let p = cs.rq[0].id.0 as usize;
+        let overhead_ns = std::mem::take(&mut cs.overhead_ns);
+        let pr = &mut self.procs[p];
+        debug_assert_eq!(pr.phase, Phase::Queued);
+        let since = pr.since_us;
+        let overhead_ns = overhead_ns + std::mem::take(&mut pr.pending_ns);
+        let overhead_us = overhead_ns.div_ceil(1000);
+        let node = topo.node_of(CpuId::new(c));
+        let factor = topo.numa_factor(zonal_topology::NodeId(pr.mem_node), node);
+        let slowdown = self.cost.slowdown(self.wl.procs[p].mem_bound, factor);
+        let need = ((pr.rem_us as f64 * slowdown).ceil() as u64).max(1);
+        let len = need.min(self.cost.slice_us.max(1));
+        pr.phase = Phase::Running;
+        pr.migrated_since_run = false;
+        let work_start = now + overhead_us;
+        let seg = Segment {
+            start_us: now,
+            work_start_us: work_start,
+            end_us: work_start + len,
+            slowdown,
+            completes: len == need,
+        };
+        cs.seg = seg;
+        cs.gen = cs.gen.wrapping_add(1);
+        let gen = cs.gen;
+        self.q
+            .push(seg.end_us, EventKind::SegmentEnd, c as u32, gen);
+        self.stats.overhead_us += overhead_us;
+        self.m.touch(c);
+        self.trace(
+            p,
+            Piece::Wait {
+                cpu: c as u32,
+                us: now - since,
+            },
+        );
+    }
+
+    /// Accounts the running task of `c` (process `p`) for `work` µs of work up to now and
+    /// takes it off the CPU (it stays in the queue).
+    fn stop_running(&mut self, c: usize, p: usize, work: u64) {
+        let now = self.m.now_us;
+        let topo = self.m.topo;
+        let cs = &mut self.m.cpus[c];
+        let seg = cs.seg;
+        cs.running = false;
+        cs.rq[0].running = false;
+        cs.rq[0].last_ran_us = Some(now);
+        let pr = &mut self.procs[p];
+        pr.rem_us -= work;
+        pr.work_us += work;
+        pr.run_us += now.saturating_sub(seg.work_start_us);
+        pr.last_ran_us = Some(now);
+        let lvl = topo
+            .node_level(
+                zonal_topology::NodeId(pr.origin),
+                topo.node_of(CpuId::new(c)),
+            )
+            .map_or(self.mal - 1, |l| l.index().min(self.mal - 1));
+        self.level_run[p * self.mal + lvl] += now - seg.start_us;
+        self.trace(
+            p,
+            Piece::Run {
+                cpu: c as u32,
+                us: now - seg.start_us,
+            },
+        );
+    }
+
+    // --- Balancing ----------------------------------------------------------------------
+
+    fn apply(&mut self, out: BalanceOutcome, newidle: bool) {
+        for a in &out.attempts {
+            self.stats.lb_passes += 1;
+            self.stats.lb_passes_newidle += u64::from(newidle);
+            if a.outcome != AttemptOutcome::Balanced {
+                self.stats.lb_attempts += 1;
+                self.stats.lb_attempts_unsuccessful += u64::from(a.failed());
+            }
+            let f = self.level_factor[a.level.index().min(self.mal - 1)];
+            let ns = self.cost.attempt_ns(a.cpus_scanned, f);
+            self.lb_cost_ns += ns;
+            if let Some(cs) = self.m.cpus.get_mut(a.cpu.index()) {
+                cs.overhead_ns += ns;
+            }
+        }
+        self.stats.refused.merge(&out.refused);
+        self.touched.clear();
+        for mig in &out.migrations {
+            self.migrate(mig, newidle);
+        }
+        // Balancing time on a CPU that stays idle is absorbed by idle time.
+        for a in &out.attempts {
+            let c = a.cpu.index();
+            if c < self.m.cpus.len() && self.m.is_idle(c) {
+                self.m.cpus[c].overhead_ns = 0;
+            }
+        }
+        for i in 0..self.touched.len() {
+            let c = self.touched[i] as usize;
+            self.dispatch(c);
+        }
+    }
+
+    fn migrate(&mut self, mig: &Migration, newidle: bool) {
+        let (from, to) = (mig.from.index(), mig.to.index());
+        let ncpu = self.m.cpus.len();
+        let idx = if from != to && from < ncpu && to < ncpu {
+            self.m.cpus[from].rq.iter().position(|t| t.id == mig.task)
+        } else {
+            None
+        };
+        let Some(idx) = idx else {
+            self.stats.stale_migrations += 1;
+            return;
+        };
+        let p = mig.task.0 as usize;
+        let now = self.m.now_us;
+        let topo = self.m.topo;
+        if self.m.cpus[from].rq[idx].running {
+            // Active balance: cut the running segment short.
+            let cs = &mut self.m.cpus[from];
+            let seg = cs.seg;
+            cs.gen = cs.gen.wrapping_add(1);
+            let rem = self.procs[p].rem_us;
+            let w = now.saturating_sub(seg.work_start_us) as f64 / seg.slowdown;
+            self.stop_running(from, p, (w as u64).min(rem.saturating_sub(1)));
+        } else {
+            let since = self.procs[p].since_us;
+            self.trace(
+                p,
+                Piece::Wait {
+                    cpu: from as u32,
+                    us: now - since,
+                },
+            );
+        }
+        let mut meta = self.m.cpus[from].rq.remove(idx);
+        self.m.cpus[from].weighted -= u64::from(meta.weight);
+        let to_node = topo.node_of(CpuId::new(to));
+        let pr = &mut self.procs[p];
+        if pr.migrated_since_run {
+            self.stats.futile_migrations += 1;
+        }
+        pr.migrated_since_run = true;
+        pr.migrations += 1;
+        meta.migrations += 1;
+        meta.cpu = CpuId::new(to);
+        meta.running = false;
+        let level = topo.level_between(CpuId::new(from), CpuId::new(to)).index();
+        self.stats.migrations += 1;
+        self.stats.migrations_by_level[level.min(self.mal - 1)] += 1;
+        let hot = pr
+            .last_ran_us
+            .is_some_and(|t| (now - t) * 1000 < self.cost.cache_hot_ns);
+        let mem_factor = topo.numa_factor(zonal_topology::NodeId(pr.mem_node), to_node);
+        pr.pending_ns += self.cost.migration_ns(hot, mem_factor);
+        if let Some(limit) = self.age_limit {
+            if !pr.aged && pr.migrations >= limit {
+                pr.aged = true;
+                self.stats.aged_tasks += 1;
+                if self.cost.pages_follow_aged && pr.mem_node != to_node.0 {
+                    pr.mem_node = to_node.0;
+                    pr.pending_ns += self.cost.page_migration_ns;
+                    self.stats.pages_migrated += 1;
+                }
+            }
+        }
+        pr.cpu = to as u32;
+        pr.phase = Phase::Queued;
+        pr.since_us = now;
+        self.m.touch(from);
+        self.enqueue(to, meta);
+        self.touched.push(to as u32);
+        self.touched.push(from as u32);
+        if self.tracer.is_some() {
+            self.mlog.push(MigrationRecord {
+                time_us: now,
+                proc: p as u32,
+                from: from as u32,
+                to: to as u32,
+                level: level as u8,
+                newidle,
+            });
+        }
+    }
+
+    // --- Records ------------------------------------------------------------------------
+
+    #[inline]
+    fn trace(&mut self, p: usize, piece: Piece) {
+        if let Some(t) = &mut self.tracer {
+            match piece {
+                Piece::Wait { us: 0, .. } | Piece::Run { us: 0, .. } => {}
+                _ => t.add(p, piece),
+            }
+        }
+    }
+
+    fn finish(mut self) -> RunResult {
+        let mut tat_sum = 0.0;
+        let mut records = Vec::with_capacity(self.procs.len());
+        for (p, pr) in self.procs.iter().enumerate() {
+            let spec = &self.wl.procs[p];
+            let row = &self.level_run[p * self.mal..(p + 1) * self.mal];
+            let mut main = 0;
+            for (l, &t) in row.iter().enumerate() {
+                if t > row[main] {
+                    main = l;
+                }
+            }
+            if row.iter().any(|&t| t > 0) {
+                self.stats.exec_by_level[main] += 1;
+            }
+            if let Some(f) = pr.finish_us {
+                self.stats.finished += 1;
+                tat_sum += (f - spec.arrival_us) as f64;
+                self.stats.makespan_us = self.stats.makespan_us.max(f);
+            }
+            self.stats.work_us += pr.work_us;
+            self.stats.run_us += pr.run_us;
+            records.push(ProcRecord {
+                arrival_us: spec.arrival_us,
+                finish_us: pr.finish_us,
+                demand_us: spec.demand_us,
+                work_us: pr.work_us,
+                run_us: pr.run_us,
+                migrations: pr.migrations,
+                origin: pr.origin,
+                main_level: main as u8,
+            });
+        }
+        if self.stats.finished > 0 {
+            self.stats.avg_tat_us = tat_sum / self.stats.finished as f64;
+        }
+        self.stats.lb_cost_us = self.lb_cost_ns as f64 / 1000.0;
+        RunResult {
+            stats: self.stats,
+            procs: records,
+            trace: self.tracer.map(|t| t.render()),
+            migration_log: self.mlog,
+        }
+    }
+}

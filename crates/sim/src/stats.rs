@@ -1,0 +1,128 @@
+//! What one run records.
+//!
+//! # Balancing attempts (the paper's Table 1)
+//!
+//! A policy reports one [`Attempt`](zonal_policy::Attempt) per (CPU, level) it examined.
+//! Most periodic passes find the level balanced; the paper's counts (a few hundred attempts
+//! for a run of 50–400 processes) only make sense as attempts that found an imbalance and
+//! tried to fix it. So [`RunStats::lb_attempts`] counts attempts whose outcome is not
+//! `Balanced`, and [`RunStats::lb_attempts_unsuccessful`] those among them that moved
+//! nothing (`AllRefused` or `NothingToMove`). Every attempt, balanced ones included, is
+//! in [`RunStats::lb_passes`] and is charged its CPU cost.
+
+use zonal_policy::RefusalCounts;
+
+/// Per-run totals.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunStats {
+    /// Processes in the workload.
+    pub procs: usize,
+    /// Processes that finished (equals `procs` unless the run hit its time limit).
+    pub finished: usize,
+    /// Average turnaround time (finish − arrival), µs.
+    pub avg_tat_us: f64,
+    /// Time the last process finished, µs.
+    pub makespan_us: u64,
+    /// Every (CPU, level) attempt the policy reported, balanced ones included.
+    pub lb_passes: u64,
+    /// Attempts that found an imbalance (see the module docs).
+    pub lb_attempts: u64,
+    /// Of those, attempts that moved nothing.
+    pub lb_attempts_unsuccessful: u64,
+    /// Attempts reported by new-idle passes (a subset of `lb_passes`).
+    pub lb_passes_newidle: u64,
+    /// CPU time spent balancing, µs.
+    pub lb_cost_us: f64,
+    /// Migrations performed.
+    pub migrations: u64,
+    /// Migrations by level (index 0 = level I) of the destination relative to the source.
+    pub migrations_by_level: Vec<u64>,
+    /// Migrations of a task that had been migrated before and had not run since.
+    pub futile_migrations: u64,
+    /// Migrations a policy asked for that the simulator could not perform (task gone).
+    pub stale_migrations: u64,
+    /// Candidate tasks refused by the policy, by reason.
+    pub refused: RefusalCounts,
+    /// Processes that reached the age limit.
+    pub aged_tasks: u64,
+    /// Aged processes whose pages followed them.
+    pub pages_migrated: u64,
+    /// Processes by the level (relative to their origin node) they ran on most, index 0 =
+    /// level I (the paper's Table 2).
+    pub exec_by_level: Vec<u64>,
+    /// Placements (fork balancing) by level relative to the parent CPU.
+    pub placements_by_level: Vec<u64>,
+    /// Total CPU demand, µs at local speed.
+    pub demand_us: u64,
+    /// Work done, µs at local speed (equals `demand_us` when every process finished).
+    pub work_us: u64,
+    /// CPU time the processes' work took, remote slowdown included, µs.
+    pub run_us: u64,
+    /// CPU time charged to processes for migrations and page moves, µs.
+    pub overhead_us: u64,
+    /// Events processed.
+    pub events: u64,
+}
+
+impl RunStats {
+    /// Share of unsuccessful attempts, percent (0 when there were none).
+    #[must_use]
+    pub fn unsuccessful_pct(&self) -> f64 {
+        if self.lb_attempts == 0 {
+            0.0
+        } else {
+            100.0 * self.lb_attempts_unsuccessful as f64 / self.lb_attempts as f64
+        }
+    }
+}
+
+/// One process's outcome.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ProcRecord {
+    /// Arrival, µs.
+    pub arrival_us: u64,
+    /// Finish, µs (`None` if it did not finish).
+    pub finish_us: Option<u64>,
+    /// CPU demand, µs.
+    pub demand_us: u64,
+    /// Work done, µs at local speed.
+    pub work_us: u64,
+    /// Wall CPU time of that work, µs.
+    pub run_us: u64,
+    /// Migrations.
+    pub migrations: u32,
+    /// Origin node (where fork placement put it, where its memory is first allocated).
+    pub origin: u32,
+    /// Level relative to the origin on which it ran longest (0 = level I).
+    pub main_level: u8,
+}
+
+/// One migration performed (recorded when tracing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MigrationRecord {
+    /// Time, µs.
+    pub time_us: u64,
+    /// Process.
+    pub proc: u32,
+    /// Source CPU.
+    pub from: u32,
+    /// Destination CPU.
+    pub to: u32,
+    /// Level of `to` relative to `from` (0 = level I).
+    pub level: u8,
+    /// Whether the migration came from a new-idle pass.
+    pub newidle: bool,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug, Default)]
+pub struct RunResult {
+    /// Totals.
+    pub stats: RunStats,
+    /// Per process.
+    pub procs: Vec<ProcRecord>,
+    /// The per-process trace in the paper's format, when tracing was on.
+    pub trace: Option<String>,
+    /// Every migration, when tracing was on.
+    pub migration_log: Vec<MigrationRecord>,
+}

@@ -1,0 +1,97 @@
+//! The hard conservative policy never migrates a task beyond the zone, nor an aged task.
+
+mod common;
+
+use zonal_policy::Rng;
+use zonal_sim::experiment::{effective_age_limit, paper_workload, System, WorkloadId};
+use zonal_sim::{simulate, SimConfig};
+
+#[test]
+fn hard_policy_stays_in_the_zone() {
+    let Some(hard) = common::real("conservative-hard") else {
+        eprintln!(
+            "conservative-hard is not implemented yet: checking the zone-limited test policy"
+        );
+        return check(&common::Greedy { zone_only: true }, None);
+    };
+    let cfg = zonal_policy::PolicyConfig::named("conservative-hard").unwrap();
+    check(hard.as_ref(), effective_age_limit(&cfg));
+}
+
+fn check(policy: &dyn zonal_policy::Policy, age_limit: Option<u32>) {
+    let mut moved = 0;
+    for system in [System::S1, System::S2, System::S3] {
+        let topo = system.topology().unwrap();
+        let s = topo.zone_depth();
+        for (w, seed) in [
+            (WorkloadId::W1, 1),
+            (WorkloadId::W2, 2),
+            (WorkloadId::W3, 3),
+        ] {
+            let wl = paper_workload(system, w, 300).generate(
+                topo.cpu_count(),
+                (0.1, 0.5),
+                &mut Rng::new(seed),
+            );
+            let cfg = SimConfig {
+                seed,
+                trace: true,
+                age_limit,
+                ..SimConfig::default()
+            };
+            let r = simulate(&topo, policy, &wl, &cfg);
+            assert_eq!(r.stats.finished, 300);
+            for m in &r.migration_log {
+                assert!(
+                    usize::from(m.level) < s,
+                    "{system} {w:?}: {m:?} beyond level {s}"
+                );
+            }
+            assert!(r.stats.migrations_by_level[s..].iter().all(|&n| n == 0));
+            if let Some(limit) = age_limit {
+                // Count each process's migrations: none passes the age limit.
+                let mut per = vec![0u32; 300];
+                for m in &r.migration_log {
+                    per[m.proc as usize] += 1;
+                }
+                assert!(
+                    per.iter().all(|&n| n <= limit),
+                    "{system} {w:?}: {:?}",
+                    per.iter().max()
+                );
+            }
+            moved += r.stats.migrations;
+        }
+    }
+    assert!(moved > 0, "the check is vacuous: nothing migrated");
+}
+
+#[test]
+fn linux_does_cross_the_zone_somewhere() {
+    // The contrast that makes the hard-zone check meaningful.
+    let Some(linux) = common::real("linux") else {
+        return;
+    };
+    let topo = System::S3.topology().unwrap();
+    let mut beyond = 0;
+    for seed in 1..=5 {
+        let wl = paper_workload(System::S3, WorkloadId::W3, 300).generate(
+            topo.cpu_count(),
+            (0.1, 0.5),
+            &mut Rng::new(seed),
+        );
+        let r = simulate(
+            &topo,
+            linux.as_ref(),
+            &wl,
+            &SimConfig {
+                seed,
+                ..SimConfig::default()
+            },
+        );
+        beyond += r.stats.migrations_by_level[topo.zone_depth()..]
+            .iter()
+            .sum::<u64>();
+    }
+    assert!(beyond > 0);
+}

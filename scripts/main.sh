@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The main job: set-up, then the topology report of this machine and of a real multi-node
+# machine, then a real workload on the Zonal runtime over this machine's topology, with its report.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+cargo build --release --examples
+
+echo "== This machine (hwloc)"
+cargo run -q --release --example topology
+
+shared="${ZONAL_TOPOLOGIES_DIR:-../shared/topologies}"
+if [ -f "$shared/64amd64-4p2n4ca2co.xml" ]; then
+  echo; echo "== A real 8-node machine: $shared/64amd64-4p2n4ca2co.xml"
+  cargo run -q --release --example topology -- --xml "$shared/64amd64-4p2n4ca2co.xml"
+else
+  echo; echo "== The paper's 16-node machine S1 (preset; $shared not found)"
+  cargo run -q --release --example topology -- --preset s1
+fi
+
+if [ -f examples/workload.rs ]; then
+  echo; echo "== Workload on the Zonal runtime (this machine)"
+  cargo run -q --release --example workload
+fi

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what Zonal needs to build on a fresh Debian machine: hwloc and udev headers and
+# pkg-config (through apt-get when root), and checks for a Rust toolchain.
+set -euo pipefail
+
+need=()
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+if command -v pkg-config >/dev/null 2>&1; then
+  pkg-config --exists hwloc 2>/dev/null || need+=(libhwloc-dev)
+  pkg-config --exists libudev 2>/dev/null || need+=(libudev-dev)
+else
+  need+=(libhwloc-dev libudev-dev)
+fi
+
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing ${need[*]} with apt-get" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  else
+    echo "setup: missing ${need[*]}." >&2
+    echo "setup: install them as root, e.g.: sudo apt-get install libhwloc-dev libudev-dev pkg-config" >&2
+    exit 1
+  fi
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "setup: no cargo on PATH; install a stable Rust toolchain (https://rustup.rs) first" >&2
+  exit 1
+fi
