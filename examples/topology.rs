@@ -98,9 +98,9 @@ fn main() -> ExitCode {
     for w in &report.warnings {
         eprintln!("topology: warning: {w}");
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = if args.json {
-        out.write_all(report.to_json_pretty().as_bytes())
+        report.write_json(&mut out)
     } else {
         out.write_all(render_human(&topology).as_bytes())
     };

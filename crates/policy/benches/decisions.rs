@@ -30,7 +30,10 @@ fn machines() -> Vec<(usize, Arc<Topology>)> {
     vec![
         (64, Arc::new(presets::preset("s2").unwrap())),
         (256, Arc::new(presets::hierarchical(&[4, 4, 4], 4).unwrap())),
-        (1024, Arc::new(presets::hierarchical(&[4, 4, 4, 4], 4).unwrap())),
+        (
+            1024,
+            Arc::new(presets::hierarchical(&[4, 4, 4, 4], 4).unwrap()),
+        ),
     ]
 }
 
@@ -84,21 +87,28 @@ fn steal_path(c: &mut Criterion) {
             .rev()
             .find(|v| v.level.0 > 0)
             .unwrap();
-        let origin = topo.node_of(victim.cpu);
-        let mut task = TaskMeta::new(TaskId(1), origin, victim.cpu);
-        task.migrations = 1;
-        task.last_ran_us = Some(NOW - 10_000);
         let ctx = MoveContext::steal(NOW);
-        g.bench_function(BenchmarkId::new("eligibility", n), |b| {
-            b.iter(|| {
-                policy.eligibility(
-                    black_box(&topo),
-                    black_box(&task),
-                    black_box(thief),
-                    black_box(ctx),
-                )
-            })
-        });
+        // At home on the victim's node (the common case), and away from home (born on the
+        // thief's node: the origin-distance rule reads two distances).
+        for (case, origin) in [
+            ("eligibility", topo.node_of(victim.cpu)),
+            ("eligibility-away", topo.node_of(thief)),
+        ] {
+            let mut task = TaskMeta::new(TaskId(1), origin, victim.cpu);
+            task.migrations = 1;
+            task.last_ran_us = Some(NOW - 10_000);
+            assert!(policy.eligibility(&topo, &task, thief, ctx).is_allowed());
+            g.bench_function(BenchmarkId::new(case, n), |b| {
+                b.iter(|| {
+                    policy.eligibility(
+                        black_box(&topo),
+                        black_box(&task),
+                        black_box(thief),
+                        black_box(ctx),
+                    )
+                })
+            });
+        }
         g.bench_function(BenchmarkId::new("victim", n), |b| {
             b.iter(|| {
                 policy.victim(

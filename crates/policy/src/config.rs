@@ -155,16 +155,20 @@ pub struct PolicyConfig {
     /// Origin rule (conservative policies).
     #[serde(default)]
     pub origin: OriginRule,
-    /// Migrations after which a task is aged (conservative policies).
+    /// Migrations after which a task is aged (conservative policies and composed filters;
+    /// default [`DEFAULT_AGE_LIMIT`](crate::DEFAULT_AGE_LIMIT) = 3; must be ≥ 1).
     #[serde(default)]
     pub age_limit: Option<u32>,
-    /// Imbalance threshold at NUMA levels, percent (Linux `imbalance_pct − 100`; paper: 25).
+    /// Imbalance threshold at NUMA levels (≥ II), percent (Linux `imbalance_pct − 100`;
+    /// default 25 as in the paper; at most 1000). Level I always uses 17.
     #[serde(default)]
     pub numa_imbalance_pct: Option<u32>,
-    /// NUMALB's communication weight `a`.
+    /// NUMALB's communication weight `a` (default
+    /// [`DEFAULT_NUMALB_ALPHA`](crate::DEFAULT_NUMALB_ALPHA) = 1; finite, ≥ 0).
     #[serde(default)]
     pub numalb_alpha: Option<f64>,
-    /// Compose the conservative filters with another policy's selection (e.g. `thread-aware`).
+    /// Compose the conservative filters (hard zone, `origin`, `age_limit`) with another
+    /// policy's selection: accepted by `thread-aware`, `numalb` and `average-weight`.
     #[serde(default)]
     pub conservative_filters: Option<bool>,
 }

@@ -61,17 +61,17 @@ mod weight;
 mod testing;
 
 pub use config::{OriginRule, PolicyConfig, PolicyError, PolicyName};
-pub use filters::{ConservativeFilter, ZoneMode, DEFAULT_AGE_LIMIT, SOFT_VICTIM_PCT};
-pub use linux::{BUSY_FACTOR, DEFAULT_NUMA_IMBALANCE_PCT, LOCAL_IMBALANCE_PCT, RECLAIM_DISTANCE};
-pub use numalb::DEFAULT_ALPHA as DEFAULT_NUMALB_ALPHA;
-pub use rules::{cache_nice_tries, MIGRATION_COST_US};
-pub use snapshot::SnapshotView;
 pub use decision::{
     Attempt, AttemptOutcome, BalanceOutcome, Eligibility, Migration, MoveContext, MoveKind,
     Placement, Refusal, RefusalCounts, VictimDecision,
 };
+pub use filters::{ConservativeFilter, ZoneMode, DEFAULT_AGE_LIMIT, SOFT_VICTIM_PCT};
+pub use linux::{BUSY_FACTOR, DEFAULT_NUMA_IMBALANCE_PCT, LOCAL_IMBALANCE_PCT, RECLAIM_DISTANCE};
+pub use numalb::DEFAULT_ALPHA as DEFAULT_NUMALB_ALPHA;
 pub use policy::Policy;
 pub use rng::Rng;
+pub use rules::{cache_nice_tries, MIGRATION_COST_US};
+pub use snapshot::SnapshotView;
 pub use state::{CpuBalanceState, LevelState};
 pub use view::{CommCounts, CpuLoad, GroupId, MachineView, NodeLoad, TaskId, TaskMeta};
 pub use weight::{nice_to_weight, NICE_0_WEIGHT};

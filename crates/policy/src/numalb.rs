@@ -7,16 +7,19 @@
 //! interval of its top level ([`LevelState`](crate::LevelState)); every other CPU's periodic
 //! pass returns nothing.
 //!
-//! 1. Every CPU starts with its *background* load: the weight of what cannot move (the
-//!    running task, pinned tasks, and whatever the view counts but does not list).
+//! 1. Every CPU starts with its current load (`weighted_load`); the running task, pinned
+//!    tasks and whatever the view counts but does not list never move.
 //! 2. The movable tasks (listed, not running, migratable) are taken heaviest first (ties:
 //!    by CPU, then queue position).
-//! 3. Each goes to the CPU `p` that minimises
+//! 3. Each is lifted off its CPU and put back on the CPU `p` that minimises
 //!    `cost(t, p) = load(p) + a · (remote(t, p) · numa_factor(p, c) − local(t, p))`,
-//!    with `c` the task's current node and `load(p)` the load assigned so far. Message counts
-//!    come from [`CommCounts`](crate::CommCounts), relative to the current node: on `c`,
-//!    `local = local_msgs` and `remote = remote_msgs` (factor 1: partners stay where they
-//!    are); elsewhere every message becomes remote (`local = 0`,
+//!    with `c` the task's current node and `load(p)` the load with every task not yet
+//!    processed still in place. (Classic greedy list scheduling starts from empty CPUs; on a
+//!    balanced machine that swaps equal tasks between CPUs for nothing. Starting from the
+//!    current placement keeps the greedy order and cost and moves only what lowers the
+//!    cost.) Message counts come from [`CommCounts`](crate::CommCounts), relative to the
+//!    current node: on `c`, `local = local_msgs` and `remote = remote_msgs` (factor 1:
+//!    partners stay where they are); elsewhere every message becomes remote (`local = 0`,
 //!    `remote = local_msgs + remote_msgs`) at factor `d(p, c) / d(p, p)`. Tasks without
 //!    counts pay no communication term.
 //! 4. **Ties keep the task in place**: another CPU wins only with a strictly lower cost, so
@@ -85,20 +88,19 @@ impl Numalb {
         let mut movable: Vec<(u32, usize, usize)> = Vec::new();
         for (c, slot) in load.iter_mut().enumerate() {
             let cpu = CpuId::new(c);
-            let mut background = view.cpu_load(cpu).weighted_load as f64;
+            *slot = view.cpu_load(cpu).weighted_load as f64;
             for (i, t) in view.tasks(cpu).iter().enumerate() {
                 if t.migratable && !t.running {
-                    background -= f64::from(t.weight);
                     movable.push((t.weight, c, i));
                 }
             }
-            *slot = background.max(0.0);
         }
         movable.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
         for &(w, c, i) in &movable {
             let from = CpuId::new(c);
             let t = &view.tasks(from)[i];
             let cur_node = topo.node_of(from);
+            load[c] -= f64::from(w);
             let mut best = from;
             let mut best_cost = load[c] + self.comm_cost(topo, t, cur_node, cur_node);
             for (p, &lp) in load.iter().enumerate() {

@@ -93,7 +93,11 @@ pub(crate) fn build(cfg: &PolicyConfig) -> Result<Arc<dyn Policy>, PolicyError> 
         cache_hot: true,
     };
     let name = |base: PolicyName| {
-        if composed && !matches!(base, PolicyName::ConservativeHard | PolicyName::ConservativeSoft)
+        if composed
+            && !matches!(
+                base,
+                PolicyName::ConservativeHard | PolicyName::ConservativeSoft
+            )
         {
             format!("{base}+conservative")
         } else {

@@ -13,10 +13,34 @@ pub struct LevelState {
     pub min_interval_us: u64,
     /// The level's maximum interval, µs (2 × minimum).
     pub max_interval_us: u64,
-    /// Caller time (µs) at which the level is next due.
+    /// Caller time (µs) at which the level is next due for an *idle* CPU: the last balance
+    /// plus `interval_us`. A busy CPU is due at the last balance plus
+    /// `interval_us × busy_factor` (see [`LevelState::due_at`]).
     pub next_due_us: u64,
     /// Consecutive failed attempts.
     pub nr_balance_failed: u32,
+}
+
+impl LevelState {
+    /// When the level is next due: `next_due_us` for an idle CPU, the last balance plus
+    /// `interval_us × busy_factor` (Linux: 16) for a busy one. Callers that schedule ticks
+    /// can wait until the earliest `due_at` over the levels.
+    ///
+    /// ```
+    /// # use zonal_policy::{CpuBalanceState, BUSY_FACTOR};
+    /// # use zonal_topology::{presets, CpuId};
+    /// let topo = presets::preset("s1")?;
+    /// let l = CpuBalanceState::new(&topo, CpuId(0)).levels[0];
+    /// assert_eq!(l.due_at(false), 2_000);
+    /// assert_eq!(l.due_at(true), 2_000 * BUSY_FACTOR);
+    /// # Ok::<(), zonal_topology::TopologyError>(())
+    /// ```
+    #[must_use]
+    pub fn due_at(&self, busy: bool) -> u64 {
+        let factor = if busy { crate::BUSY_FACTOR } else { 1 };
+        let last = self.next_due_us.saturating_sub(self.interval_us);
+        last.saturating_add(self.interval_us.saturating_mul(factor))
+    }
 }
 
 /// The balancing state of one CPU, one [`LevelState`] per memory access level.

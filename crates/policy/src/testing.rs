@@ -55,7 +55,12 @@ impl TestView {
 
     /// Adds one task on `cpu` with `origin`, tweaked by `f`; the first task of an empty CPU
     /// runs.
-    pub(crate) fn add(&mut self, cpu: u32, origin: NodeId, f: impl FnOnce(&mut TaskMeta)) -> TaskId {
+    pub(crate) fn add(
+        &mut self,
+        cpu: u32,
+        origin: NodeId,
+        f: impl FnOnce(&mut TaskMeta),
+    ) -> TaskId {
         let id = TaskId(self.next_id);
         self.next_id += 1;
         let mut t = TaskMeta::new(id, origin, CpuId(cpu));

@@ -15,8 +15,8 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use zonal_policy::{
     BalanceOutcome, CpuBalanceState, Eligibility, GroupId, MachineView, MoveContext, OriginRule,
-    Policy, PolicyConfig, PolicyName, Refusal, Rng, SnapshotView, TaskId, TaskMeta,
-    VictimDecision, DEFAULT_AGE_LIMIT,
+    Policy, PolicyConfig, PolicyName, Refusal, Rng, SnapshotView, TaskId, TaskMeta, VictimDecision,
+    DEFAULT_AGE_LIMIT,
 };
 use zonal_topology::{presets, CpuId, NodeId, Topology};
 
@@ -133,7 +133,7 @@ fn decide(p: &dyn Policy, v: &SnapshotView, cpu: CpuId, seed: u64) -> [BalanceOu
     [a, b]
 }
 
-fn find<'a>(v: &'a SnapshotView, cpu: CpuId, id: TaskId) -> Option<&'a TaskMeta> {
+fn find(v: &SnapshotView, cpu: CpuId, id: TaskId) -> Option<&TaskMeta> {
     v.tasks(cpu).iter().find(|t| t.id == id)
 }
 
@@ -153,7 +153,11 @@ fn check_laws(cfg: &PolicyConfig, v: &SnapshotView, cpu: CpuId, seed: u64) {
             assert_eq!(m.level, topo.level_between(m.to, m.from));
             let (from, to) = (topo.node_of(m.from), topo.node_of(m.to));
             if is_hard(cfg) {
-                assert!(topo.node_in_zone(to, from), "{}: left the zone {m:?}", p.name());
+                assert!(
+                    topo.node_in_zone(to, from),
+                    "{}: left the zone {m:?}",
+                    p.name()
+                );
             }
             if is_conservative(cfg) {
                 assert!(t.migrations < DEFAULT_AGE_LIMIT, "{}: aged {t:?}", p.name());
@@ -207,7 +211,10 @@ fn check_steal_path(cfg: &PolicyConfig, v: &SnapshotView, thief: CpuId) {
                     assert!(
                         !matches!(
                             r,
-                            Refusal::Zone | Refusal::Origin | Refusal::OriginOutsideZone | Refusal::Aged
+                            Refusal::Zone
+                                | Refusal::Origin
+                                | Refusal::OriginOutsideZone
+                                | Refusal::Aged
                         ),
                         "{} refused {t:?} for {r}",
                         p.name()

@@ -5,7 +5,9 @@
 //!   latch is set, so the pointer stays valid for as long as the job is queued or running.
 //! - [`HeapJob`]: boxed, owned by the queue; executing it frees it.
 //!
-//! Every queued job travels as a [`Task`]: the `JobRef` plus its [`Meta`].
+//! Every job starts with a [`JobHeader`] holding its [`Meta`] (`#[repr(C)]`, first field), so
+//! that a queued [`Task`] is just the 16-byte `JobRef` (as small as rayon's) and the thief
+//! that pops it can read and update the metadata through the pointer.
 
 use std::any::Any;
 use std::cell::UnsafeCell;
@@ -73,11 +75,54 @@ impl JobRef {
     }
 }
 
-/// A job plus its metadata: the unit every queue holds.
-#[derive(Clone, Copy, Debug)]
+/// The first field of every job: its metadata.
+#[derive(Debug)]
+#[repr(C)]
+pub(crate) struct JobHeader {
+    meta: UnsafeCell<Meta>,
+}
+
+impl JobHeader {
+    pub(crate) const fn new(meta: Meta) -> Self {
+        Self {
+            meta: UnsafeCell::new(meta),
+        }
+    }
+}
+
+/// A queued job: the unit every queue holds. Its metadata lives in the job's header.
+///
+/// Invariant: a `Task` designates a live job whose first field is a [`JobHeader`]
+/// (`StackJob` and `HeapJob` are `#[repr(C)]` with the header first), and at any time at
+/// most one thread holds it outside a queue (queues hand each task to exactly one popper);
+/// that thread alone reads or writes the header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Task {
     pub(crate) job: JobRef,
-    pub(crate) meta: Meta,
+}
+
+impl Task {
+    /// # Safety
+    /// `job` must designate a live job whose first field is a `JobHeader`.
+    #[inline]
+    pub(crate) unsafe fn new(job: JobRef) -> Self {
+        Task { job }
+    }
+
+    /// The task's metadata.
+    #[inline]
+    pub(crate) fn meta(&self) -> Meta {
+        // SAFETY: type invariant: the job is live, starts with a JobHeader, and only the
+        // thread holding this Task touches the header.
+        unsafe { *(*self.job.pointer.cast::<JobHeader>()).meta.get() }
+    }
+
+    /// Replaces the task's metadata.
+    #[inline]
+    pub(crate) fn set_meta(&self, meta: Meta) {
+        // SAFETY: as in `meta`.
+        unsafe { *(*self.job.pointer.cast::<JobHeader>()).meta.get() = meta }
+    }
 }
 
 /// The outcome of a job run on another thread.
@@ -108,15 +153,18 @@ impl<T> JobResult<T> {
 }
 
 /// A job on the stack of a thread that waits for its latch before returning.
+#[repr(C)]
 pub(crate) struct StackJob<L, F, R> {
+    header: JobHeader,
     pub(crate) latch: L,
     func: UnsafeCell<Option<F>>,
     result: UnsafeCell<JobResult<R>>,
 }
 
 impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
-    pub(crate) fn new(func: F, latch: L) -> Self {
+    pub(crate) fn new(func: F, latch: L, meta: Meta) -> Self {
         Self {
+            header: JobHeader::new(meta),
             latch,
             func: UnsafeCell::new(Some(func)),
             result: UnsafeCell::new(JobResult::None),
@@ -126,9 +174,9 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
     /// # Safety
     /// The job must outlive every use of the returned `JobRef`: its owner waits on `latch`
     /// (or takes the job back unexecuted) before it goes out of scope.
-    pub(crate) unsafe fn as_job_ref(&self) -> JobRef {
-        // SAFETY: guaranteed by the caller.
-        unsafe { JobRef::new(self) }
+    pub(crate) unsafe fn as_task(&self) -> Task {
+        // SAFETY: guaranteed by the caller; `header` is the first field (repr(C)).
+        unsafe { Task::new(JobRef::new(self)) }
     }
 
     /// Runs the job inline (it was popped back by its owner, never shared further).
@@ -162,13 +210,18 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> Job for StackJob<L, F, R> {
 }
 
 /// A boxed job, owned by whoever holds its `JobRef`.
+#[repr(C)]
 pub(crate) struct HeapJob<F> {
+    header: JobHeader,
     job: F,
 }
 
 impl<F: FnOnce() + Send> HeapJob<F> {
-    pub(crate) fn new(job: F) -> Box<Self> {
-        Box::new(HeapJob { job })
+    pub(crate) fn new(meta: Meta, job: F) -> Box<Self> {
+        Box::new(HeapJob {
+            header: JobHeader::new(meta),
+            job,
+        })
     }
 
     /// Leaks the box into a `JobRef`; executing it frees the box. The closure must catch its
@@ -176,10 +229,10 @@ impl<F: FnOnce() + Send> HeapJob<F> {
     ///
     /// The `'static` bound is relaxed by the scope (see `scope.rs`), which waits for every
     /// job it spawned before its borrowed data can go away.
-    pub(crate) fn into_job_ref(self: Box<Self>) -> JobRef {
+    pub(crate) fn into_task(self: Box<Self>) -> Task {
         // SAFETY: the box is leaked and stays valid until `execute` rebuilds and drops it,
-        // which happens exactly once (JobRef invariant).
-        unsafe { JobRef::new(Box::into_raw(self)) }
+        // which happens exactly once (JobRef invariant); `header` is the first field.
+        unsafe { Task::new(JobRef::new(Box::into_raw(self))) }
     }
 }
 

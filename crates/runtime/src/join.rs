@@ -6,7 +6,7 @@
 //! stack frame cannot be left before that latch is set, even when the first closure panics,
 //! which is what makes the lifetime erasure of the `JobRef` sound.
 
-use crate::job::{StackJob, Task};
+use crate::job::StackJob;
 use crate::latch::SpinLatch;
 use crate::metrics::bump;
 use crate::registry::WorkerThread;
@@ -50,21 +50,22 @@ where
     RA: Send,
     RB: Send,
 {
-    let job_b = StackJob::new(|_| b(), SpinLatch::new(&wt.registry, wt.index));
+    let parent = wt.current.get();
+    let job_b = StackJob::new(
+        |_| b(),
+        SpinLatch::new(&wt.registry, wt.index),
+        Meta::child_of(&parent, wt.node),
+    );
     // SAFETY: `job_b` lives on this frame, and we do not leave it before its latch is set
     // or we have taken the job back from the deque (below, also on A's panic).
-    let job_b_ref = unsafe { job_b.as_job_ref() };
-    let parent = wt.current.get();
-    wt.push(Task {
-        job: job_b_ref,
-        meta: Meta::child_of(&parent, wt.node),
-    });
+    let job_b_task = unsafe { job_b.as_task() };
+    wt.push(job_b_task);
 
     let status_a = unwind::halt_unwinding(a);
 
     while !job_b.latch.probe() {
         if let Some(t) = wt.take_local() {
-            if t.job == job_b_ref {
+            if t == job_b_task {
                 bump(&wt.counters().tasks_run, 1);
                 let result_b = job_b.run_inline(false);
                 return (ok_or_resume(status_a), result_b);

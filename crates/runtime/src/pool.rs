@@ -44,8 +44,8 @@ impl std::fmt::Debug for ThreadPool {
 
 /// Wraps a `'static` closure into a spawned task: panics go to the handler, and the pending
 /// count drops when it is done.
-fn spawned_job<F: FnOnce() + Send + 'static>(f: F) -> crate::job::JobRef {
-    HeapJob::new(move || {
+fn spawned_job<F: FnOnce() + Send + 'static>(meta: crate::task::Meta, f: F) -> Task {
+    HeapJob::new(meta, move || {
         let wt = WorkerThread::current();
         // SAFETY: spawned jobs run only on workers (they are queued in a registry), so WORKER
         // is set and valid during the call.
@@ -55,7 +55,7 @@ fn spawned_job<F: FnOnce() + Send + 'static>(f: F) -> crate::job::JobRef {
         }
         registry.task_done();
     })
-    .into_job_ref()
+    .into_task()
 }
 
 impl ThreadPool {
@@ -150,10 +150,9 @@ impl ThreadPool {
             "node {node} is not in the pool's topology"
         );
         self.registry.pending.fetch_add(1, Ordering::Relaxed);
-        let job = spawned_job(f);
         let parent = self.current_worker().map(|w| w.current.get());
         let meta = TaskOptions::new().origin(node).resolve(parent, Some(node.0));
-        self.registry.push_to_node(Task { job, meta }, node);
+        self.registry.push_to_node(spawned_job(meta, f), node);
     }
 
     /// Spawns a task that only worker `worker` may run (never stolen).
@@ -167,11 +166,10 @@ impl ThreadPool {
             self.num_workers()
         );
         self.registry.pending.fetch_add(1, Ordering::Relaxed);
-        let job = spawned_job(f);
         let node = self.registry.worker_node[worker];
         let parent = self.current_worker().map(|w| w.current.get());
         let meta = TaskOptions::new().resolve(parent, Some(node));
-        self.registry.push_pinned(Task { job, meta }, worker);
+        self.registry.push_pinned(spawned_job(meta, f), worker);
     }
 
     /// The index of the current thread's worker, if it is one of this pool's.
@@ -293,6 +291,43 @@ impl ThreadPool {
         });
     }
 
+    /// How [`par_for`](Self::par_for) and friends cut `range` by node: one contiguous part
+    /// per node with workers, in proportion to its workers, nodes ascending. Use it to place
+    /// the data each part works on (e.g. a [`NodeBuffer`](crate::NodeBuffer) per part).
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let parts = pool.node_partition(0..1600);
+    /// assert_eq!(parts.len(), 16);
+    /// assert_eq!(parts[1], (zonal_topology::NodeId(1), 100..200));
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    #[must_use]
+    pub fn node_partition(&self, range: Range<usize>) -> Vec<(NodeId, Range<usize>)> {
+        let nodes = self.worker_nodes();
+        let r = &*self.registry;
+        let weights: Vec<usize> = nodes
+            .iter()
+            .map(|n| r.worker_node.iter().filter(|&&x| x == n.0).count())
+            .collect();
+        let total: usize = weights.iter().sum();
+        let len = range.len();
+        let mut parts = Vec::with_capacity(nodes.len());
+        let mut start = range.start;
+        let mut acc = 0;
+        for (k, w) in weights.iter().enumerate() {
+            acc += w;
+            let end = if k + 1 == weights.len() {
+                range.end
+            } else {
+                range.start + len * acc / total
+            };
+            parts.push((nodes[k], start..end));
+            start = end;
+        }
+        parts
+    }
+
     /// A parallel map-reduce over `range`, split by node then by `join` down to `grain`.
     ///
     /// ```
@@ -316,30 +351,9 @@ impl ThreadPool {
         RED: Fn(R, R) -> R + Sync + Send,
     {
         let grain = grain.max(1);
-        let nodes = self.worker_nodes();
-        if nodes.len() <= 1 || range.len() <= grain {
+        let parts = self.node_partition(range.clone());
+        if parts.len() <= 1 || range.len() <= grain {
             return self.install(|| split(range, grain, &map, &reduce));
-        }
-        // One part per node, in proportion to its workers.
-        let r = &*self.registry;
-        let weights: Vec<usize> = nodes
-            .iter()
-            .map(|n| r.worker_node.iter().filter(|&&x| x == n.0).count())
-            .collect();
-        let total: usize = weights.iter().sum();
-        let len = range.len();
-        let mut parts = Vec::with_capacity(nodes.len());
-        let mut start = range.start;
-        let mut acc = 0;
-        for (k, w) in weights.iter().enumerate() {
-            acc += w;
-            let end = if k + 1 == weights.len() {
-                range.end
-            } else {
-                range.start + len * acc / total
-            };
-            parts.push((nodes[k], start..end));
-            start = end;
         }
         let slots: Vec<Mutex<Option<R>>> = parts.iter().map(|_| Mutex::new(None)).collect();
         self.scope(|s| {
@@ -408,16 +422,15 @@ fn spawn_in<F: FnOnce() + Send + 'static>(
     // task of the pool (a task keeps its own count, or its owner blocks the pool's drop);
     // termination reads `pending` SeqCst after this increment in its modification order.
     registry.pending.fetch_add(1, Ordering::Relaxed);
-    let job = spawned_job(f);
     match here {
         Some(w) => {
             let meta = opts.resolve(Some(w.current.get()), Some(w.node));
-            w.push(Task { job, meta });
+            w.push(spawned_job(meta, f));
         }
         None => {
             let meta = opts.resolve(None, None);
             let node = (meta.origin != crate::task::NO_ORIGIN).then_some(NodeId(meta.origin));
-            registry.inject(Task { job, meta }, node);
+            registry.inject(spawned_job(meta, f), node);
         }
     }
 }

@@ -19,7 +19,7 @@ use crossbeam_utils::CachePadded;
 use zonal_policy::{Eligibility, MoveContext, Policy, Refusal};
 use zonal_topology::{CpuId, NodeId, Topology, Victim};
 
-use crate::job::{JobRef, StackJob, Task};
+use crate::job::{StackJob, Task};
 use crate::latch::{AsCoreLatch, CoreLatch, LockLatch};
 use crate::metrics::{bump, WorkerCounters};
 use crate::sleep::Sleep;
@@ -128,7 +128,8 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn push(&self, task: Task) {
         bump(&self.counters().spawned, 1);
-        if task.meta.origin == self.node && task.meta.migrations == 0 {
+        let meta = task.meta();
+        if meta.origin == self.node && meta.migrations == 0 {
             self.deque.push(task);
             self.registry.sleep.new_local_work(self.node);
         } else {
@@ -148,18 +149,19 @@ impl WorkerThread {
         } else {
             me.away_len.fetch_add(1, Ordering::Relaxed);
             me.away.push(task);
-            r.sleep.new_local_work(task.meta.origin);
+            r.sleep.new_local_work(task.meta().origin);
         }
     }
 
     /// The ageing probe: would the policy refuse to move this task even to a CPU of this
     /// very node, for the reason `Aged`? (The policy interface has no "is aged" query.)
     fn is_aged(&self, task: &Task) -> bool {
-        if task.meta.migrations == 0 {
+        let meta = task.meta();
+        if meta.migrations == 0 {
             return false;
         }
         let r = &*self.registry;
-        let meta = task.meta.to_policy(task.job.id(), self.cpu);
+        let meta = meta.to_policy(task.job.id(), self.cpu);
         r.policy.eligibility(
             &r.topo,
             &meta,
@@ -182,7 +184,7 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn execute(&self, task: Task) {
         bump(&self.counters().tasks_run, 1);
-        let prev = self.current.replace(task.meta);
+        let prev = self.current.replace(task.meta());
         // SAFETY: every Task is handed out by exactly one queue operation, so this is the
         // job's only execution (JobRef invariant).
         unsafe { task.job.execute() };
@@ -215,9 +217,11 @@ impl WorkerThread {
         }
         let injected = steal_loop(|| r.node_injectors[self.node as usize].steal())
             .or_else(|| steal_loop(|| r.global.steal()));
-        if let Some(mut t) = injected {
-            if t.meta.origin == NO_ORIGIN {
-                t.meta.origin = self.node;
+        if let Some(t) = injected {
+            let mut meta = t.meta();
+            if meta.origin == NO_ORIGIN {
+                meta.origin = self.node;
+                t.set_meta(meta);
             }
             bump(&me.counters.injector_pops, 1);
             return Some(t);
@@ -409,16 +413,11 @@ impl Registry {
                 op(unsafe { &*wt }, injected)
             },
             LockLatch::new(),
+            Meta::fresh(NO_ORIGIN),
         );
-        // SAFETY: `job` outlives its JobRef: we block on its latch below before returning.
-        let job_ref: JobRef = unsafe { job.as_job_ref() };
-        self.inject(
-            Task {
-                job: job_ref,
-                meta: Meta::fresh(NO_ORIGIN),
-            },
-            None,
-        );
+        // SAFETY: `job` outlives its task: we block on its latch below before returning.
+        let task: Task = unsafe { job.as_task() };
+        self.inject(task, None);
         job.latch.wait();
         job.into_result()
     }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use zonal_topology::NodeId;
 
-use crate::job::{HeapJob, Task};
+use crate::job::HeapJob;
 use crate::latch::{CountLatch, Latch};
 use crate::registry::{Registry, WorkerThread};
 use crate::task::TaskOptions;
@@ -125,7 +125,11 @@ impl<'scope> Scope<'scope> {
     {
         self.latch.increment();
         let me = ScopePtr(self as *const Scope<'scope>);
-        let job = HeapJob::new(move || {
+        let wt = WorkerThread::current();
+        // SAFETY: a non-null WORKER points at this thread's live WorkerThread.
+        let here = unsafe { wt.as_ref() }.filter(|w| ptr::eq(&*w.registry, &*self.registry));
+        let meta = opts.resolve(here.map(|w| w.current.get()), here.map(|w| w.node));
+        let job = HeapJob::new(meta, move || {
             // SAFETY: the scope waits for this job (its count) before it goes away.
             let scope = unsafe { me.as_ref() };
             if let Err(p) = unwind::halt_unwinding(|| body(scope)) {
@@ -134,12 +138,7 @@ impl<'scope> Scope<'scope> {
             // SAFETY: the latch is alive: we still hold our count.
             unsafe { Latch::set(&scope.latch) };
         });
-        let job_ref = job.into_job_ref();
-        let wt = WorkerThread::current();
-        // SAFETY: a non-null WORKER points at this thread's live WorkerThread.
-        let here = unsafe { wt.as_ref() }.filter(|w| ptr::eq(&*w.registry, &*self.registry));
-        let meta = opts.resolve(here.map(|w| w.current.get()), here.map(|w| w.node));
-        let task = Task { job: job_ref, meta };
+        let task = job.into_task();
         match (here, node) {
             (Some(w), None) => w.push(task),
             (_, Some(n)) => self.registry.push_to_node(task, n),

@@ -165,3 +165,43 @@ fn arrivals_later_than_zero_count_from_arrival() {
     assert_eq!(r.stats.avg_tat_us, 30_000.0);
     assert_eq!(r.stats.makespan_us, 80_000);
 }
+
+#[test]
+fn every_real_policy_runs_two_equal_processes_side_by_side() {
+    // Fork balancing puts the second process on the idle CPU: both finish at 200 ms.
+    // `unrestricted` does no fork balancing: the idle CPU steals it at its first 4 ms tick.
+    let topo = presets::mesh(1, 1, false, 2).unwrap();
+    for name in zonal_policy::PolicyName::ALL {
+        let Some(p) = common::real(name.as_str()) else {
+            continue;
+        };
+        let r = simulate(&topo, p.as_ref(), &cpu_bound(2, 200), &cfg());
+        if name == zonal_policy::PolicyName::Unrestricted {
+            assert_eq!(r.stats.avg_tat_us, 202_000.0, "{name}");
+            assert_eq!(r.stats.migrations, 1, "{name}");
+        } else {
+            assert_eq!(r.stats.avg_tat_us, 200_000.0, "{name}");
+            assert_eq!(r.stats.migrations, 0, "{name}");
+        }
+    }
+}
+
+#[test]
+fn every_real_policy_balances_three_processes_on_two_cpus() {
+    // However the first pass goes, 600 ms of work on 2 CPUs cannot end before 300 ms, and
+    // with new-idle balancing no CPU idles while work waits: the makespan is 300 ms.
+    let topo = presets::mesh(1, 1, false, 2).unwrap();
+    for name in zonal_policy::PolicyName::ALL {
+        let Some(p) = common::real(name.as_str()) else {
+            continue;
+        };
+        let r = simulate(&topo, p.as_ref(), &cpu_bound(3, 200), &cfg());
+        assert_eq!(r.stats.finished, 3, "{name}");
+        assert!(r.stats.makespan_us >= 300_000, "{name}");
+        assert!(
+            r.stats.makespan_us <= 400_000,
+            "{name}: {}",
+            r.stats.makespan_us
+        );
+    }
+}

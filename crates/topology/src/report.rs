@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+mod json;
+
 use crate::hierarchy::Topology;
 use crate::ids::{Level, NodeId};
 use crate::machine::{DistanceOrigin, LOCAL_DISTANCE};
@@ -130,52 +132,23 @@ impl TopologyReport {
     /// ```
     #[must_use]
     pub fn to_json_pretty(&self) -> String {
-        // Serialising plain data (strings, numbers, maps with string keys) cannot fail.
-        let pretty = serde_json::to_string_pretty(self).unwrap_or_default();
-        let mut out = join_scalar_arrays(&pretty);
-        out.push('\n');
-        out
+        let mut out = Vec::new();
+        // Writing plain data (strings, numbers, maps with string keys) into memory cannot
+        // fail, and the formatter only writes UTF-8.
+        let _ = self.write_json(&mut out);
+        String::from_utf8(out).unwrap_or_default()
     }
-}
 
-/// Rewrites serde_json's pretty output so that arrays holding only scalars sit on one line.
-///
-/// In that output every scalar array element is alone on its line (strings escape their
-/// newlines), and a line opening an array or object ends with `[` or `{`; an array is joined
-/// only when no element line opens anything.
-fn join_scalar_arrays(pretty: &str) -> String {
-    let lines: Vec<&str> = pretty.lines().collect();
-    let mut out: Vec<String> = Vec::with_capacity(lines.len());
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i];
-        if line.ends_with('[') {
-            let mut elements = Vec::new();
-            let mut j = i + 1;
-            let mut closing = None;
-            while j < lines.len() {
-                let item = lines[j].trim();
-                if item.starts_with(']') {
-                    closing = Some(item);
-                    break;
-                }
-                let value = item.strip_suffix(',').unwrap_or(item);
-                if value.ends_with('[') || value.ends_with('{') || item.starts_with('}') {
-                    break;
-                }
-                elements.push(value);
-                j += 1;
-            }
-            if let Some(closing) = closing {
-                out.push(format!("{line}{}{closing}", elements.join(", ")));
-                i = j + 1;
-                continue;
-            }
-        }
-        out.push(line.to_owned());
-        i += 1;
+    /// Streams [`to_json_pretty`](Self::to_json_pretty)'s text into `w` (ends with a
+    /// newline); large machines are written without building the text in memory.
+    ///
+    /// # Errors
+    /// The writer's I/O error.
+    pub fn write_json(&self, mut w: impl std::io::Write) -> std::io::Result<()> {
+        let mut ser = serde_json::Serializer::with_formatter(&mut w, json::LineArrays::default());
+        self.serialize(&mut ser)?;
+        w.write_all(b"\n")
     }
-    out.join("\n")
 }
 
 /// The first entry a Linux ACPI SLIT check would refuse (`d(i, i) != 10`, or `d(i, j) <= 10`

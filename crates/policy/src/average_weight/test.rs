@@ -5,7 +5,9 @@ use crate::testing::{two_nodes, TestView};
 use crate::{CpuBalanceState, Policy, PolicyConfig, PolicyName, Rng};
 
 fn aw() -> std::sync::Arc<dyn Policy> {
-    PolicyConfig::new(PolicyName::AverageWeight).build().unwrap()
+    PolicyConfig::new(PolicyName::AverageWeight)
+        .build()
+        .unwrap()
 }
 
 #[test]
@@ -42,7 +44,9 @@ fn weights_follow_nice_values() {
     // One running nice-0 task and one heavy queued task (nice −5: 3121) on CPU 0;
     // threshold (1024 + 3121 + 2048) / 4 = 1548.
     tv.load(0, 1);
-    tv.add(0, zonal_topology::NodeId(0), |t| t.weight = crate::nice_to_weight(-5));
+    tv.add(0, zonal_topology::NodeId(0), |t| {
+        t.weight = crate::nice_to_weight(-5)
+    });
     tv.load(2, 2);
     let mut st = CpuBalanceState::new(&topo, CpuId(0));
     let out = aw().balance(&tv.view, CpuId(0), &mut st, &mut Rng::new(1));

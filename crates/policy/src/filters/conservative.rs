@@ -45,7 +45,9 @@ pub const DEFAULT_AGE_LIMIT: u32 = 3;
 pub const SOFT_VICTIM_PCT: u64 = 150;
 
 /// How the zone boundary is enforced.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum ZoneMode {
     /// Nothing beyond level S is ever a victim.
@@ -160,7 +162,10 @@ impl ConservativeFilter {
             // its own node.
             return Ok(());
         }
-        if origin.index() >= topo.node_count() || !topo.node_in_zone(to, origin) {
+        // A task at home on `from`: under the hard zone `from` was just found in the zone.
+        let known_in_zone = origin == from && self.zone == ZoneMode::Hard;
+        if !known_in_zone && (origin.index() >= topo.node_count() || !topo.node_in_zone(to, origin))
+        {
             return Err(Refusal::OriginOutsideZone);
         }
         let check_distance = self.origin == OriginRule::Strict || origin != from;

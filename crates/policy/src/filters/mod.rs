@@ -11,5 +11,5 @@
 
 mod conservative;
 
-pub use conservative::{ConservativeFilter, ZoneMode, DEFAULT_AGE_LIMIT, SOFT_VICTIM_PCT};
 pub(crate) use conservative::soft_victim_loaded;
+pub use conservative::{ConservativeFilter, ZoneMode, DEFAULT_AGE_LIMIT, SOFT_VICTIM_PCT};

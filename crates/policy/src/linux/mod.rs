@@ -41,9 +41,7 @@ mod place;
 
 use zonal_topology::{CpuId, Level, Topology, Victim};
 
-use crate::decision::{
-    BalanceOutcome, Eligibility, MoveContext, Placement, VictimDecision,
-};
+use crate::decision::{BalanceOutcome, Eligibility, MoveContext, Placement, VictimDecision};
 use crate::policy::Policy;
 use crate::rng::Rng;
 use crate::rules::MoveRules;
@@ -74,8 +72,6 @@ pub(crate) struct LinuxParams {
     pub(crate) local_pct: u32,
     /// Tasks examined per attempt.
     pub(crate) nr_migrate: usize,
-    /// Interval multiplier for busy CPUs.
-    pub(crate) busy_factor: u64,
     /// Largest distance fork balancing spans.
     pub(crate) fork_max_distance: u32,
 }
@@ -86,7 +82,6 @@ impl Default for LinuxParams {
             numa_pct: DEFAULT_NUMA_IMBALANCE_PCT,
             local_pct: LOCAL_IMBALANCE_PCT,
             nr_migrate: NR_MIGRATE_MAX,
-            busy_factor: BUSY_FACTOR,
             fork_max_distance: RECLAIM_DISTANCE,
         }
     }
@@ -178,9 +173,7 @@ impl Balancer {
                 }
                 let busy = !is_idle(&loads.cpu(cpu));
                 let st = &mut state.levels[l];
-                let factor = if busy { self.params.busy_factor } else { 1 };
-                let last = st.next_due_us.saturating_sub(st.interval_us);
-                if now < last.saturating_add(st.interval_us.saturating_mul(factor)) {
+                if now < st.due_at(busy) {
                     continue;
                 }
                 if !should_we_balance(&loads, cpu, level) {

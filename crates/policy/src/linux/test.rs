@@ -18,7 +18,12 @@ fn with_pct(pct: u32) -> Arc<dyn Policy> {
     cfg.build().unwrap()
 }
 
-fn balance(p: &dyn Policy, v: &dyn MachineView, cpu: u32, st: &mut CpuBalanceState) -> crate::BalanceOutcome {
+fn balance(
+    p: &dyn Policy,
+    v: &dyn MachineView,
+    cpu: u32,
+    st: &mut CpuBalanceState,
+) -> crate::BalanceOutcome {
     p.balance(v, CpuId(cpu), st, &mut Rng::new(7))
 }
 
@@ -35,8 +40,15 @@ fn idle_cpu_pulls_from_its_busy_sibling() {
     let out = balance(&*p, &tv.view, 1, &mut state(&topo, 1));
     assert_eq!(out.migrations.len(), 1);
     let m = out.migrations[0];
-    assert_eq!((m.task, m.from, m.to, m.level), (ids[2], CpuId(0), CpuId(1), Level(0)));
-    assert_eq!(out.attempts.len(), 1, "level II: CPU 1 is no longer idle and not first");
+    assert_eq!(
+        (m.task, m.from, m.to, m.level),
+        (ids[2], CpuId(0), CpuId(1), Level(0))
+    );
+    assert_eq!(
+        out.attempts.len(),
+        1,
+        "level II: CPU 1 is no longer idle and not first"
+    );
     assert_eq!(out.attempts[0].outcome, AttemptOutcome::Moved);
     assert_eq!(out.attempts[0].cpus_scanned, 2);
 }
@@ -58,7 +70,11 @@ fn numa_threshold_is_25_percent_by_default() {
 
     let out = balance(&*with_pct(17), &tv.view, 2, &mut state(&topo, 2));
     assert_eq!(out.migrations.len(), 1, "{out:?}");
-    assert_eq!(out.migrations[0].from, CpuId(0), "busiest CPU of the busiest node");
+    assert_eq!(
+        out.migrations[0].from,
+        CpuId(0),
+        "busiest CPU of the busiest node"
+    );
     assert_eq!(out.migrations[0].level, Level(1));
 }
 
@@ -129,7 +145,10 @@ fn only_the_first_idle_cpu_of_the_local_group_balances() {
     // CPU 0 is: it pulls across nodes.
     let out = balance(&*p, &tv.view, 0, &mut state(&topo, 0));
     assert!(!out.migrations.is_empty());
-    assert!(out.migrations.iter().all(|m| m.level == Level(1) && m.to == CpuId(0)));
+    assert!(out
+        .migrations
+        .iter()
+        .all(|m| m.level == Level(1) && m.to == CpuId(0)));
 }
 
 #[test]
@@ -267,14 +286,27 @@ fn the_zone_bounds_the_periodic_walk() {
         tv.load(c.0, 4);
     }
     let lin = balance(&*policy("linux"), &tv.view, 0, &mut state(&topo, 0));
-    assert!(lin.migrations.iter().any(|m| far.contains(&m.from)), "{lin:?}");
+    assert!(
+        lin.migrations.iter().any(|m| far.contains(&m.from)),
+        "{lin:?}"
+    );
     assert!(lin.refused.get(Refusal::Zone) == 0 && lin.refused.get(Refusal::Origin) == 0);
 
-    let hard = balance(&*policy("conservative-hard"), &tv.view, 0, &mut state(&topo, 0));
+    let hard = balance(
+        &*policy("conservative-hard"),
+        &tv.view,
+        0,
+        &mut state(&topo, 0),
+    );
     assert!(hard.migrations.is_empty());
     assert!(hard.attempts.iter().all(|a| a.level <= Level(3)));
 
-    let soft = balance(&*policy("conservative-soft"), &tv.view, 0, &mut state(&topo, 0));
+    let soft = balance(
+        &*policy("conservative-soft"),
+        &tv.view,
+        0,
+        &mut state(&topo, 0),
+    );
     assert!(soft.migrations.is_empty());
     assert!(soft.refused.get(Refusal::OriginOutsideZone) > 0, "{soft:?}");
     assert!(soft.attempts.iter().any(|a| a.level == Level(5)));
@@ -293,7 +325,12 @@ fn conservative_refuses_aged_tasks_in_a_pass() {
     for _ in 0..2 {
         tv.add(0, NodeId(0), |t| t.migrations = 3);
     }
-    let out = balance(&*policy("conservative-hard"), &tv.view, 1, &mut state(&topo, 1));
+    let out = balance(
+        &*policy("conservative-hard"),
+        &tv.view,
+        1,
+        &mut state(&topo, 1),
+    );
     assert!(out.migrations.is_empty());
     assert_eq!(out.refused.get(Refusal::Aged), 2);
     let out = balance(&*policy("linux"), &tv.view, 1, &mut state(&topo, 1));
@@ -317,10 +354,17 @@ fn overlapping_groups_on_a_ring() {
     // Node 1 neighbours node 2: its level II domain ({0, 1, 2}) pulls one task.
     let out = balance(&*policy("linux"), &tv.view, 1, &mut state(&topo, 1));
     assert_eq!(out.migrations.len(), 1, "{out:?}");
-    assert_eq!((out.migrations[0].from, out.migrations[0].level), (CpuId(2), Level(1)));
+    assert_eq!(
+        (out.migrations[0].from, out.migrations[0].level),
+        (CpuId(2), Level(1))
+    );
     // Node 0's level II domain ({3, 0, 1}) does not contain node 2; at level III the
     // overlapping groups {3, 0, 1} and {1, 2, 3} differ by one idle CPU: balanced.
     let out = balance(&*policy("linux"), &tv.view, 0, &mut state(&topo, 0));
     assert!(out.migrations.is_empty(), "{out:?}");
-    assert_eq!(out.attempts.last().unwrap().cpus_scanned, 6, "overlaps count twice");
+    assert_eq!(
+        out.attempts.last().unwrap().cpus_scanned,
+        6,
+        "overlaps count twice"
+    );
 }

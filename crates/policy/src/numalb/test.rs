@@ -14,11 +14,14 @@ fn balanced_machines_see_no_moves() {
     let topo = two_nodes();
     let mut tv = TestView::new(&topo);
     for c in 0..4 {
-        tv.load(c, 2);
+        tv.load(c, 3);
     }
     let mut st = CpuBalanceState::new(&topo, CpuId(0));
     let out = numalb(1.0).balance(&tv.view, CpuId(0), &mut st, &mut Rng::new(1));
-    assert!(out.migrations.is_empty(), "ties keep tasks in place: {out:?}");
+    assert!(
+        out.migrations.is_empty(),
+        "ties keep tasks in place: {out:?}"
+    );
     assert_eq!(out.attempts.len(), 1);
 }
 

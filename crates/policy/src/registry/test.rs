@@ -10,7 +10,11 @@ fn every_name_builds_with_defaults() {
 
 #[test]
 fn composed_filters_show_in_the_name() {
-    for name in [PolicyName::ThreadAware, PolicyName::Numalb, PolicyName::AverageWeight] {
+    for name in [
+        PolicyName::ThreadAware,
+        PolicyName::Numalb,
+        PolicyName::AverageWeight,
+    ] {
         let mut cfg = PolicyConfig::new(name);
         cfg.conservative_filters = Some(true);
         let p = cfg.build().unwrap();
@@ -28,13 +32,41 @@ fn bad_values_are_refused() {
             other => panic!("{field}: {other:?}"),
         }
     };
-    bad(|c| c.age_limit = Some(0), PolicyName::ConservativeHard, "age_limit");
-    bad(|c| c.numa_imbalance_pct = Some(1001), PolicyName::Linux, "numa_imbalance_pct");
-    bad(|c| c.numalb_alpha = Some(-0.5), PolicyName::Numalb, "numalb_alpha");
-    bad(|c| c.numalb_alpha = Some(f64::NAN), PolicyName::Numalb, "numalb_alpha");
-    bad(|c| c.conservative_filters = Some(true), PolicyName::Linux, "conservative_filters");
-    bad(|c| c.conservative_filters = Some(true), PolicyName::Unrestricted, "conservative_filters");
-    bad(|c| c.conservative_filters = Some(false), PolicyName::ConservativeSoft, "conservative_filters");
+    bad(
+        |c| c.age_limit = Some(0),
+        PolicyName::ConservativeHard,
+        "age_limit",
+    );
+    bad(
+        |c| c.numa_imbalance_pct = Some(1001),
+        PolicyName::Linux,
+        "numa_imbalance_pct",
+    );
+    bad(
+        |c| c.numalb_alpha = Some(-0.5),
+        PolicyName::Numalb,
+        "numalb_alpha",
+    );
+    bad(
+        |c| c.numalb_alpha = Some(f64::NAN),
+        PolicyName::Numalb,
+        "numalb_alpha",
+    );
+    bad(
+        |c| c.conservative_filters = Some(true),
+        PolicyName::Linux,
+        "conservative_filters",
+    );
+    bad(
+        |c| c.conservative_filters = Some(true),
+        PolicyName::Unrestricted,
+        "conservative_filters",
+    );
+    bad(
+        |c| c.conservative_filters = Some(false),
+        PolicyName::ConservativeSoft,
+        "conservative_filters",
+    );
     let mut ok = PolicyConfig::new(PolicyName::Linux);
     ok.numa_imbalance_pct = Some(1000);
     ok.origin = OriginRule::Strict;
@@ -54,7 +86,8 @@ fn toml_and_json_round_trip() {
     let json = serde_json::to_string(&cfg).unwrap();
     assert_eq!(PolicyConfig::from_json_str(&json).unwrap(), cfg);
 
-    let minimal = PolicyConfig::from_toml_str("name = \"thread-aware\"\norigin = \"off\"\n").unwrap();
+    let minimal =
+        PolicyConfig::from_toml_str("name = \"thread-aware\"\norigin = \"off\"\n").unwrap();
     assert_eq!(minimal.name, PolicyName::ThreadAware);
     assert_eq!(minimal.origin, OriginRule::Off);
     assert_eq!(minimal.age_limit, None);
@@ -68,9 +101,16 @@ fn unknown_names_list_the_valid_ones() {
     for name in PolicyName::ALL {
         assert!(err.contains(name.as_str()), "{err}");
     }
-    let err = PolicyConfig::from_toml_str("name = \"fair-share\"").unwrap_err().to_string();
-    assert!(err.contains("conservative-hard") && err.contains("unrestricted"), "{err}");
-    let err = PolicyConfig::from_json_str(r#"{"name":"fair-share"}"#).unwrap_err().to_string();
+    let err = PolicyConfig::from_toml_str("name = \"fair-share\"")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("conservative-hard") && err.contains("unrestricted"),
+        "{err}"
+    );
+    let err = PolicyConfig::from_json_str(r#"{"name":"fair-share"}"#)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("average-weight"), "{err}");
     // Unknown fields are refused too.
     assert!(PolicyConfig::from_toml_str("name = \"linux\"\nzone = 3").is_err());

@@ -43,7 +43,11 @@ fn least_concentrated_group_goes_first() {
     let ta = PolicyConfig::new(PolicyName::ThreadAware).build().unwrap();
     let mut st = CpuBalanceState::new(&topo, CpuId(2));
     let out = ta.balance(view, CpuId(2), &mut st, &mut Rng::new(1));
-    let cross: Vec<_> = out.migrations.iter().filter(|m| m.level == Level(1)).collect();
+    let cross: Vec<_> = out
+        .migrations
+        .iter()
+        .filter(|m| m.level == Level(1))
+        .collect();
     assert!(!cross.is_empty(), "{out:?}");
     assert_eq!(cross[0].task, b, "{out:?}");
 
@@ -68,7 +72,10 @@ fn a_thread_does_not_join_a_node_holding_more_of_its_group() {
     let mut order = [1usize];
     let counts = super::order(view, CpuId(0), CpuId(2), tasks, &mut order);
     assert_eq!(tasks[1].id, lone);
-    assert!(counts.more_concentrated(&tasks[1]), "0 + 1 > 1 is false, 2 + 1 > 1 is true");
+    assert!(
+        counts.more_concentrated(&tasks[1]),
+        "0 + 1 > 1 is false, 2 + 1 > 1 is true"
+    );
     // Moving towards node 2 (no siblings) is fine.
     let counts = super::order(view, CpuId(0), CpuId(4), tasks, &mut order);
     assert!(!counts.more_concentrated(&tasks[1]));

@@ -1,7 +1,7 @@
 use zonal_topology::{CpuId, NodeId};
 
 use crate::testing::{s1, TestView};
-use crate::{CpuBalanceState, Policy, PolicyConfig, PolicyName, Rng, TaskMeta, TaskId};
+use crate::{CpuBalanceState, Policy, PolicyConfig, PolicyName, Rng, TaskId, TaskMeta};
 
 fn un() -> std::sync::Arc<dyn Policy> {
     PolicyConfig::new(PolicyName::Unrestricted).build().unwrap()
@@ -36,7 +36,11 @@ fn random_start_spreads_thieves() {
     }
     let mut st = CpuBalanceState::new(&topo, CpuId(0));
     let victims: std::collections::BTreeSet<_> = (0..50)
-        .map(|seed| un().idle_balance(&tv.view, CpuId(0), &mut st, &mut Rng::new(seed)).migrations[0].from)
+        .map(|seed| {
+            un().idle_balance(&tv.view, CpuId(0), &mut st, &mut Rng::new(seed))
+                .migrations[0]
+                .from
+        })
         .collect();
     assert!(victims.len() > 5, "{victims:?}");
 }
@@ -51,11 +55,16 @@ fn busy_cpus_do_not_balance_and_children_stay_home() {
     let out = un().balance(&tv.view, CpuId(0), &mut st, &mut Rng::new(1));
     assert!(out.attempts.is_empty());
     let t = TaskMeta::new(TaskId(77), NodeId(0), CpuId(1));
-    assert_eq!(un().place(&tv.view, CpuId(1), &t, &mut Rng::new(1)).cpu, CpuId(1));
+    assert_eq!(
+        un().place(&tv.view, CpuId(1), &t, &mut Rng::new(1)).cpu,
+        CpuId(1)
+    );
     // Everything but running/pinned is eligible: aged, far-born, cache-hot alike.
     let mut t = TaskMeta::new(TaskId(5), NodeId(8), CpuId(1));
     t.migrations = 99;
     t.last_ran_us = Some(0);
     let ctx = crate::MoveContext::steal(1);
-    assert!(un().eligibility(&topo, &t, topo.cpus_of(NodeId(9))[0], ctx).is_allowed());
+    assert!(un()
+        .eligibility(&topo, &t, topo.cpus_of(NodeId(9))[0], ctx)
+        .is_allowed());
 }

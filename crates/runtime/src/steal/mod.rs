@@ -105,11 +105,13 @@ impl WorkerThread {
                 let rep = Meta::fresh(vnode).to_policy(0, victim.cpu);
                 match policy.eligibility(topo, &rep, self.cpu, ctx) {
                     Eligibility::Allowed => {
-                        if let Some(mut t) = steal_loop(|| injector.steal()) {
-                            if t.meta.origin == NO_ORIGIN {
-                                t.meta.origin = vnode;
+                        if let Some(t) = steal_loop(|| injector.steal()) {
+                            let mut m = t.meta();
+                            if m.origin == NO_ORIGIN {
+                                m.origin = vnode;
+                                t.set_meta(m);
                             }
-                            let meta = t.meta.to_policy(t.job.id(), victim.cpu);
+                            let meta = m.to_policy(t.job.id(), victim.cpu);
                             match policy.eligibility(topo, &meta, self.cpu, ctx) {
                                 Eligibility::Allowed => {
                                     return Some(self.took(
@@ -139,7 +141,7 @@ impl WorkerThread {
                     let Some(t) = steal_loop(|| vs.away.steal()) else {
                         break;
                     };
-                    let meta = t.meta.to_policy(t.job.id(), victim.cpu);
+                    let meta = t.meta().to_policy(t.job.id(), victim.cpu);
                     match policy.eligibility(topo, &meta, self.cpu, ctx) {
                         Eligibility::Allowed => {
                             vs.away_len.fetch_sub(1, Ordering::Relaxed);
@@ -167,12 +169,12 @@ impl WorkerThread {
         ctx: MoveContext,
     ) -> Option<Task> {
         let r = &*self.registry;
-        if t.meta.weight == zonal_policy::NICE_0_WEIGHT && t.meta.group == crate::task::NO_GROUP
-        {
+        let m = t.meta();
+        if m.weight == zonal_policy::NICE_0_WEIGHT && m.group == crate::task::NO_GROUP {
             // Exactly the representative task already checked.
             return Some(t);
         }
-        let meta = t.meta.to_policy(t.job.id(), victim.cpu);
+        let meta = m.to_policy(t.job.id(), victim.cpu);
         match r.policy.eligibility(&r.topo, &meta, self.cpu, ctx) {
             Eligibility::Allowed => Some(t),
             Eligibility::Refused(why) => {
@@ -187,7 +189,7 @@ impl WorkerThread {
     }
 
     /// Books a successful steal: one more migration for the task, counters, observer.
-    fn took(&self, mut t: Task, victim: usize, vnode: u32, level: Level, queue: QueueKind) -> Task {
+    fn took(&self, t: Task, victim: usize, vnode: u32, level: Level, queue: QueueKind) -> Task {
         let r = &*self.registry;
         let c = self.counters();
         let l = level.index();
@@ -197,7 +199,8 @@ impl WorkerThread {
         if l >= r.topo.zone_depth() {
             bump(&c.beyond_zone, 1);
         }
-        let origin = t.meta.origin;
+        let mut meta = t.meta();
+        let origin = meta.origin;
         if origin != vnode {
             let (o, from, to) = (origin.into_node(), vnode.into_node(), self.node.into_node());
             if r.topo.distance(o, to) > r.topo.distance(o, from) {
@@ -212,12 +215,13 @@ impl WorkerThread {
                 victim_node: vnode,
                 origin,
                 level: level.0,
-                migrations_before: t.meta.migrations,
+                migrations_before: meta.migrations,
                 queue,
             };
             let _ = crate::unwind::halt_unwinding(|| obs(&rec));
         }
-        t.meta.migrations = t.meta.migrations.saturating_add(1);
+        meta.migrations = meta.migrations.saturating_add(1);
+        t.set_meta(meta);
         t
     }
 }

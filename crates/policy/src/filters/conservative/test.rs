@@ -38,7 +38,11 @@ fn zone_of_n0_is_levels_one_to_four() {
     }
     let (last_level, last) = *decisions.last().unwrap();
     assert_eq!(last, VictimDecision::Stop(Refusal::Zone));
-    assert_eq!(last_level, Level(4), "the first victim past the zone is at level V");
+    assert_eq!(
+        last_level,
+        Level(4),
+        "the first victim past the zone is at level V"
+    );
     assert!(decisions[..decisions.len() - 1]
         .iter()
         .all(|&(l, d)| l < Level(4) && d == VictimDecision::Examine));
@@ -46,7 +50,11 @@ fn zone_of_n0_is_levels_one_to_four() {
     assert_eq!(decisions.len() - 1, 19);
     for n in 0..16 {
         let ok = f.check_move(&topo, &task(&topo, n, n), CpuId(0)).is_ok();
-        assert_eq!(ok, [0, 1, 2, 3, 4, 5, 12, 13, 14, 15].contains(&n), "node {n}");
+        assert_eq!(
+            ok,
+            [0, 1, 2, 3, 4, 5, 12, 13, 14, 15].contains(&n),
+            "node {n}"
+        );
     }
 }
 
@@ -104,7 +112,11 @@ fn no_farther_keeps_away_tasks_from_drifting() {
         "node 2 is 22 from home"
     );
     assert_eq!(f.check_move(&topo, &t, cpu_of(&topo, 0)), Ok(()), "home");
-    assert_eq!(f.check_move(&topo, &t, cpu_of(&topo, 1)), Ok(()), "same distance");
+    assert_eq!(
+        f.check_move(&topo, &t, cpu_of(&topo, 1)),
+        Ok(()),
+        "same distance"
+    );
     // At home: NoFarther lets it leave; Strict does not; Off does.
     let home = task(&topo, 0, 0);
     assert_eq!(f.check_move(&topo, &home, cpu_of(&topo, 1)), Ok(()));
@@ -113,7 +125,11 @@ fn no_farther_keeps_away_tasks_from_drifting() {
         strict.check_move(&topo, &home, cpu_of(&topo, 1)),
         Err(Refusal::Origin)
     );
-    assert_eq!(strict.check_move(&topo, &home, CpuId(1)), Ok(()), "same node");
+    assert_eq!(
+        strict.check_move(&topo, &home, CpuId(1)),
+        Ok(()),
+        "same node"
+    );
     let off = filter(ZoneMode::Hard, OriginRule::Off);
     assert_eq!(off.check_move(&topo, &t, cpu_of(&topo, 2)), Ok(()));
 }
