@@ -265,10 +265,13 @@ fn mix(pool: &ThreadPool, args: &Args) -> Value {
     })
 }
 
+/// One node's triad arrays `(node, a, b, c)`.
+type NodeArrays = (NodeId, NodeBuffer<f64>, NodeBuffer<f64>, NodeBuffer<f64>);
+
 fn stream(pool: &ThreadPool, args: &Args) -> Value {
     let topo = pool.topology().clone();
     let parts = pool.node_partition(0..args.stream_len);
-    let mut arrays: Vec<(NodeId, NodeBuffer<f64>, NodeBuffer<f64>, NodeBuffer<f64>)> = parts
+    let mut arrays: Vec<NodeArrays> = parts
         .iter()
         .map(|(node, r)| {
             let len = r.len();
@@ -350,9 +353,7 @@ fn stencil(pool: &ThreadPool, args: &Args) -> Value {
     let n = args.grid.max(8);
     let iters = 10;
     let mut cur = vec![0.0f64; n * n];
-    for j in 0..n {
-        cur[j] = 1.0; // a hot top edge
-    }
+    cur[..n].fill(1.0); // a hot top edge
     let mut next = cur.clone();
     let parts = pool.node_partition(1..n - 1);
     let home_of = |row: usize| {

@@ -13,7 +13,8 @@
 //! - With the conservative filter composed, a receiver that would not examine this CPU as a
 //!   victim (beyond a hard zone, or not loaded enough under a soft one) is passed over.
 //! - The pass runs at the interval of the CPU's top level, without the busy factor (a CPU
-//!   that sheds is busy by definition). One [`Attempt`] at the top level is recorded.
+//!   that sheds is busy by definition). One [`Attempt`] at the top level is recorded; the
+//!   other levels get `next_due_us = NEVER_DUE_US` (unused).
 //!
 //! New-idle balancing and placement are Linux's, through the same move rules.
 
@@ -23,7 +24,7 @@ use crate::decision::{
     Attempt, AttemptOutcome, BalanceOutcome, Eligibility, Migration, MoveContext, MoveKind,
     Placement, VictimDecision,
 };
-use crate::linux::{Balancer, NR_MIGRATE_MAX};
+use crate::linux::{Balancer, NEVER, NR_MIGRATE_MAX};
 use crate::policy::Policy;
 use crate::rng::Rng;
 use crate::state::CpuBalanceState;
@@ -176,9 +177,10 @@ impl Policy for AverageWeight {
         let mut out = BalanceOutcome::default();
         let topo = view.topology();
         let now = view.now_us();
-        let Some(st) = state.levels.last_mut() else {
+        let Some((st, lower)) = state.levels.split_last_mut() else {
             return out;
         };
+        lower.iter_mut().for_each(|s| s.next_due_us = NEVER);
         if now < st.next_due_us {
             return out;
         }

@@ -72,6 +72,6 @@ pub use policy::Policy;
 pub use rng::Rng;
 pub use rules::{cache_nice_tries, MIGRATION_COST_US};
 pub use snapshot::SnapshotView;
-pub use state::{CpuBalanceState, LevelState};
+pub use state::{CpuBalanceState, LevelState, NEVER_DUE_US};
 pub use view::{CommCounts, CpuLoad, GroupId, MachineView, NodeLoad, TaskId, TaskMeta};
 pub use weight::{nice_to_weight, NICE_0_WEIGHT};

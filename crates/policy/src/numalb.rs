@@ -5,7 +5,9 @@
 //! NUMALB is centralised: one balancer assigns every task of the machine. In Zonal's per-CPU
 //! protocol the pass of the *root* CPU (the machine's first CPU, `CpuId(0)`) does it, at the
 //! interval of its top level ([`LevelState`](crate::LevelState)); every other CPU's periodic
-//! pass returns nothing.
+//! pass returns nothing. Levels the pass does not use get `next_due_us = NEVER_DUE_US` (all of
+//! them on non-root CPUs), so a caller that sleeps until the earliest due level wakes only
+//! the root, at the top level's interval.
 //!
 //! 1. Every CPU starts with its current load (`weighted_load`); the running task, pinned
 //!    tasks and whatever the view counts but does not list never move.
@@ -40,7 +42,7 @@ use crate::decision::{
     Attempt, AttemptOutcome, BalanceOutcome, Eligibility, Migration, MoveContext, MoveKind,
     Placement, VictimDecision,
 };
-use crate::linux::Balancer;
+use crate::linux::{Balancer, NEVER};
 use crate::policy::Policy;
 use crate::rng::Rng;
 use crate::state::CpuBalanceState;
@@ -165,11 +167,16 @@ impl Policy for Numalb {
     ) -> BalanceOutcome {
         let mut out = BalanceOutcome::default();
         let topo = view.topology();
-        let Some(st) = state.levels.last_mut() else {
+        let Some((st, lower)) = state.levels.split_last_mut() else {
             return out;
         };
+        lower.iter_mut().for_each(|s| s.next_due_us = NEVER);
         let now = view.now_us();
-        if cpu != ROOT || now < st.next_due_us {
+        if cpu != ROOT {
+            state.levels.iter_mut().for_each(|s| s.next_due_us = NEVER);
+            return out;
+        }
+        if now < st.next_due_us {
             return out;
         }
         self.assign(view, st.nr_balance_failed, &mut out);

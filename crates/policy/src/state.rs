@@ -4,6 +4,11 @@
 
 use zonal_topology::{CpuId, Topology};
 
+/// `next_due_us` of a level the policy never balances at: so far ahead (2^63 µs, about
+/// 292,000 years) that it never comes, yet half of `u64::MAX`, so that callers may add an
+/// interval or round it up to a tick without overflowing.
+pub const NEVER_DUE_US: u64 = 1 << 63;
+
 /// State of one CPU at one level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LevelState {
@@ -15,7 +20,10 @@ pub struct LevelState {
     pub max_interval_us: u64,
     /// Caller time (µs) at which the level is next due for an *idle* CPU: the last balance
     /// plus `interval_us`. A busy CPU is due at the last balance plus
-    /// `interval_us × busy_factor` (see [`LevelState::due_at`]).
+    /// `interval_us × busy_factor` (see [`LevelState::due_at`]). [`NEVER_DUE_US`] when the
+    /// policy never balances this CPU at this level (beyond a hard zone, a degenerate
+    /// level, or a level a policy does not use); callers that sleep until the earliest due
+    /// level can skip those.
     pub next_due_us: u64,
     /// Consecutive failed attempts.
     pub nr_balance_failed: u32,

@@ -233,7 +233,7 @@ fn check_steal_path(cfg: &PolicyConfig, v: &SnapshotView, thief: CpuId) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 
     #[test]
     fn balancing_laws(

@@ -253,7 +253,10 @@ impl ThreadPoolBuilder {
 
     /// Receives the panics of spawned tasks (by default they are logged with `tracing`).
     #[must_use]
-    pub fn panic_handler(mut self, f: impl Fn(Box<dyn Any + Send>) + Send + Sync + 'static) -> Self {
+    pub fn panic_handler(
+        mut self,
+        f: impl Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
+    ) -> Self {
         self.panic_handler = Some(Box::new(f));
         self
     }
@@ -281,7 +284,9 @@ impl ThreadPoolBuilder {
         };
         let policy = match std::mem::replace(&mut self.policy, PolicyChoice::Default) {
             PolicyChoice::Object(p) => p,
-            PolicyChoice::Default => build_policy(PolicyConfig::named(DEFAULT_POLICY), DEFAULT_POLICY)?,
+            PolicyChoice::Default => {
+                build_policy(PolicyConfig::named(DEFAULT_POLICY), DEFAULT_POLICY)?
+            }
             PolicyChoice::Name(n) => build_policy(PolicyConfig::named(&n), &n)?,
             PolicyChoice::Config(c) => {
                 let name = c.name.to_string();

@@ -68,12 +68,9 @@ impl CoreLatch {
     #[inline]
     pub(crate) fn wake_up(&self) {
         // Relaxed on failure: the owner re-probes (Acquire) before reading any result.
-        let _ = self.state.compare_exchange(
-            SLEEPING,
-            UNSET,
-            Ordering::Relaxed,
-            Ordering::Relaxed,
-        );
+        let _ = self
+            .state
+            .compare_exchange(SLEEPING, UNSET, Ordering::Relaxed, Ordering::Relaxed);
     }
 
     /// Sets the latch; returns whether the owner was asleep (and must be woken).

@@ -17,8 +17,10 @@
 //!   [`ThreadPool::par_reduce`].
 //! - Where am I: [`current_worker_index`], [`current_node`], [`current_task`].
 //! - Node-local memory: [`NodeBuffer`].
-//! - Metrics: [`ThreadPool::metrics`] → [`PoolMetrics`] (serde); steals are reported to a
-//!   [`ThreadPoolBuilder::steal_observer`] as [`StealRecord`]s.
+//! - Metrics: [`ThreadPool::metrics`] → [`PoolMetrics`] (serde), from any thread through a
+//!   [`MetricsHandle`]; steals are reported to a [`ThreadPoolBuilder::steal_observer`] as
+//!   [`StealRecord`]s. With the `control-plane` feature, `ControlPlane` samples them
+//!   periodically on a tokio runtime of its own.
 //!
 //! ## Protocols
 //! The steal protocol is written down in `src/steal/README.md`, the sleep protocol in
@@ -35,6 +37,8 @@
 //! ```
 
 mod builder;
+#[cfg(feature = "control-plane")]
+mod control;
 mod error;
 mod job;
 mod join;
@@ -52,13 +56,16 @@ mod task;
 mod unwind;
 
 pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
+#[cfg(feature = "control-plane")]
+pub use control::{ControlPlane, Sample};
 pub use error::BuildError;
 pub use join::join;
 pub use memory::{MemoryPlacement, NodeBuffer};
 pub use metrics::{PoolMetrics, Refusals, WorkerMetrics};
 pub use no_policy::NoPolicy;
 pub use pool::{
-    current_node, current_task, current_worker_index, scope, spawn, spawn_with, ThreadPool,
+    current_node, current_task, current_worker_index, scope, spawn, spawn_with, MetricsHandle,
+    ThreadPool,
 };
 pub use scope::Scope;
 pub use steal::{QueueKind, StealRecord};

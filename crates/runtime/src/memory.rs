@@ -66,7 +66,10 @@ impl<T: Send + Sync> NodeBuffer<T> {
         init: impl Fn(usize) -> T + Sync + Send,
     ) -> Self {
         let topo = pool.topology();
-        assert!(node.index() < topo.node_count(), "node {node} is not in the pool's topology");
+        assert!(
+            node.index() < topo.node_count(),
+            "node {node} is not in the pool's topology"
+        );
         let mut data: Vec<T> = Vec::with_capacity(len);
         let has_worker = pool.worker_nodes().contains(&node);
         let placement = if !has_worker {
@@ -74,7 +77,11 @@ impl<T: Send + Sync> NodeBuffer<T> {
         } else if pool.is_virtual() {
             MemoryPlacement::Virtual
         } else {
-            match bind(&data.spare_capacity_mut()[..len], topo.machine().node(node).os_id, topo.node_count()) {
+            match bind(
+                &data.spare_capacity_mut()[..len],
+                topo.machine().node(node).os_id,
+                topo.node_count(),
+            ) {
                 Ok(()) => MemoryPlacement::Bound,
                 Err(why) => MemoryPlacement::FirstTouch(why),
             }
@@ -154,6 +161,11 @@ fn bind<T>(area: &[MaybeUninit<T>], node_os_id: u32, nodes: usize) -> Result<(),
     }
     let mut set = NodeSet::new();
     set.set(node_os_id as usize);
-    topo.bind_memory_area(area, &set, MemoryBindingPolicy::Bind, MemoryBindingFlags::empty())
-        .map_err(|e| format!("hwloc_set_area_membind failed: {e}"))
+    topo.bind_memory_area(
+        area,
+        &set,
+        MemoryBindingPolicy::Bind,
+        MemoryBindingFlags::empty(),
+    )
+    .map_err(|e| format!("hwloc_set_area_membind failed: {e}"))
 }

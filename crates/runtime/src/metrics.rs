@@ -117,7 +117,10 @@ impl Refusals {
     /// Every count, by reason name.
     #[must_use]
     pub fn by_name(&self) -> BTreeMap<&'static str, u64> {
-        Refusal::ALL.iter().map(|&r| (r.as_str(), self.get(r))).collect()
+        Refusal::ALL
+            .iter()
+            .map(|&r| (r.as_str(), self.get(r)))
+            .collect()
     }
 
     /// All refusals.
@@ -162,7 +165,8 @@ pub struct WorkerMetrics {
     pub steals_by_level: Vec<u64>,
     /// Steals it made: each moves a task, so this is also its migration count.
     pub migrations: u64,
-    /// Refusals it met while stealing, by reason.
+    /// Refusals it met while stealing, by reason: one per refused attempt (a thief that
+    /// retries the same victim counts again). Empty victims are skipped without asking.
     pub refused: Refusals,
     /// Refusals by the level of the victim.
     pub refused_by_level: Vec<u64>,
@@ -172,7 +176,7 @@ pub struct WorkerMetrics {
     pub moves_farther_from_origin: u64,
     /// Tasks it queued as aged (kept in its inbox, never stolen).
     pub aged_kept: u64,
-    /// Time spent searching or parked, ns.
+    /// Time spent searching or parked, ns (from the second fruitless search on).
     pub idle_ns: u64,
     /// Times it parked.
     pub parks: u64,

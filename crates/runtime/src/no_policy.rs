@@ -1,8 +1,8 @@
 //! [`NoPolicy`]: steal anything from anyone, nearest first (plain work stealing, as rayon).
 
 use zonal_policy::{
-    BalanceOutcome, CpuBalanceState, Eligibility, MachineView, MoveContext, Placement, Policy,
-    Rng, TaskMeta, VictimDecision,
+    BalanceOutcome, CpuBalanceState, Eligibility, MachineView, MoveContext, Placement, Policy, Rng,
+    TaskMeta, VictimDecision,
 };
 use zonal_topology::{CpuId, Level, Topology, Victim};
 

@@ -151,7 +151,9 @@ impl ThreadPool {
         );
         self.registry.pending.fetch_add(1, Ordering::Relaxed);
         let parent = self.current_worker().map(|w| w.current.get());
-        let meta = TaskOptions::new().origin(node).resolve(parent, Some(node.0));
+        let meta = TaskOptions::new()
+            .origin(node)
+            .resolve(parent, Some(node.0));
         self.registry.push_to_node(spawned_job(meta, f), node);
     }
 
@@ -229,20 +231,23 @@ impl ThreadPool {
     /// A snapshot of the metrics (cheap: a few relaxed loads per worker).
     #[must_use]
     pub fn metrics(&self) -> PoolMetrics {
-        let r = &*self.registry;
-        let workers = r
-            .shared
-            .iter()
-            .enumerate()
-            .map(|(i, s)| s.counters.snapshot(i, r.worker_cpu[i].0, r.worker_node[i]))
-            .collect();
-        PoolMetrics::from_workers(
-            r.policy.name().to_owned(),
-            r.topo.mal_count(),
-            r.topo.zone_depth(),
-            r.injected.load(Ordering::Relaxed),
-            workers,
-        )
+        snapshot(&self.registry)
+    }
+
+    /// A cloneable, `Send` handle that takes metric snapshots from any thread, even after
+    /// the pool is dropped (the last snapshot then stays frozen).
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let h = pool.metrics_handle();
+    /// std::thread::spawn(move || assert_eq!(h.snapshot().workers.len(), 32)).join().unwrap();
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    #[must_use]
+    pub fn metrics_handle(&self) -> MetricsHandle {
+        MetricsHandle {
+            registry: Arc::clone(&self.registry),
+        }
     }
 
     /// Calls `f` on sub-ranges of `range` of at most `grain` items, in parallel. The range is
@@ -369,6 +374,36 @@ impl ThreadPool {
             .into_iter()
             .filter_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
             .fold(identity(), &reduce)
+    }
+}
+
+fn snapshot(r: &Registry) -> PoolMetrics {
+    let workers = r
+        .shared
+        .iter()
+        .enumerate()
+        .map(|(i, s)| s.counters.snapshot(i, r.worker_cpu[i].0, r.worker_node[i]))
+        .collect();
+    PoolMetrics::from_workers(
+        r.policy.name().to_owned(),
+        r.topo.mal_count(),
+        r.topo.zone_depth(),
+        r.injected.load(Ordering::Relaxed),
+        workers,
+    )
+}
+
+/// Takes metric snapshots of a pool from any thread; see [`ThreadPool::metrics_handle`].
+#[derive(Clone, Debug)]
+pub struct MetricsHandle {
+    registry: Arc<Registry>,
+}
+
+impl MetricsHandle {
+    /// A snapshot, as [`ThreadPool::metrics`].
+    #[must_use]
+    pub fn snapshot(&self) -> PoolMetrics {
+        snapshot(&self.registry)
     }
 }
 

@@ -248,9 +248,7 @@ impl WorkerThread {
             Some(l) => l.probe(),
             // SeqCst: pairs with the SeqCst store of `terminate` and the SeqCst decrement of
             // `pending` (README step 7), read after the sleepy fence.
-            None => {
-                r.terminate.load(Ordering::SeqCst) && r.pending.load(Ordering::SeqCst) == 0
-            }
+            None => r.terminate.load(Ordering::SeqCst) && r.pending.load(Ordering::SeqCst) == 0,
         };
         let mut rounds = 0u32;
         let mut idle_since: Option<Instant> = None;
@@ -270,10 +268,12 @@ impl WorkerThread {
                 self.execute(t);
                 continue;
             }
-            if idle_since.is_none() {
+            rounds += 1;
+            // Idle time counts from the second fruitless search: a single miss between two
+            // tasks (common for a busy thief) does not pay for two clock reads.
+            if rounds == 2 {
                 idle_since = Some(Instant::now());
             }
-            rounds += 1;
             if rounds < SPIN_ROUNDS {
                 std::thread::yield_now();
                 continue;

@@ -16,7 +16,10 @@ fn unknown_policy_lists_the_valid_ones() {
         .build()
         .unwrap_err();
     let msg = e.to_string();
-    assert!(msg.contains("fastest") && msg.contains("conservative-hard"), "{msg}");
+    assert!(
+        msg.contains("fastest") && msg.contains("conservative-hard"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -37,7 +40,8 @@ fn cpu_outside_the_affinity_mask_is_named() {
         .unwrap_err();
     assert_eq!(e.cpu(), Some(7777));
     assert!(
-        e.to_string().contains("CPU 7777 is not in this process's affinity mask"),
+        e.to_string()
+            .contains("CPU 7777 is not in this process's affinity mask"),
         "{e}"
     );
 }
@@ -51,7 +55,11 @@ fn cpu_outside_a_virtual_topology_is_named() {
         .build()
         .unwrap_err();
     assert_eq!(e.cpu(), Some(99));
-    assert!(e.to_string().contains("CPU 99 is not a CPU of the topology"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("CPU 99 is not a CPU of the topology"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -108,7 +116,11 @@ fn handlers_and_names_apply() {
 
 #[test]
 fn panics_resume_in_the_caller_and_workers_survive() {
-    let pool = ThreadPoolBuilder::new().preset("s1").no_policy().build().unwrap();
+    let pool = ThreadPoolBuilder::new()
+        .preset("s1")
+        .no_policy()
+        .build()
+        .unwrap();
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         pool.join(|| 1, || panic!("in b"))
     }));
@@ -121,9 +133,13 @@ fn panics_resume_in_the_caller_and_workers_survive() {
     let (tx, rx) = std::sync::mpsc::channel();
     for w in 0..pool.num_workers() {
         let tx = tx.clone();
-        pool.spawn_pinned(w, move || tx.send(zonal_runtime::current_worker_index()).unwrap());
+        pool.spawn_pinned(w, move || {
+            tx.send(zonal_runtime::current_worker_index()).unwrap()
+        });
     }
-    let mut seen: Vec<usize> = (0..pool.num_workers()).map(|_| rx.recv().unwrap().unwrap()).collect();
+    let mut seen: Vec<usize> = (0..pool.num_workers())
+        .map(|_| rx.recv().unwrap().unwrap())
+        .collect();
     seen.sort_unstable();
     assert_eq!(seen, (0..pool.num_workers()).collect::<Vec<_>>());
 }
@@ -133,7 +149,11 @@ fn drop_finishes_every_spawned_task() {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
     let n = Arc::new(AtomicUsize::new(0));
-    let pool = ThreadPoolBuilder::new().preset("s1").no_policy().build().unwrap();
+    let pool = ThreadPoolBuilder::new()
+        .preset("s1")
+        .no_policy()
+        .build()
+        .unwrap();
     for i in 0..10_000u32 {
         let n = Arc::clone(&n);
         pool.spawn_on(zonal_topology::NodeId(i % 16), move || {

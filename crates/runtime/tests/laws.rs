@@ -72,7 +72,10 @@ fn run(policy: Arc<dyn Policy>, age_limit: Option<u32>) {
     assert_eq!(done.load(Ordering::Relaxed), CHAINS);
     let records = records.lock().unwrap();
     let s = topo.zone_depth();
-    assert!(!records.is_empty(), "no steal at all: the test exercises nothing");
+    assert!(
+        !records.is_empty(),
+        "no steal at all: the test exercises nothing"
+    );
     for r in records.iter() {
         assert!(
             usize::from(r.level) < s,
@@ -80,14 +83,21 @@ fn run(policy: Arc<dyn Policy>, age_limit: Option<u32>) {
             r.level + 1
         );
         if r.origin != r.victim_node {
-            let (o, v, t) = (NodeId(r.origin), NodeId(r.victim_node), NodeId(r.thief_node));
+            let (o, v, t) = (
+                NodeId(r.origin),
+                NodeId(r.victim_node),
+                NodeId(r.thief_node),
+            );
             assert!(
                 topo.distance(o, t) <= topo.distance(o, v),
                 "task moved farther from its origin: {r:?}"
             );
         }
         if let Some(limit) = age_limit {
-            assert!(r.migrations_before < limit, "an aged task was stolen: {r:?}");
+            assert!(
+                r.migrations_before < limit,
+                "an aged task was stolen: {r:?}"
+            );
         }
     }
     assert_eq!(metrics.total.migrations_beyond_zone, 0);
@@ -109,8 +119,14 @@ fn run(policy: Arc<dyn Policy>, age_limit: Option<u32>) {
         metrics.total.refused.by_name()
     );
     if age_limit.is_some() {
-        assert!(metrics.total.aged_kept > 0, "no task aged: the test exercises nothing");
-        assert!(away > 0, "no task away from home was stolen: the test exercises nothing");
+        assert!(
+            metrics.total.aged_kept > 0,
+            "no task aged: the test exercises nothing"
+        );
+        assert!(
+            away > 0,
+            "no task away from home was stolen: the test exercises nothing"
+        );
     }
 }
 

@@ -7,7 +7,10 @@ use zonal_runtime::{Placement, ThreadPoolBuilder, VirtualPlacement};
 fn pinning() {
     let allowed = zonal_topology::allowed_cpus().expect("hwloc");
     // 1. Default pool on this machine: one pinned worker per allowed CPU, each on its CPU.
-    let pool = ThreadPoolBuilder::new().no_policy().build().expect("pinned pool");
+    let pool = ThreadPoolBuilder::new()
+        .no_policy()
+        .build()
+        .expect("pinned pool");
     assert_eq!(pool.placement(), Placement::Pinned);
     assert!(!pool.is_virtual());
     assert_eq!(pool.num_workers(), allowed.len());
@@ -22,8 +25,15 @@ fn pinning() {
     }
     for _ in 0..pool.num_workers() {
         let (w, cpu) = rx.recv().unwrap();
-        let os = pool.topology().machine().cpu(zonal_topology::CpuId::new(w)).os_index;
-        assert_eq!(cpu as u32, os, "worker {w} runs on CPU {cpu}, not its CPU {os}");
+        let os = pool
+            .topology()
+            .machine()
+            .cpu(zonal_topology::CpuId::new(w))
+            .os_index;
+        assert_eq!(
+            cpu as u32, os,
+            "worker {w} runs on CPU {cpu}, not its CPU {os}"
+        );
     }
     drop(pool);
 
@@ -46,6 +56,10 @@ fn pinning() {
     assert_eq!(pool.install(|| 1 + 1), 2);
 
     // 4. Opting out of pinning.
-    let pool = ThreadPoolBuilder::new().no_policy().pin(false).build().unwrap();
+    let pool = ThreadPoolBuilder::new()
+        .no_policy()
+        .pin(false)
+        .build()
+        .unwrap();
     assert_eq!(pool.placement(), Placement::Unpinned);
 }

@@ -43,7 +43,10 @@ fn run(ctx: &Arc<Ctx>, lo: usize, hi: usize, depth: u32) {
         0 | 3 => {
             // Panics of either half resume here once both are done; swallow some of them.
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                zonal_runtime::join(|| run(ctx, lo, mid, depth + 1), || run(ctx, mid, hi, depth + 1))
+                zonal_runtime::join(
+                    || run(ctx, lo, mid, depth + 1),
+                    || run(ctx, mid, hi, depth + 1),
+                )
             }));
             if r.is_err() && depth % 8 != 0 {
                 panic!("propagated");
@@ -90,11 +93,13 @@ fn stress(builder: ThreadPoolBuilder, n: usize) {
     let p2 = Arc::clone(&panics);
     // Waiting workers run what they find in their deque (as rayon's do), so a 2-worker
     // pool nests deep in debug builds: give the workers room.
-    let pool = builder.stack_size(64 << 20).panic_handler(move |_| {
-        p2.fetch_add(1, Ordering::Relaxed);
-    })
-    .build()
-    .expect("pool");
+    let pool = builder
+        .stack_size(64 << 20)
+        .panic_handler(move |_| {
+            p2.fetch_add(1, Ordering::Relaxed);
+        })
+        .build()
+        .expect("pool");
     let ctx = Arc::new(Ctx {
         hits: (0..n).map(|_| AtomicU8::new(0)).collect(),
         nodes: pool.topology().node_count() as u32,
@@ -113,8 +118,14 @@ fn stress(builder: ThreadPoolBuilder, n: usize) {
         .filter(|&(_, h)| h != 1)
         .take(10)
         .collect();
-    assert!(bad.is_empty(), "tasks not run exactly once (id, times): {bad:?}");
-    assert!(panics.load(Ordering::Relaxed) > 0, "the spawned panics reached the handler");
+    assert!(
+        bad.is_empty(),
+        "tasks not run exactly once (id, times): {bad:?}"
+    );
+    assert!(
+        panics.load(Ordering::Relaxed) > 0,
+        "the spawned panics reached the handler"
+    );
     assert!(m_before_drop.total.tasks_run > 0);
     eprintln!(
         "{} ids, {} tasks spawned, steals by level {:?}, refused {}",

@@ -19,7 +19,10 @@ fn paper_workloads_match_their_definitions() {
                     (System::S2 | System::S3, WorkloadId::W2) | (System::S2, WorkloadId::W3) => {
                         assert!(max_arrival < 20_000, "{system} {w:?}");
                     }
-                    _ => assert!(max_arrival < 1_000_000 && max_arrival > 20_000, "{system} {w:?}"),
+                    _ => assert!(
+                        max_arrival < 1_000_000 && max_arrival > 20_000,
+                        "{system} {w:?}"
+                    ),
                 }
                 let mut io_bound = 0;
                 for (i, p) in wl.procs.iter().enumerate() {
@@ -35,7 +38,8 @@ fn paper_workloads_match_their_definitions() {
                     if bursts.len() > 1 {
                         io_bound += 1;
                         for b in &bursts[..bursts.len() - 1] {
-                            assert!((IO_BURST_CPU_MS.0 * 1000..=IO_BURST_CPU_MS.1 * 1000).contains(&b.cpu_us));
+                            assert!((IO_BURST_CPU_MS.0 * 1000..=IO_BURST_CPU_MS.1 * 1000)
+                                .contains(&b.cpu_us));
                             assert!((IO_WAIT_MS.0 * 1000..=IO_WAIT_MS.1 * 1000).contains(&b.io_us));
                         }
                     }
@@ -43,7 +47,10 @@ fn paper_workloads_match_their_definitions() {
                 let mixed = matches!((system, w), (System::S2 | System::S3, WorkloadId::W3));
                 if mixed {
                     // About half I/O-bound (a short process may fit in one burst).
-                    assert!(io_bound * 4 > n && io_bound * 4 < 3 * n, "{system} {w:?}: {io_bound}/{n}");
+                    assert!(
+                        io_bound * 4 > n && io_bound * 4 < 3 * n,
+                        "{system} {w:?}: {io_bound}/{n}"
+                    );
                 } else {
                     assert_eq!(io_bound, 0, "{system} {w:?}");
                 }

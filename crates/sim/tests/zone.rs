@@ -102,22 +102,39 @@ fn conservative_moves_never_take_a_task_farther_from_home() {
     // no farther from its origin than the one it leaves, and only to thieves whose zone
     // holds its origin.
     for name in ["conservative-hard", "conservative-soft"] {
-        let Some(policy) = common::real(name) else { continue };
+        let Some(policy) = common::real(name) else {
+            continue;
+        };
         let cfg = zonal_policy::PolicyConfig::named(name).unwrap();
         let mut checked = 0;
         for system in [System::S1, System::S3] {
             let topo = system.topology().unwrap();
             for seed in 1..=3 {
-                let wl = paper_workload(system, WorkloadId::W3, 300).generate(topo.cpu_count(), (0.1, 0.5), &mut Rng::new(seed));
-                let sim = SimConfig { seed, trace: true, age_limit: effective_age_limit(&cfg), ..SimConfig::default() };
+                let wl = paper_workload(system, WorkloadId::W3, 300).generate(
+                    topo.cpu_count(),
+                    (0.1, 0.5),
+                    &mut Rng::new(seed),
+                );
+                let sim = SimConfig {
+                    seed,
+                    trace: true,
+                    age_limit: effective_age_limit(&cfg),
+                    ..SimConfig::default()
+                };
                 let r = simulate(&topo, policy.as_ref(), &wl, &sim);
                 for m in &r.migration_log {
                     let origin = zonal_topology::NodeId(r.procs[m.proc as usize].origin);
                     let from = topo.node_of(zonal_topology::CpuId(m.from));
                     let to = topo.node_of(zonal_topology::CpuId(m.to));
-                    assert!(topo.node_in_zone(to, origin), "{name}: {m:?} origin {origin:?} outside the thief's zone");
+                    assert!(
+                        topo.node_in_zone(to, origin),
+                        "{name}: {m:?} origin {origin:?} outside the thief's zone"
+                    );
                     if from != origin {
-                        assert!(topo.distance(origin, to) <= topo.distance(origin, from), "{name}: {m:?} moves farther from {origin:?}");
+                        assert!(
+                            topo.distance(origin, to) <= topo.distance(origin, from),
+                            "{name}: {m:?} moves farther from {origin:?}"
+                        );
                     }
                     checked += 1;
                 }

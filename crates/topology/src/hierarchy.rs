@@ -5,7 +5,8 @@
 //!
 //! 1. Only nodes with CPUs count. Collect `d(i, j)` for every pair of them (diagonal
 //!    included) and sort the distinct values: `levels = [10, 16, 22, …]`; `M = levels.len()`.
-//! 2. Level I (`Level(0)`) is a CPU's own node. Level `k` spans every CPU node `j` with
+//! 2. Level I (`Level(0)`) is a CPU's own node, even when its diagonal is not the row's
+//!    smallest value (a SLIT Linux would refuse). Level `k` spans every CPU node `j` with
 //!    `d(i, j) ≤ levels[k]`, reading row `i` (an asymmetric matrix is accepted, as Linux
 //!    only warns).
 //! 3. Spans of different nodes at one level may *overlap* without nesting (a ring, the
@@ -409,8 +410,9 @@ impl Topology {
         self.machine.distance(a, b)
     }
 
-    /// The level of node `b` seen from node `a`; `None` when either has no CPUs... more
-    /// precisely: when `a` has no CPUs, or `d(a, b)` exceeds every level's distance.
+    /// The level of node `b` seen from node `a` (level I for `a` itself); `None` when `a`
+    /// has no CPUs, or when `d(a, b)` exceeds every level's distance (a memory-only `b`
+    /// farther than every CPU node).
     #[inline]
     #[must_use]
     pub fn node_level(&self, a: NodeId, b: NodeId) -> Option<Level> {

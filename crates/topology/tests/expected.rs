@@ -46,13 +46,20 @@ fn topologies_dir() -> Option<PathBuf> {
     None
 }
 
-fn load(path: &Path) -> Result<Machine, TopologyError> {
+/// Loads a machine as the CLI would; `None` for an XML file when hwloc is compiled out.
+fn load(path: &Path) -> Option<Result<Machine, TopologyError>> {
     match path.extension().and_then(|e| e.to_str()) {
         #[cfg(feature = "hwloc")]
-        Some("xml") => zonal_topology::from_xml_file(path),
+        Some("xml") => Some(zonal_topology::from_xml_file(path)),
         #[cfg(not(feature = "hwloc"))]
-        Some("xml") => panic!("{}: built without the hwloc feature", path.display()),
-        Some("json") => from_nodes_file(path),
+        Some("xml") => {
+            eprintln!(
+                "{}: skipped, built without the hwloc feature",
+                path.display()
+            );
+            None
+        }
+        Some("json") => Some(from_nodes_file(path)),
         _ => panic!("{}: unknown machine format", path.display()),
     }
 }
@@ -91,7 +98,10 @@ fn for_each_machine(mut check: impl FnMut(&str, &Value, &Topology)) {
     assert!(!entries.is_empty(), "expected.json lists no machine");
     for entry in &entries {
         let file = entry["file"].as_str().expect("file name");
-        let machine = load(&dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let Some(machine) = load(&dir.join(file)) else {
+            continue;
+        };
+        let machine = machine.unwrap_or_else(|e| panic!("{file}: {e}"));
         check(file, entry, &Topology::new(machine));
     }
 }
@@ -205,7 +215,7 @@ fn xml_matrices_are_placed_by_os_index() {
         }
     });
     assert!(
-        out_of_order > 0,
+        out_of_order > 0 || cfg!(not(feature = "hwloc")),
         "no XML stores its matrix out of order: the check proves nothing"
     );
 }

@@ -21,6 +21,9 @@
 //!    the interval doubles up to its maximum. An imbalance found: the interval resets to its
 //!    minimum; if nothing moved `nr_balance_failed += 1`, else it resets to 0.
 //! 5. `next_due_us = now + interval`. One [`Attempt`] is recorded per level attempted.
+//!    Levels the walk can never reach (beyond a hard zone, degenerate) get
+//!    `next_due_us = NEVER_DUE_US`, so callers that sleep until the earliest due level do not
+//!    wake up for them.
 //!
 //! # New-idle (`sched_balance_newidle`)
 //!
@@ -62,6 +65,8 @@ pub const LOCAL_IMBALANCE_PCT: u32 = 17;
 pub const BUSY_FACTOR: u64 = 16;
 /// Linux's `RECLAIM_DISTANCE`: no fork balancing across larger distances.
 pub const RECLAIM_DISTANCE: u32 = 30;
+
+pub(crate) use crate::state::NEVER_DUE_US as NEVER;
 
 /// The constants of the Linux walk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,9 +171,14 @@ impl Balancer {
             for l in 0..m {
                 let level = Level(l as u8);
                 if !self.level_allowed(topo, level) {
+                    // Never walked: tell the caller not to wake up for these levels.
+                    state.levels[l..]
+                        .iter_mut()
+                        .for_each(|s| s.next_due_us = NEVER);
                     break;
                 }
                 if loads.degenerate(node, level) {
+                    state.levels[l].next_due_us = NEVER;
                     continue;
                 }
                 let busy = !is_idle(&loads.cpu(cpu));

@@ -368,3 +368,82 @@ fn overlapping_groups_on_a_ring() {
         "overlaps count twice"
     );
 }
+
+/// Beyond the zone the soft policy takes from a CPU only when it carries more than 150% of
+/// the thief's load.
+#[test]
+fn soft_zone_needs_150_percent_beyond_the_zone() {
+    let topo = s1();
+    let mut cfg = PolicyConfig::new(PolicyName::ConservativeSoft);
+    cfg.origin = crate::OriginRule::Off;
+    let soft = cfg.build().unwrap();
+    let far: Vec<u32> = [8, 9]
+        .iter()
+        .flat_map(|&n| topo.cpus_of(NodeId(n)).iter().map(|c| c.0))
+        .collect();
+    for heavy in [3, 4] {
+        let mut tv = TestView::new(&topo);
+        tv.load(0, 2);
+        tv.load(far[0], heavy);
+        for &c in &far[1..] {
+            tv.load(c, 3);
+        }
+        let out = soft.idle_balance(&tv.view, CpuId(0), &mut state(&topo, 0), &mut Rng::new(1));
+        let top = out.attempts.last().unwrap();
+        assert_eq!(top.level, Level(5), "{out:?}");
+        if heavy == 3 {
+            // 3072 is exactly 150% of 2048: not enough.
+            assert!(out.migrations.is_empty(), "{out:?}");
+            assert_eq!(out.refused.get(Refusal::SoftThreshold), 1);
+        } else {
+            assert_eq!(out.migrations.len(), 1, "{out:?}");
+            assert_eq!(out.migrations[0].from, CpuId(far[0]));
+        }
+    }
+}
+
+#[test]
+fn composed_filters_restrict_thread_aware_selection() {
+    let topo = s1();
+    let mut tv = TestView::new(&topo);
+    for &c in topo.cpus_of(NodeId(8)) {
+        tv.load(c.0, 4);
+    }
+    let mut cfg = PolicyConfig::new(PolicyName::ThreadAware);
+    let plain = cfg.build().unwrap();
+    cfg.conservative_filters = Some(true);
+    let composed = cfg.build().unwrap();
+    let out = balance(&*plain, &tv.view, 0, &mut state(&topo, 0));
+    assert!(!out.migrations.is_empty());
+    let out = balance(&*composed, &tv.view, 0, &mut state(&topo, 0));
+    assert!(out.migrations.is_empty(), "node 8 is beyond the hard zone");
+    assert!(out.attempts.iter().all(|a| a.level <= Level(3)));
+}
+
+#[test]
+fn levels_never_walked_are_never_due() {
+    let topo = s1();
+    let tv = TestView::new(&topo);
+    let mut st = state(&topo, 0);
+    let _ = balance(&*policy("conservative-hard"), &tv.view, 0, &mut st);
+    let due: Vec<bool> = st
+        .levels
+        .iter()
+        .map(|l| l.next_due_us == crate::NEVER_DUE_US)
+        .collect();
+    assert_eq!(due, [false, false, false, false, true, true]);
+    assert!(st.levels[4].due_at(true) >= crate::NEVER_DUE_US);
+    let mut st = state(&topo, 0);
+    let _ = balance(&*policy("linux"), &tv.view, 0, &mut st);
+    assert!(st
+        .levels
+        .iter()
+        .all(|l| l.next_due_us < crate::NEVER_DUE_US));
+    // NUMALB balances on the root CPU only, at its top level.
+    let mut st = state(&topo, 3);
+    let _ = balance(&*policy("numalb"), &tv.view, 3, &mut st);
+    assert!(st
+        .levels
+        .iter()
+        .all(|l| l.next_due_us == crate::NEVER_DUE_US));
+}

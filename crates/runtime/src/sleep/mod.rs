@@ -39,7 +39,9 @@ impl Sleep {
         Self {
             sleepers: Mutex::new(Vec::with_capacity(n)),
             num_sleepers: AtomicUsize::new(0),
-            workers: (0..n).map(|_| CachePadded::new(WorkerSleep::default())).collect(),
+            workers: (0..n)
+                .map(|_| CachePadded::new(WorkerSleep::default()))
+                .collect(),
         }
     }
 

@@ -58,7 +58,8 @@ impl WorkerThread {
         let topo = &*r.topo;
         let policy = &*r.policy;
         let counters = self.counters();
-        let ctx = MoveContext::steal(r.now_us());
+        // The policies' clock, read once per walk and only when some victim has work.
+        let mut clock: Option<MoveContext> = None;
         let my_load = self.deque.len() as u64;
         let mut last_node = self.node;
         for &(w, victim) in r.victims[self.index].iter() {
@@ -72,6 +73,7 @@ impl WorkerThread {
             if deque_len == 0 && away_len == 0 && !inj_has {
                 continue;
             }
+            let ctx = *clock.get_or_insert_with(|| MoveContext::steal(r.now_us()));
             let level = victim.level.index();
             let load = (deque_len + away_len) as u64 + u64::from(inj_has);
             match policy.victim(topo, self.cpu, &victim, my_load, load) {
@@ -93,7 +95,13 @@ impl WorkerThread {
                     Eligibility::Allowed => {
                         if let Some(t) = steal_loop(|| vs.stealer.steal()) {
                             if let Some(t) = self.verify(t, w, &victim, ctx) {
-                                return Some(self.took(t, w, vnode, victim.level, QueueKind::Deque));
+                                return Some(self.took(
+                                    t,
+                                    w,
+                                    vnode,
+                                    victim.level,
+                                    QueueKind::Deque,
+                                ));
                             }
                         }
                     }

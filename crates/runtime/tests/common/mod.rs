@@ -42,15 +42,30 @@ impl Policy for MiniConservative {
         Eligibility::Allowed
     }
 
-    fn balance(&self, _: &dyn MachineView, _: CpuId, _: &mut CpuBalanceState, _: &mut Rng) -> BalanceOutcome {
+    fn balance(
+        &self,
+        _: &dyn MachineView,
+        _: CpuId,
+        _: &mut CpuBalanceState,
+        _: &mut Rng,
+    ) -> BalanceOutcome {
         BalanceOutcome::default()
     }
 
-    fn idle_balance(&self, _: &dyn MachineView, _: CpuId, _: &mut CpuBalanceState, _: &mut Rng) -> BalanceOutcome {
+    fn idle_balance(
+        &self,
+        _: &dyn MachineView,
+        _: CpuId,
+        _: &mut CpuBalanceState,
+        _: &mut Rng,
+    ) -> BalanceOutcome {
         BalanceOutcome::default()
     }
 
     fn place(&self, _: &dyn MachineView, parent: CpuId, _: &TaskMeta, _: &mut Rng) -> Placement {
-        Placement { cpu: parent, level: Level::LOCAL }
+        Placement {
+            cpu: parent,
+            level: Level::LOCAL,
+        }
     }
 }

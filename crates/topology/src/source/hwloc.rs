@@ -13,6 +13,8 @@
 //!   `INCLUDE_DISALLOWED` and never checked against this process's CPUs. This machine is
 //!   restricted to the CPUs this process may run on (its affinity mask, and cgroups through
 //!   hwloc's allowed set).
+//! - hwloc 2.x refuses exports written by hwloc 3 (`<topology version="3.0">`, which is what
+//!   hwloc's own test suite holds); [`from_xml_file`] retries those declared as 2.0.
 
 use std::path::Path;
 
