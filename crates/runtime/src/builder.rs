@@ -551,3 +551,12 @@ fn compress(cpus: &[u32]) -> String {
     }
     out.join(",")
 }
+
+#[cfg(test)]
+mod test {
+    #[test]
+    fn cpu_lists_are_compressed() {
+        assert_eq!(super::compress(&[0, 1, 2, 5, 7, 8]), "0-2,5,7-8");
+        assert_eq!(super::compress(&[]), "");
+    }
+}

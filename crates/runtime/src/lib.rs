@@ -37,6 +37,7 @@
 //! ```
 
 mod builder;
+mod compile_fail;
 #[cfg(feature = "control-plane")]
 mod control;
 mod error;

@@ -175,3 +175,54 @@ impl TaskOptions {
         m
     }
 }
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn options_resolve_against_the_parent() {
+        let parent = Meta {
+            origin: 3,
+            migrations: 2,
+            group: 7,
+            weight: 2048,
+        };
+        // A child: born here, parent's group and weight, never migrated.
+        let m = TaskOptions::new().resolve(Some(parent), Some(5));
+        assert_eq!((m.origin, m.migrations, m.group, m.weight), (5, 0, 7, 2048));
+        // A continuation keeps everything.
+        assert_eq!(
+            TaskOptions::new()
+                .continuation()
+                .resolve(Some(parent), Some(5)),
+            parent
+        );
+        // Explicit options win.
+        let m = TaskOptions::new()
+            .origin(NodeId(1))
+            .group(2)
+            .weight(10)
+            .resolve(Some(parent), Some(5));
+        assert_eq!((m.origin, m.group, m.weight), (1, 2, 10));
+        // From outside a pool: no origin until a worker picks it up.
+        assert_eq!(TaskOptions::new().resolve(None, None).origin, NO_ORIGIN);
+    }
+
+    #[test]
+    fn policy_view_maps_every_field() {
+        let m = Meta {
+            origin: 4,
+            migrations: 1,
+            group: NO_GROUP,
+            weight: 99,
+        };
+        let t = m.to_policy(11, CpuId(2));
+        assert_eq!(t.origin, NodeId(4));
+        assert_eq!(t.cpu, CpuId(2));
+        assert_eq!(t.migrations, 1);
+        assert_eq!(t.weight, 99);
+        assert_eq!(t.group, None);
+        assert!(t.migratable && !t.running);
+    }
+}

@@ -1,0 +1,165 @@
+//! Behaviour of the public API on virtual topologies (no pinning, no process-wide state).
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
+
+use zonal_runtime::{MemoryPlacement, NodeBuffer, TaskOptions, ThreadPoolBuilder};
+use zonal_topology::{presets, NodeId};
+
+/// s1 with a zone of one level: nothing ever leaves its node.
+fn node_locked_pool() -> zonal_runtime::ThreadPool {
+    let topo = presets::preset("s1").unwrap().with_zone_depth(1);
+    ThreadPoolBuilder::new()
+        .topology(topo)
+        .policy(Arc::new(common::MiniConservative { age_limit: 100 }))
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn spawn_on_runs_on_the_node_when_nothing_may_leave_it() {
+    let pool = node_locked_pool();
+    let (tx, rx) = mpsc::channel();
+    for i in 0..1_000u32 {
+        let tx = tx.clone();
+        let node = NodeId(i % 16);
+        pool.spawn_on(node, move || {
+            tx.send((node, zonal_runtime::current_node().unwrap()))
+                .unwrap();
+        });
+    }
+    drop(tx);
+    let mut n = 0;
+    for (want, got) in rx {
+        assert_eq!(want, got);
+        n += 1;
+    }
+    assert_eq!(n, 1_000);
+    let m = pool.metrics();
+    assert_eq!(m.total.steals_by_level[1..].iter().sum::<u64>(), 0);
+}
+
+#[test]
+fn origin_and_continuations_are_carried() {
+    let pool = node_locked_pool();
+    let (tx, rx) = mpsc::channel();
+    pool.spawn_with(
+        TaskOptions::new().origin(NodeId(5)).group(9).weight(2048),
+        move || {
+            let first = zonal_runtime::current_task().unwrap();
+            zonal_runtime::spawn_with(TaskOptions::new().continuation(), move || {
+                tx.send((first, zonal_runtime::current_task().unwrap()))
+                    .unwrap();
+            });
+        },
+    );
+    let (first, cont) = rx.recv().unwrap();
+    assert_eq!(first.origin, NodeId(5));
+    assert_eq!(first.group, Some(9));
+    assert_eq!(first.weight, 2048);
+    assert_eq!(cont.origin, NodeId(5));
+    assert_eq!(cont.group, Some(9));
+}
+
+#[test]
+fn par_loops_cover_every_index_once() {
+    let pool = ThreadPoolBuilder::new()
+        .preset("s1")
+        .no_policy()
+        .build()
+        .unwrap();
+    let hits: Vec<AtomicUsize> = (0..100_000).map(|_| AtomicUsize::new(0)).collect();
+    pool.par_for(0..hits.len(), 64, |r| {
+        for i in r {
+            hits[i].fetch_add(1, Ordering::Relaxed);
+        }
+    });
+    assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+    let mut v = vec![0u32; 10_007];
+    pool.par_chunks_mut(&mut v, 100, |off, c| {
+        for (k, x) in c.iter_mut().enumerate() {
+            *x = (off + k) as u32;
+        }
+    });
+    assert!(v.iter().enumerate().all(|(i, &x)| x as usize == i));
+    let s = pool.par_reduce(
+        0..v.len(),
+        33,
+        || 0u64,
+        |r| v[r].iter().map(|&x| u64::from(x)).sum(),
+        |a, b| a + b,
+    );
+    assert_eq!(s, (0..10_007u64).sum::<u64>());
+    let total = AtomicUsize::new(0);
+    pool.par_chunks(&v, 1000, |_, c| {
+        total.fetch_add(c.len(), Ordering::Relaxed);
+    });
+    assert_eq!(total.into_inner(), v.len());
+}
+
+#[test]
+fn metrics_balance_at_quiescence() {
+    let pool = ThreadPoolBuilder::new()
+        .preset("s1")
+        .policy(Arc::new(common::MiniConservative { age_limit: 2 }))
+        .build()
+        .unwrap();
+    pool.par_for(0..50_000, 16, |_| {});
+    pool.scope(|s| {
+        for i in 0..1000u32 {
+            s.spawn_on(NodeId(i % 16), |_| {});
+        }
+    });
+    let m = pool.metrics();
+    assert_eq!(m.tasks_spawned(), m.total.tasks_run, "{m:#?}");
+    assert_eq!(
+        m.total.migrations,
+        m.total.steals_by_level.iter().sum::<u64>()
+    );
+    assert_eq!(m.workers.len(), 32);
+    let json = serde_json::to_value(&m).unwrap();
+    assert!(json["total"]["refused"]["zone"].is_u64());
+}
+
+#[test]
+fn node_buffer_says_which_path_it_took() {
+    // This machine, unpinned (pinning belongs to tests/pinning.rs).
+    let pool = ThreadPoolBuilder::new()
+        .no_policy()
+        .pin(false)
+        .build()
+        .unwrap();
+    let node = pool.worker_nodes()[0];
+    let buf = NodeBuffer::new_in(&pool, node, 4096, |i| i as u32);
+    assert_eq!(buf.len(), 4096);
+    assert_eq!(buf[4095], 4095);
+    match buf.placement() {
+        MemoryPlacement::Bound => assert!(pool.topology().node_count() > 1),
+        MemoryPlacement::FirstTouch(why) => assert!(!why.is_empty()),
+        other => panic!("unexpected placement {other:?} on this machine"),
+    }
+}
+
+#[test]
+fn nested_pools_and_install_from_workers() {
+    let a = ThreadPoolBuilder::new()
+        .preset("s1")
+        .no_policy()
+        .workers_per_node(1)
+        .build()
+        .unwrap();
+    let b = ThreadPoolBuilder::new()
+        .preset("s1")
+        .no_policy()
+        .workers_per_node(1)
+        .build()
+        .unwrap();
+    let r = a.install(|| {
+        let inner =
+            b.install(|| b.current_worker_index().is_some() && a.current_worker_index().is_none());
+        inner && a.current_worker_index().is_some()
+    });
+    assert!(r);
+}
