@@ -224,6 +224,7 @@ impl RefusalCounts {
     }
 
     /// Adds another set of counts.
+    #[inline]
     pub fn merge(&mut self, other: &RefusalCounts) {
         for (a, b) in self.0.iter_mut().zip(other.0) {
             *a += b;
@@ -232,6 +233,7 @@ impl RefusalCounts {
 
     /// Total refusals.
     #[must_use]
+    #[inline]
     pub fn total(&self) -> u64 {
         self.0.iter().sum()
     }

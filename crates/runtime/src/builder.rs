@@ -17,7 +17,6 @@ use crate::pin::Binder;
 use crate::pool::ThreadPool;
 use crate::registry::{Registry, WorkerShared, WorkerThread};
 use crate::sleep::Sleep;
-use crate::task::Meta;
 use crate::StealRecord;
 
 /// The policy a pool is built with when none is named.
@@ -383,14 +382,7 @@ impl ThreadPoolBuilder {
             if let Some(s) = self.stack_size {
                 b = b.stack_size(s);
             }
-            let wt = WorkerThread {
-                deque,
-                index: i,
-                node: registry.worker_node[i],
-                cpu: cpus[i],
-                registry: Arc::clone(&registry),
-                current: std::cell::Cell::new(Meta::fresh(registry.worker_node[i])),
-            };
+            let reg = Arc::clone(&registry);
             let target = targets[i];
             let binder = binder.clone();
             let tx = tx.clone();
@@ -406,7 +398,7 @@ impl ThreadPoolBuilder {
                     _ => Ok(()),
                 };
                 let _ = tx.send(res);
-                wt.run();
+                WorkerThread::new(deque, i, reg).run();
             });
             match spawned {
                 Ok(h) => threads.push(h),

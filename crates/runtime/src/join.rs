@@ -59,17 +59,19 @@ where
     // SAFETY: `job_b` lives on this frame, and we do not leave it before its latch is set
     // or we have taken the job back from the deque (below, also on A's panic).
     let job_b_task = unsafe { job_b.as_task() };
-    wt.push(job_b_task);
+    wt.push_fresh(job_b_task);
 
     let status_a = unwind::halt_unwinding(a);
 
     while !job_b.latch.probe() {
-        if let Some(t) = wt.take_local() {
+        if let Some(t) = wt.deque.pop() {
             if t == job_b_task {
-                bump(&wt.counters().tasks_run, 1);
+                // One counter for "popped back and run inline" (a local pop and a run).
+                bump(&wt.counters().joins_inline, 1);
                 let result_b = job_b.run_inline(false);
                 return (ok_or_resume(status_a), result_b);
             }
+            bump(&wt.counters().local_pops, 1);
             wt.execute(t);
         } else {
             wt.wait_until(&job_b.latch);

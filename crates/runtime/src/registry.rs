@@ -95,7 +95,20 @@ pub(crate) struct WorkerThread {
     pub(crate) registry: Arc<Registry>,
     /// Metadata of the task running now (children inherit group and weight).
     pub(crate) current: Cell<Meta>,
+    /// `&registry.shared[index].counters`, cached for the hot path.
+    ///
+    /// Invariant: points into `registry`, which this struct keeps alive (it owns an `Arc`),
+    /// and `shared` is never reallocated.
+    counters: *const WorkerCounters,
+    /// A coarse clock for the policies (µs since the pool started), refreshed when the
+    /// worker starts idling and every `CLOCK_REFRESH` steal walks: reading the real clock
+    /// on every steal costs more than the steal.
+    pub(crate) clock_us: Cell<u64>,
+    pub(crate) walks: Cell<u32>,
 }
+
+/// Steal walks between two refreshes of [`WorkerThread::clock_us`].
+pub(crate) const CLOCK_REFRESH: u32 = 64;
 
 impl WorkerThread {
     /// The worker running on this thread, if any.
@@ -104,9 +117,35 @@ impl WorkerThread {
         WORKER.with(Cell::get)
     }
 
+    pub(crate) fn new(deque: Worker<Task>, index: usize, registry: Arc<Registry>) -> Self {
+        let counters: *const WorkerCounters = &registry.shared[index].counters;
+        let node = registry.worker_node[index];
+        Self {
+            deque,
+            index,
+            node,
+            cpu: registry.worker_cpu[index],
+            current: Cell::new(Meta::fresh(node)),
+            counters,
+            clock_us: Cell::new(0),
+            walks: Cell::new(0),
+            registry,
+        }
+    }
+
     #[inline]
     pub(crate) fn counters(&self) -> &WorkerCounters {
-        &self.registry.shared[self.index].counters
+        // SAFETY: type invariant of `counters`: it points into the registry we keep alive.
+        unsafe { &*self.counters }
+    }
+
+    /// Queues a task known to be fresh at home (a `join` half): straight onto the deque.
+    #[inline]
+    pub(crate) fn push_fresh(&self, task: Task) {
+        debug_assert!(task.meta().origin == self.node && task.meta().migrations == 0);
+        bump(&self.counters().spawned, 1);
+        self.deque.push(task);
+        self.registry.sleep.new_local_work(self.node);
     }
 
     /// Runs the worker until the pool terminates. Called on the worker's own thread.
@@ -204,19 +243,19 @@ impl WorkerThread {
     fn find_work_cold(&self) -> Option<Task> {
         let r = &*self.registry;
         let me = &r.shared[self.index];
-        if let Some(t) = steal_loop(|| me.inbox.steal()) {
+        if let Some(t) = pop_injector(&me.inbox) {
             bump(&me.counters.inbox_pops, 1);
             return Some(t);
         }
         if me.away_len.load(Ordering::Relaxed) != 0 {
-            if let Some(t) = steal_loop(|| me.away.steal()) {
+            if let Some(t) = pop_injector(&me.away) {
                 me.away_len.fetch_sub(1, Ordering::Relaxed);
                 bump(&me.counters.local_pops, 1);
                 return Some(t);
             }
         }
-        let injected = steal_loop(|| r.node_injectors[self.node as usize].steal())
-            .or_else(|| steal_loop(|| r.global.steal()));
+        let injected =
+            pop_injector(&r.node_injectors[self.node as usize]).or_else(|| pop_injector(&r.global));
         if let Some(t) = injected {
             let mut meta = t.meta();
             if meta.origin == NO_ORIGIN {
@@ -272,7 +311,10 @@ impl WorkerThread {
             // Idle time counts from the second fruitless search: a single miss between two
             // tasks (common for a busy thief) does not pay for two clock reads.
             if rounds == 2 {
-                idle_since = Some(Instant::now());
+                let now = Instant::now();
+                self.clock_us
+                    .set(now.saturating_duration_since(r.epoch).as_micros() as u64);
+                idle_since = Some(now);
             }
             if rounds < SPIN_ROUNDS {
                 std::thread::yield_now();
@@ -305,6 +347,19 @@ impl WorkerThread {
         }
         end_idle(&mut idle_since);
         std::mem::forget(abort);
+    }
+}
+
+/// Pops an injector. `Injector::steal` runs a SeqCst fence even when the queue is empty;
+/// `is_empty` is two loads, so an idle worker checking its (usually empty) injectors stays
+/// cheap. A stale "empty" is harmless: the sleep protocol re-checks after its fence, and
+/// `is_empty`'s loads are SeqCst.
+#[inline]
+pub(crate) fn pop_injector(inj: &Injector<Task>) -> Option<Task> {
+    if inj.is_empty() {
+        None
+    } else {
+        steal_loop(|| inj.steal())
     }
 }
 

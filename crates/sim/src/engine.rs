@@ -491,6 +491,10 @@ impl<'a> Engine<'a> {
     // --- Balancing ----------------------------------------------------------------------
 
     fn apply(&mut self, out: BalanceOutcome, newidle: bool) {
+        if out.attempts.is_empty() && out.migrations.is_empty() && out.refused.total() == 0 {
+            // A pass that did nothing (most ticks): nothing to charge, count or move.
+            return;
+        }
         for a in &out.attempts {
             self.stats.lb_passes += 1;
             self.stats.lb_passes_newidle += u64::from(newidle);

@@ -13,8 +13,13 @@
 //!
 //! # Load figures
 //!
-//! A pass reads every CPU's [`CpuLoad`] once into per-node sums ([`NodeAgg`]); groups are
-//! sums of node sums. The load of a CPU is its `weighted_load` (the summed CFS weight of its
+//! A pass reads a CPU's [`CpuLoad`] into its node's sums ([`NodeAgg`]) only when it first
+//! needs that node: [`Loads::new`] reads nothing, and a node's sums are filled (from the
+//! view, all its CPUs at once) the first time a group, a domain total or a migration of the
+//! pass touches the node. A pass at level L therefore reads only the CPUs of the level-L
+//! domain, and a pass with no level due reads at most its own CPU. Each node's sums are
+//! marked with the pass's epoch (`node_stamp`), so starting a pass costs no clearing.
+//! Groups are sums of node sums. The load of a CPU is its `weighted_load` (the summed CFS weight of its
 //! runnable tasks, the paper-era kernel's `weighted_cpuload`); PELT averages are the
 //! caller's business (a view may put them into `weighted_load`). Migrations chosen earlier in
 //! the same pass are applied as deltas, so higher levels see the loads after them.
@@ -113,7 +118,10 @@ struct CpuDelta {
 /// Buffers reused across passes.
 #[derive(Debug, Default)]
 pub(crate) struct Scratch {
-    pub(crate) nodes: Vec<NodeAgg>,
+    /// Per-node sums; valid for a node when its `node_stamp` equals `node_epoch`.
+    nodes: Vec<NodeAgg>,
+    node_stamp: Vec<u32>,
+    node_epoch: u32,
     stamp: Vec<u32>,
     epoch: u32,
     pub(crate) groups: Vec<GroupStat>,
@@ -153,30 +161,57 @@ pub(crate) struct Loads<'v, 's> {
 }
 
 impl<'v, 's> Loads<'v, 's> {
-    /// Reads every CPU's load once into per-node sums.
+    /// Starts a pass: no load is read yet (node sums are filled on first use).
     pub(crate) fn new(view: &'v dyn MachineView, s: &'s mut Scratch) -> Self {
         let topo = view.topology();
         let n = topo.node_count();
-        s.nodes.clear();
-        s.nodes.resize(n, NodeAgg::default());
         if s.stamp.len() != n {
             s.stamp.clear();
             s.stamp.resize(n, 0);
             s.epoch = 0;
         }
-        s.deltas.clear();
-        for node in 0..n {
-            let mut agg = NodeAgg::default();
-            for &c in topo.cpus_of(NodeId::new(node)) {
-                let l = view.cpu_load(c);
-                agg.nr += l.nr_running;
-                agg.load += l.weighted_load;
-                agg.idle += u32::from(is_idle(&l));
-                agg.cpus += 1;
-            }
-            s.nodes[node] = agg;
+        if s.nodes.len() != n {
+            s.nodes.clear();
+            s.nodes.resize(n, NodeAgg::default());
+            s.node_stamp.clear();
+            s.node_stamp.resize(n, 0);
+            s.node_epoch = 0;
         }
+        s.node_epoch = s.node_epoch.wrapping_add(1);
+        if s.node_epoch == 0 {
+            s.node_stamp.iter_mut().for_each(|x| *x = 0);
+            s.node_epoch = 1;
+        }
+        s.deltas.clear();
         Self { view, topo, s }
+    }
+
+    /// The sums of `node`'s CPUs as this pass sees them (the view plus this pass's
+    /// migrations), read from the view on first use.
+    #[inline]
+    pub(crate) fn node(&mut self, node: NodeId) -> NodeAgg {
+        let i = node.index();
+        if self.s.node_stamp[i] != self.s.node_epoch {
+            self.fill_node(i);
+        }
+        self.s.nodes[i]
+    }
+
+    /// Reads the loads of `node`'s CPUs from the view. Called before any migration of the
+    /// pass touches the node (`apply_move` fills a node before changing it), so the view's
+    /// figures are the pass's figures.
+    #[cold]
+    fn fill_node(&mut self, i: usize) {
+        let mut agg = NodeAgg::default();
+        for &c in self.topo.cpus_of(NodeId::new(i)) {
+            let l = self.view.cpu_load(c);
+            agg.nr += l.nr_running;
+            agg.load += l.weighted_load;
+            agg.idle += u32::from(is_idle(&l));
+            agg.cpus += 1;
+        }
+        self.s.nodes[i] = agg;
+        self.s.node_stamp[i] = self.s.node_epoch;
     }
 
     /// A CPU's load with this pass's migrations applied.
@@ -206,7 +241,10 @@ impl<'v, 's> Loads<'v, 's> {
                 None => self.s.deltas.push(CpuDelta { cpu, nr, load }),
             }
             let after = is_idle(&self.cpu(cpu));
-            let agg = &mut self.s.nodes[self.topo.node_of(cpu).index()];
+            let node = self.topo.node_of(cpu);
+            // Fill the node's sums before changing them (they then include the move).
+            let _ = self.node(node);
+            let agg = &mut self.s.nodes[node.index()];
             agg.nr = (i64::from(agg.nr) + nr).max(0) as u32;
             agg.load = (agg.load as i64 + load).max(0) as u64;
             match (before, after) {
@@ -220,25 +258,15 @@ impl<'v, 's> Loads<'v, 's> {
     /// Whether the level-`level` domain of `node` is degenerate (Linux removes it): one CPU
     /// at level I, or the same span as the level below.
     pub(crate) fn degenerate(&self, node: NodeId, level: Level) -> bool {
-        if level.0 == 0 {
-            let cpus: usize = self
-                .topo
-                .span(node, level)
-                .iter()
-                .map(|&n| self.topo.cpus_of(n).len())
-                .sum();
-            cpus <= 1
-        } else {
-            self.topo.span(node, level).len() == self.topo.span(node, Level(level.0 - 1)).len()
-        }
+        super::degenerate(self.topo, node, level)
     }
 
     /// Sums over the domain span of `node` at `level`: (load, cpus).
-    pub(crate) fn domain_totals(&self, node: NodeId, level: Level) -> (u64, u32) {
-        self.topo
-            .span(node, level)
+    pub(crate) fn domain_totals(&mut self, node: NodeId, level: Level) -> (u64, u32) {
+        let topo = self.topo;
+        topo.span(node, level)
             .iter()
-            .map(|&n| &self.s.nodes[n.index()])
+            .map(|&n| self.node(n))
             .fold((0, 0), |(l, c), a| (l + a.load, c + a.cpus))
     }
 
@@ -303,7 +331,8 @@ impl<'v, 's> Loads<'v, 's> {
             }
             self.s.stamp[x.index()] = self.s.epoch;
             self.s.members.push(x.0);
-            g.add(&self.s.nodes[x.index()]);
+            let agg = self.node(x);
+            g.add(&agg);
         }
         g.len = self.s.members.len() as u32 - first;
         self.s.groups.push(g);

@@ -165,6 +165,9 @@ impl Balancer {
         let now = view.now_us();
         let m = topo.mal_count().min(state.levels.len());
         let mut out = BalanceOutcome::default();
+        if !self.any_due(view, cpu, state, m) {
+            return out;
+        }
         let attempter = self.attempter();
         with_scratch(|s| {
             let mut loads = Loads::new(view, s);
@@ -210,6 +213,56 @@ impl Balancer {
             }
         });
         out
+    }
+
+    /// Whether the periodic walk would attempt any level, i.e. reaches a due level before
+    /// the zone ends it. Makes the walk's state changes for the levels it passes (never-due
+    /// marks for levels beyond the zone and degenerate ones, exactly as the walk would) and
+    /// reads at most one load, `cpu`'s own: a pass with nothing due costs a few comparisons.
+    ///
+    /// - A level already marked [`NEVER`](crate::NEVER_DUE_US) is one the walk never
+    ///   attempts (beyond the zone, degenerate, or never due: `due_at` ≥ 2^63), and every
+    ///   level after a zone's end is marked too, so it is skipped without looking further.
+    /// - `due_at(false) ≤ due_at(true)`: a level not due for an idle CPU is not due at all,
+    ///   so the CPU's own load (busy or idle) is read only for a level past its idle due
+    ///   time. No attempt precedes the first due level, so that load is the one the walk
+    ///   sees there.
+    fn any_due(
+        &self,
+        view: &dyn MachineView,
+        cpu: CpuId,
+        state: &mut CpuBalanceState,
+        m: usize,
+    ) -> bool {
+        let topo = view.topology();
+        let node = topo.node_of(cpu);
+        let now = view.now_us();
+        let mut busy: Option<bool> = None;
+        for l in 0..m {
+            let st = state.levels[l];
+            if st.next_due_us == NEVER {
+                continue;
+            }
+            let level = Level(l as u8);
+            if !self.level_allowed(topo, level) {
+                state.levels[l..]
+                    .iter_mut()
+                    .for_each(|s| s.next_due_us = NEVER);
+                return false;
+            }
+            if degenerate(topo, node, level) {
+                state.levels[l].next_due_us = NEVER;
+                continue;
+            }
+            if now < st.due_at(false) {
+                continue;
+            }
+            let busy = *busy.get_or_insert_with(|| !is_idle(&view.cpu_load(cpu)));
+            if now >= st.due_at(busy) {
+                return true;
+            }
+        }
+        false
     }
 
     /// New-idle balancing (module docs).
@@ -263,6 +316,21 @@ impl Balancer {
             let mut loads = Loads::new(view, s);
             place::place(&mut loads, parent, top)
         })
+    }
+}
+
+/// Whether the level-`level` domain of `node` is degenerate (Linux removes it): one CPU
+/// at level I, or the same span as the level below.
+pub(crate) fn degenerate(topo: &Topology, node: zonal_topology::NodeId, level: Level) -> bool {
+    if level.0 == 0 {
+        let cpus: usize = topo
+            .span(node, level)
+            .iter()
+            .map(|&n| topo.cpus_of(n).len())
+            .sum();
+        cpus <= 1
+    } else {
+        topo.span(node, level).len() == topo.span(node, Level(level.0 - 1)).len()
     }
 }
 

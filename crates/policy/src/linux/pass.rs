@@ -2,7 +2,8 @@
 //!
 //! # Steps
 //!
-//! 1. Build the domain's groups and their statistics ([`Loads::build_groups`]).
+//! 1. Build the domain's groups and their statistics ([`Loads::build_groups`]; only the
+//!    domain's nodes are read).
 //! 2. Busiest group: the busiest non-local group ([`GroupStat::busier_than`]).
 //! 3. Balanced? (`sched_balance_find_src_group`) — no busiest or it runs nothing; the local
 //!    group is in a higher class; the local group is overloaded and at or above the busiest
@@ -247,7 +248,7 @@ enum Decision {
 }
 
 fn decide(
-    loads: &Loads<'_, '_>,
+    loads: &mut Loads<'_, '_>,
     node: NodeId,
     level: Level,
     local: &GroupStat,

@@ -447,3 +447,89 @@ fn levels_never_walked_are_never_due() {
         .iter()
         .all(|l| l.next_due_us == crate::NEVER_DUE_US));
 }
+
+/// A view that records which CPUs' loads a pass reads.
+struct Counting<'a> {
+    inner: &'a dyn MachineView,
+    read: std::cell::RefCell<Vec<CpuId>>,
+}
+
+impl MachineView for Counting<'_> {
+    fn topology(&self) -> &Topology {
+        self.inner.topology()
+    }
+    fn cpu_load(&self, cpu: CpuId) -> crate::CpuLoad {
+        self.read.borrow_mut().push(cpu);
+        self.inner.cpu_load(cpu)
+    }
+    fn tasks(&self, cpu: CpuId) -> &[TaskMeta] {
+        self.inner.tasks(cpu)
+    }
+    fn now_us(&self) -> u64 {
+        self.inner.now_us()
+    }
+}
+
+fn counting(v: &dyn MachineView) -> Counting<'_> {
+    Counting {
+        inner: v,
+        read: std::cell::RefCell::new(Vec::new()),
+    }
+}
+
+#[test]
+fn a_pass_with_nothing_due_reads_at_most_its_own_load() {
+    let topo = s1();
+    let mut tv = TestView::new(&topo);
+    tv.load(0, 1);
+    for name in ["linux", "conservative-hard", "conservative-soft", "thread-aware"] {
+        let p = policy(name);
+        for cpu in [0, 1] {
+            let mut st = state(&topo, cpu);
+            let _ = balance(&*p, &tv.view, cpu, &mut st);
+            // Right after a pass nothing is due (busy or idle).
+            let before = st.clone();
+            let v = counting(&tv.view);
+            let out = balance(&*p, &v, cpu, &mut st);
+            assert!(out.attempts.is_empty() && out.migrations.is_empty(), "{name}");
+            assert_eq!(st, before, "{name}: a pass with nothing due changes nothing");
+            let read = v.read.into_inner();
+            assert!(read.iter().all(|&c| c == CpuId(cpu)) && read.len() <= 1, "{name}: {read:?}");
+        }
+    }
+}
+
+#[test]
+fn a_pass_with_nothing_due_still_marks_levels_beyond_the_zone() {
+    let topo = s1();
+    let mut tv = TestView::new(&topo);
+    tv.view.set_now(0);
+    let mut st = state(&topo, 0);
+    let out = balance(&*policy("conservative-hard"), &tv.view, 0, &mut st);
+    assert!(out.attempts.is_empty());
+    let never: Vec<bool> = st
+        .levels
+        .iter()
+        .map(|l| l.next_due_us == crate::NEVER_DUE_US)
+        .collect();
+    assert_eq!(never, [false, false, false, false, true, true]);
+}
+
+#[test]
+fn a_pass_reads_only_the_domains_of_the_levels_it_attempts() {
+    let topo = s1();
+    let mut tv = TestView::new(&topo);
+    tv.load(0, 3);
+    let mut st = state(&topo, 1);
+    // Only level I is due.
+    for l in &mut st.levels[1..] {
+        l.next_due_us = 20_000_000;
+    }
+    let v = counting(&tv.view);
+    let out = balance(&*policy("linux"), &v, 1, &mut st);
+    assert_eq!(out.attempts.len(), 1);
+    assert_eq!(out.migrations.len(), 1);
+    let node0 = topo.cpus_of(NodeId(0));
+    let read = v.read.into_inner();
+    assert!(read.iter().all(|c| node0.contains(c)), "{read:?}");
+}

@@ -119,17 +119,20 @@ impl Sleep {
 
     #[cold]
     fn wake_one(&self, node: u32) {
+        // Runs inside user tasks (after a push): a bug here must not pass for a user panic.
+        let abort = crate::unwind::AbortIfPanic;
         let mut list = lock(&self.sleepers);
         let pick = list
             .iter()
             .position(|&(_, n)| n == node)
-            .or_else(|| (!list.is_empty()).then_some(list.len() - 1));
+            .or_else(|| list.len().checked_sub(1));
         if let Some(i) = pick {
             let (w, _) = list.swap_remove(i);
             self.num_sleepers.fetch_sub(1, Ordering::Relaxed);
             drop(list);
             self.notify(w);
         }
+        std::mem::forget(abort);
     }
 
     /// Wakes one specific worker (a latch it waits on was set, or work was pinned to it).

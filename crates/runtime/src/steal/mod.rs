@@ -8,7 +8,7 @@ use zonal_topology::Level;
 
 use crate::job::Task;
 use crate::metrics::bump;
-use crate::registry::{steal_loop, WorkerThread};
+use crate::registry::{pop_injector, steal_loop, WorkerThread, CLOCK_REFRESH};
 use crate::task::{Meta, NO_ORIGIN};
 
 /// At most this many tasks of one victim's away queue are examined per visit.
@@ -58,8 +58,13 @@ impl WorkerThread {
         let topo = &*r.topo;
         let policy = &*r.policy;
         let counters = self.counters();
-        // The policies' clock, read once per walk and only when some victim has work.
-        let mut clock: Option<MoveContext> = None;
+        // The policies' clock: coarse (see `WorkerThread::clock_us`).
+        let walks = self.walks.get().wrapping_add(1);
+        self.walks.set(walks);
+        if walks % CLOCK_REFRESH == 0 {
+            self.clock_us.set(r.now_us());
+        }
+        let ctx = MoveContext::steal(self.clock_us.get());
         let my_load = self.deque.len() as u64;
         let mut last_node = self.node;
         for &(w, victim) in r.victims[self.index].iter() {
@@ -73,7 +78,6 @@ impl WorkerThread {
             if deque_len == 0 && away_len == 0 && !inj_has {
                 continue;
             }
-            let ctx = *clock.get_or_insert_with(|| MoveContext::steal(r.now_us()));
             let level = victim.level.index();
             let load = (deque_len + away_len) as u64 + u64::from(inj_has);
             match policy.victim(topo, self.cpu, &victim, my_load, load) {
@@ -146,7 +150,7 @@ impl WorkerThread {
             //    has it). At most AWAY_EXAMINE pops per visit.
             if away_len != 0 {
                 for _ in 0..away_len.min(AWAY_EXAMINE) {
-                    let Some(t) = steal_loop(|| vs.away.steal()) else {
+                    let Some(t) = pop_injector(&vs.away) else {
                         break;
                     };
                     let meta = t.meta().to_policy(t.job.id(), victim.cpu);

@@ -1,0 +1,136 @@
+//! A paired comparison with rayon, for noisy machines: the same three workloads as
+//! `benches/runtime.rs` (fib 25 by `join`, a scope spawning 100,000 tasks, a parallel sum
+//! over 16 Mi `u64`), but *interleaved* — zonal, rayon, zonal, rayon, … — so that both see
+//! the same background load, then the median of each and their ratio.
+//!
+//! ```text
+//! cargo run --release -p zonal-runtime --example vs_rayon -- [ROUNDS [THREADS]]
+//! ```
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+fn fib_z(n: u32) -> u64 {
+    if n < 2 {
+        return u64::from(n);
+    }
+    let (a, b) = zonal_runtime::join(|| fib_z(n - 1), || fib_z(n - 2));
+    a + b
+}
+
+fn fib_r(n: u32) -> u64 {
+    if n < 2 {
+        return u64::from(n);
+    }
+    let (a, b) = rayon::join(|| fib_r(n - 1), || fib_r(n - 2));
+    a + b
+}
+
+fn time(f: impl FnOnce()) -> Duration {
+    let t = Instant::now();
+    f();
+    t.elapsed()
+}
+
+fn median(v: &mut [Duration]) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn main() {
+    let rounds: usize = std::env::args()
+        .nth(1)
+        .map_or(60, |s| s.parse().expect("ROUNDS"));
+    let mut zb = zonal_runtime::ThreadPoolBuilder::new();
+    if let Some(n) = std::env::args().nth(2) {
+        // THREADS: workers on the first n allowed CPUs.
+        let n: usize = n.parse().expect("THREADS");
+        let cpus = zonal_topology::allowed_cpus().expect("allowed CPUs");
+        zb = zb.worker_cpus(cpus.into_iter().take(n));
+    }
+    let zp = zb.build().expect("zonal pool");
+    let rp = rayon::ThreadPoolBuilder::new()
+        .num_threads(zp.num_workers())
+        .build()
+        .expect("rayon pool");
+    let counter = AtomicUsize::new(0);
+    let data: Vec<u64> = (0..16u64 << 20).collect();
+    let len = data.len();
+    let grain = (len / (zp.num_workers() * 16)).max(4096);
+    println!(
+        "{} workers, policy {}, {} interleaved rounds",
+        zp.num_workers(),
+        zp.policy_name(),
+        rounds
+    );
+    type Run<'a> = Box<dyn Fn() + 'a>;
+    let benches: Vec<(&str, Run<'_>, Run<'_>)> = vec![
+        (
+            "fib 25",
+            Box::new(|| {
+                black_box(zp.install(|| fib_z(black_box(25))));
+            }),
+            Box::new(|| {
+                black_box(rp.install(|| fib_r(black_box(25))));
+            }),
+        ),
+        (
+            "scope 100k spawns",
+            Box::new(|| {
+                zp.scope(|s| {
+                    for i in 0..100_000usize {
+                        let c = &counter;
+                        s.spawn(move |_| {
+                            c.fetch_add(black_box(i) & 1, Ordering::Relaxed);
+                        });
+                    }
+                })
+            }),
+            Box::new(|| {
+                rp.scope(|s| {
+                    for i in 0..100_000usize {
+                        let c = &counter;
+                        s.spawn(move |_| {
+                            c.fetch_add(black_box(i) & 1, Ordering::Relaxed);
+                        });
+                    }
+                })
+            }),
+        ),
+        (
+            "sum 16 Mi u64",
+            Box::new(|| {
+                black_box(zp.par_reduce(
+                    0..len,
+                    grain,
+                    || 0u64,
+                    |r| data[r].iter().sum::<u64>(),
+                    |a, b| a + b,
+                ));
+            }),
+            Box::new(|| {
+                black_box(rp.install(|| data.par_iter().sum::<u64>()));
+            }),
+        ),
+    ];
+    for (name, z, r) in &benches {
+        // Warm up both.
+        for _ in 0..3 {
+            z();
+            r();
+        }
+        let (mut tz, mut tr) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            tz.push(time(z));
+            tr.push(time(r));
+        }
+        let (mz, mr) = (median(&mut tz), median(&mut tr));
+        println!(
+            "{name:<18} zonal {mz:>10.3?}  rayon {mr:>10.3?}  ratio zonal/rayon {:.2}",
+            mz.as_secs_f64() / mr.as_secs_f64()
+        );
+    }
+}
