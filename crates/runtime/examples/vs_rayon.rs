@@ -128,9 +128,15 @@ fn main() {
             tr.push(time(r));
         }
         let (mz, mr) = (median(&mut tz), median(&mut tr));
+        let q = |v: &[Duration], f: f64| v[((v.len() - 1) as f64 * f) as usize];
         println!(
-            "{name:<18} zonal {mz:>10.3?}  rayon {mr:>10.3?}  ratio zonal/rayon {:.2}",
-            mz.as_secs_f64() / mr.as_secs_f64()
+            "{name:<18} zonal {mz:>10.3?}  rayon {mr:>10.3?}  ratio zonal/rayon {:.2}   \
+             (quartiles zonal {:.3?}/{:.3?}, rayon {:.3?}/{:.3?})",
+            mz.as_secs_f64() / mr.as_secs_f64(),
+            q(&tz, 0.25),
+            q(&tz, 0.75),
+            q(&tr, 0.25),
+            q(&tr, 0.75),
         );
     }
 }

@@ -316,7 +316,7 @@ impl ThreadPoolBuilder {
                     inbox: Injector::new(),
                     away: Injector::new(),
                     away_len: AtomicUsize::new(0),
-                    counters: WorkerCounters::new(levels),
+                    counters: CachePadded::new(WorkerCounters::new(levels)),
                 })
             })
             .collect();
@@ -345,6 +345,10 @@ impl ThreadPoolBuilder {
                     .unwrap_or(c)
             })
             .collect();
+        let mut node_has_workers = vec![false; topo.node_count()];
+        for &c in &cpus {
+            node_has_workers[topo.node_of(c).index()] = true;
+        }
         let node_injectors = (0..topo.node_count())
             .map(|_| CachePadded::new(Injector::new()))
             .collect();
@@ -357,11 +361,12 @@ impl ThreadPoolBuilder {
             victims,
             sibling,
             node_injectors,
+            node_has_workers: node_has_workers.into_boxed_slice(),
             global: Injector::new(),
             sleep: Sleep::new(n),
             terminate: AtomicBool::new(false),
-            pending: AtomicUsize::new(0),
-            injected: AtomicU64::new(0),
+            pending: CachePadded::new(AtomicUsize::new(0)),
+            injected: CachePadded::new(AtomicU64::new(0)),
             panic_handler: self.panic_handler.take(),
             start_handler: self.start_handler.take(),
             exit_handler: self.exit_handler.take(),

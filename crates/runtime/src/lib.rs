@@ -22,6 +22,12 @@
 //!   [`StealRecord`]s. With the `control-plane` feature, `ControlPlane` samples them
 //!   periodically on a tokio runtime of its own.
 //!
+//! ## Warning: stack depth
+//! As in rayon, a worker blocked in `join` or `scope` runs other queued tasks on its own
+//! stack while it waits. Deep recursion mixing scopes and un-awaited `spawn`s can nest those
+//! waits; give workers room with [`ThreadPoolBuilder::stack_size`] if you do that in debug
+//! builds.
+//!
 //! ## Protocols
 //! The steal protocol is written down in `src/steal/README.md`, the sleep protocol in
 //! `src/sleep/README.md`. Panics in joined or scoped work resume in the caller; panics in

@@ -46,7 +46,9 @@ pub(crate) struct WorkerShared {
     pub(crate) away: Injector<Task>,
     /// Upper bound on `away.len()`: incremented before a push, decremented after a pop.
     pub(crate) away_len: AtomicUsize,
-    pub(crate) counters: WorkerCounters,
+    /// Written by the owner on every task: padded away from what thieves read (`stealer`,
+    /// `away_len`), or every steal walk would bounce the owner's counter line.
+    pub(crate) counters: CachePadded<WorkerCounters>,
 }
 
 pub(crate) struct Registry {
@@ -60,12 +62,15 @@ pub(crate) struct Registry {
     /// Per worker: another worker of its node (itself if alone), for the ageing probe.
     pub(crate) sibling: Box<[CpuId]>,
     pub(crate) node_injectors: Box<[CachePadded<Injector<Task>>]>,
+    /// Per node: whether any worker sits on it (work aimed at a node without workers goes to
+    /// the global injector).
+    pub(crate) node_has_workers: Box<[bool]>,
     pub(crate) global: Injector<Task>,
     pub(crate) sleep: Sleep,
     pub(crate) terminate: AtomicBool,
     /// Spawned (`'static`) tasks accepted and not yet finished.
-    pub(crate) pending: AtomicUsize,
-    pub(crate) injected: AtomicU64,
+    pub(crate) pending: CachePadded<AtomicUsize>,
+    pub(crate) injected: CachePadded<AtomicU64>,
     pub(crate) panic_handler: Option<Box<PanicHandler>>,
     pub(crate) start_handler: Option<Box<ThreadHandler>>,
     pub(crate) exit_handler: Option<Box<ThreadHandler>>,
@@ -118,7 +123,7 @@ impl WorkerThread {
     }
 
     pub(crate) fn new(deque: Worker<Task>, index: usize, registry: Arc<Registry>) -> Self {
-        let counters: *const WorkerCounters = &registry.shared[index].counters;
+        let counters: *const WorkerCounters = &*registry.shared[index].counters;
         let node = registry.worker_node[index];
         Self {
             deque,
@@ -222,36 +227,45 @@ impl WorkerThread {
     /// Runs one queued task.
     #[inline]
     pub(crate) fn execute(&self, task: Task) {
+        self.execute_with(task, task.meta());
+    }
+
+    /// Runs one task whose metadata the caller already holds (a thief updates the migration
+    /// count in its copy rather than writing the job's header, a line the victim's
+    /// allocator may still be using).
+    #[inline]
+    pub(crate) fn execute_with(&self, task: Task, meta: Meta) {
         bump(&self.counters().tasks_run, 1);
-        let prev = self.current.replace(task.meta());
+        let prev = self.current.replace(meta);
         // SAFETY: every Task is handed out by exactly one queue operation, so this is the
         // job's only execution (JobRef invariant).
         unsafe { task.job.execute() };
         self.current.set(prev);
     }
 
-    /// Finds a task: own deque, inbox, away queue, node injector, global injector, steal.
+    /// Finds a task and its metadata: own deque, inbox, away queue, node injector, global
+    /// injector, steal.
     #[inline]
-    pub(crate) fn find_work(&self) -> Option<Task> {
+    pub(crate) fn find_work(&self) -> Option<(Task, Meta)> {
         if let Some(t) = self.take_local() {
-            return Some(t);
+            return Some((t, t.meta()));
         }
         self.find_work_cold()
     }
 
     #[cold]
-    fn find_work_cold(&self) -> Option<Task> {
+    fn find_work_cold(&self) -> Option<(Task, Meta)> {
         let r = &*self.registry;
         let me = &r.shared[self.index];
         if let Some(t) = pop_injector(&me.inbox) {
             bump(&me.counters.inbox_pops, 1);
-            return Some(t);
+            return Some((t, t.meta()));
         }
         if me.away_len.load(Ordering::Relaxed) != 0 {
             if let Some(t) = pop_injector(&me.away) {
                 me.away_len.fetch_sub(1, Ordering::Relaxed);
                 bump(&me.counters.local_pops, 1);
-                return Some(t);
+                return Some((t, t.meta()));
             }
         }
         let injected =
@@ -260,10 +274,9 @@ impl WorkerThread {
             let mut meta = t.meta();
             if meta.origin == NO_ORIGIN {
                 meta.origin = self.node;
-                t.set_meta(meta);
             }
             bump(&me.counters.injector_pops, 1);
-            return Some(t);
+            return Some((t, meta));
         }
         self.steal()
     }
@@ -301,10 +314,10 @@ impl WorkerThread {
             if done() {
                 break;
             }
-            if let Some(t) = self.find_work() {
+            if let Some((t, meta)) = self.find_work() {
                 end_idle(&mut idle_since);
                 rounds = 0;
-                self.execute(t);
+                self.execute_with(t, meta);
                 continue;
             }
             rounds += 1;
@@ -325,11 +338,11 @@ impl WorkerThread {
                 r.sleep.cancel(sleepy);
                 break;
             }
-            if let Some(t) = self.find_work() {
+            if let Some((t, meta)) = self.find_work() {
                 r.sleep.cancel(sleepy);
                 end_idle(&mut idle_since);
                 rounds = 0;
-                self.execute(t);
+                self.execute_with(t, meta);
                 continue;
             }
             if let Some(l) = latch {
@@ -390,16 +403,17 @@ impl Registry {
         self.sleep.wake_worker(worker);
     }
 
-    /// Queues a task from a thread that is not one of our workers.
+    /// Queues a task from a thread that is not one of our workers (aimed at `node` if given
+    /// and the node has workers; the global injector otherwise).
     #[cold]
     pub(crate) fn inject(&self, task: Task, node: Option<NodeId>) {
         self.injected.fetch_add(1, Ordering::Relaxed);
         match node {
-            Some(n) => {
+            Some(n) if self.node_has_workers[n.index()] => {
                 self.node_injectors[n.index()].push(task);
                 self.sleep.new_work(n.0);
             }
-            None => {
+            _ => {
                 self.global.push(task);
                 self.sleep.new_work(u32::MAX);
             }
@@ -415,6 +429,13 @@ impl Registry {
             // Aimed at our own node: that is our own deque (the task is fresh at home), which
             // a worker blocked on it pops first.
             Some(w) if ptr::eq(&*w.registry, self) && w.node == node.0 => w.push(task),
+            // A node without workers: the task keeps its origin but goes where anyone may
+            // take it (its node injector could be out of every worker's zone).
+            Some(w) if ptr::eq(&*w.registry, self) && !self.node_has_workers[node.index()] => {
+                bump(&w.counters().spawned, 1);
+                self.global.push(task);
+                self.sleep.new_work(u32::MAX);
+            }
             Some(w) if ptr::eq(&*w.registry, self) => {
                 bump(&w.counters().spawned, 1);
                 self.node_injectors[node.index()].push(task);

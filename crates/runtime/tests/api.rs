@@ -163,3 +163,28 @@ fn nested_pools_and_install_from_workers() {
     });
     assert!(r);
 }
+
+#[test]
+fn work_aimed_at_a_node_without_workers_still_runs() {
+    // Workers on node 0 only, zone of one level: node 9's injector would be out of reach.
+    let topo = presets::preset("s1").unwrap().with_zone_depth(1);
+    let pool = ThreadPoolBuilder::new()
+        .topology(topo)
+        .policy(Arc::new(common::MiniConservative { age_limit: 100 }))
+        .worker_cpus([0, 1])
+        .build()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let tx2 = tx.clone();
+    pool.spawn_on(NodeId(9), move || {
+        tx.send(zonal_runtime::current_task().unwrap().origin)
+            .unwrap()
+    });
+    pool.install(|| {
+        zonal_runtime::scope(|s| {
+            s.spawn_on(NodeId(9), move |_| tx2.send(NodeId(9)).unwrap());
+        })
+    });
+    assert_eq!(rx.recv().unwrap(), NodeId(9));
+    assert_eq!(rx.recv().unwrap(), NodeId(9));
+}

@@ -23,6 +23,17 @@
 //!    scheduled at the earliest `next_due_us` of the CPU's levels (as the policy left them),
 //!    rounded up to the tick grid, and at least one tick later.
 //!
+//! ## Why every tick is kept
+//!
+//! `next_due_us` is a level's due time for an *idle* CPU; a busy CPU is due 16× later
+//! ([`LevelState::due_at`](zonal_policy::LevelState::due_at)). Sleeping a busy CPU until
+//! `due_at(true)` would not be equivalent: the CPU may go idle in between (and be due
+//! earlier), and the order of events at the same µs is the order they were scheduled in, so
+//! a tick scheduled earlier than before would move ahead of events it used to follow. The
+//! ticks stay; instead a tick with no level due is cheap: the Linux-family policies return
+//! after a few comparisons without reading any other CPU's load, and `Engine::apply`
+//! returns at once for a pass that did nothing.
+//!
 //! Migrations a pass asks for are applied in order. A running task may be moved (Linux's
 //! active balance): its segment is cut short and accounted. A migration whose task is no
 //! longer on `from` is counted as stale and skipped.
@@ -231,9 +242,8 @@ impl<'a> Engine<'a> {
     }
 
     fn run(mut self) -> RunResult {
-        for (p, s) in self.wl.procs.iter().enumerate() {
-            self.q.push(s.arrival_us, EventKind::Arrive, p as u32, 0);
-        }
+        self.q
+            .set_arrivals(self.wl.procs.iter().map(|s| s.arrival_us));
         let tick = self.cost.tick_us.max(1);
         for c in 0..self.m.cpus.len() {
             self.q.push(tick, EventKind::Tick, c as u32, 0);

@@ -16,8 +16,9 @@
 //! `nr_running` and `weighted_load` are exact. `load_avg` and `util_avg` imitate PELT: an
 //! exponential average of the weighted load (and of `1024 × running`) with PELT's decay
 //! `y^32 = 1/2` per 1024 µs period, evaluated at the view's `now_us` in whole periods from
-//! a table, as Linux does (`runnable_avg_yN_inv`): policies read every CPU's load on every
-//! pass, so this must cost a lookup, not an `exp2`.
+//! a table, as Linux does (`runnable_avg_yN_inv`): policies read many CPUs' loads per pass
+//! (the Linux family only those of the domains it balances, but fork placement, NUMALB and
+//! average-weight more), so this must cost a lookup, not an `exp2`.
 
 use zonal_policy::{CpuLoad, MachineView, TaskMeta};
 use zonal_topology::{CpuId, Topology};
@@ -96,7 +97,7 @@ pub(crate) struct CpuState {
 }
 
 /// What [`MachineView::cpu_load`] reads, kept apart from the run queues in one dense array:
-/// policies scan every CPU's load on every pass.
+/// policies scan many CPUs' loads per pass.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct LoadSlot {
     nr: u32,

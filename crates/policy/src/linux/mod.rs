@@ -25,6 +25,17 @@
 //!    `next_due_us = NEVER_DUE_US`, so callers that sleep until the earliest due level do not
 //!    wake up for them.
 //!
+//! # What a pass reads
+//!
+//! Callers tick often (the simulator every 4 ms per CPU) and most ticks find no level due.
+//! Before touching any load the walk checks, level by level, whether one is due (steps 1–2
+//! alone, with the same never-due marks; the CPU's own load is read only once a level is
+//! past its idle due time, to apply the busy factor): if none is, the pass returns at once,
+//! having read at most that one load and allocated nothing. Otherwise it runs as above, and
+//! reads loads lazily ([`groups`]): a node's CPUs are read the first time the pass needs
+//! that node, so an attempt at level L reads only the level-L domain. Neither shortcut
+//! changes a decision: the pass sees the same figures and takes the same steps.
+//!
 //! # New-idle (`sched_balance_newidle`)
 //!
 //! Bottom-up over the same levels, ignoring intervals and `should_we_balance`, the CPU

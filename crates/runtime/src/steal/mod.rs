@@ -50,7 +50,7 @@ pub enum QueueKind {
 impl WorkerThread {
     /// Walks the victim order once. `None`: nothing we may take right now.
     #[cold]
-    pub(crate) fn steal(&self) -> Option<Task> {
+    pub(crate) fn steal(&self) -> Option<(Task, Meta)> {
         let r = &*self.registry;
         if r.num_workers() <= 1 {
             return None;
@@ -120,6 +120,7 @@ impl WorkerThread {
                         if let Some(t) = steal_loop(|| injector.steal()) {
                             let mut m = t.meta();
                             if m.origin == NO_ORIGIN {
+                                // Fixed in the header too: a refused task goes back queued.
                                 m.origin = vnode;
                                 t.set_meta(m);
                             }
@@ -200,8 +201,16 @@ impl WorkerThread {
         }
     }
 
-    /// Books a successful steal: one more migration for the task, counters, observer.
-    fn took(&self, t: Task, victim: usize, vnode: u32, level: Level, queue: QueueKind) -> Task {
+    /// Books a successful steal: one more migration for the task (in the returned copy of
+    /// its metadata, which the thief runs it with), counters, observer.
+    fn took(
+        &self,
+        t: Task,
+        victim: usize,
+        vnode: u32,
+        level: Level,
+        queue: QueueKind,
+    ) -> (Task, Meta) {
         let r = &*self.registry;
         let c = self.counters();
         let l = level.index();
@@ -233,8 +242,7 @@ impl WorkerThread {
             let _ = crate::unwind::halt_unwinding(|| obs(&rec));
         }
         meta.migrations = meta.migrations.saturating_add(1);
-        t.set_meta(meta);
-        t
+        (t, meta)
     }
 }
 
