@@ -21,4 +21,7 @@ fi
 if [ -f examples/workload.rs ]; then
   echo; echo "== Workload on the Zonal runtime (this machine)"
   cargo run -q --release --example workload
+  echo; echo "== The same workloads on the paper's 16-node machine S1 (a virtual pool), every policy,"
+  echo "== with the labelled remote-access emulation on"
+  cargo run -q --release --example workload -- --preset s1 --policy all --emulate-remote
 fi

@@ -5,3 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 cargo test --workspace
+# The optional tokio control plane.
+cargo test -p zonal-runtime --features control-plane

@@ -158,6 +158,16 @@ impl Policy for Numalb {
         self.inner.eligibility(topo, task, to, ctx)
     }
 
+    /// `victim` and `eligibility` are the inner balancer's, so is this.
+    fn static_fresh_steal(
+        &self,
+        topo: &Topology,
+        thief: CpuId,
+        victim: &Victim,
+    ) -> Option<crate::FreshSteal> {
+        self.inner.static_fresh_steal(topo, thief, victim)
+    }
+
     fn balance(
         &self,
         view: &dyn MachineView,

@@ -15,6 +15,10 @@
 //! - **New-idle pass** ([`Policy::idle_balance`]): a CPU about to idle pulls, bottom-up,
 //!   ignoring intervals, and stops at the first level that yields a task.
 //! - **Placement** ([`Policy::place`]): fork/exec balancing of a new task.
+//! - **Decisions known in advance** ([`Policy::static_fresh_steal`]): for a (thief, victim)
+//!   pair whose steal-path answer for *fresh tasks at home* depends on the two CPUs alone, a
+//!   policy may say so once, and a caller may cache the answer instead of asking
+//!   [`Policy::victim`] and [`Policy::eligibility`] on every steal (see [`FreshSteal`]).
 //!
 //! Policies are deterministic: the same view, state and RNG seed give the same decisions.
 
@@ -26,6 +30,11 @@ use crate::decision::{BalanceOutcome, Eligibility, MoveContext, Placement, Victi
 use crate::rng::Rng;
 use crate::state::CpuBalanceState;
 use crate::view::{MachineView, TaskMeta};
+
+mod fresh;
+
+pub use fresh::FreshSteal;
+pub(crate) use fresh::{derive_fresh_steal, fresh_steal_of_balancer};
 
 /// A balancing policy. Object-safe: the runtime and simulator hold `Arc<dyn Policy>`.
 pub trait Policy: Send + Sync + fmt::Debug {
@@ -78,4 +87,50 @@ pub trait Policy: Send + Sync + fmt::Debug {
         task: &TaskMeta,
         rng: &mut Rng,
     ) -> Placement;
+
+    /// The steal-path answer for *fresh tasks at home* on `victim.cpu`, taken by `thief`,
+    /// when it depends on the two CPUs alone — no load, no clock, no failure count — so that
+    /// a caller may decide once (when it builds its victim order) and cache it.
+    ///
+    /// A *fresh task at home* is [`FreshSteal::task`]: queued on `victim.cpu`, its origin is
+    /// that CPU's node, it never migrated and never ran, it has the default weight
+    /// ([`NICE_0_WEIGHT`](crate::NICE_0_WEIGHT)), no group, no message counts, it is
+    /// migratable and not running. Its id is irrelevant.
+    ///
+    /// `Some(answer)` promises, for every `thief_load`, `victim_load` and [`MoveContext`]:
+    /// - `self.victim(topo, thief, victim, ..)` equals [`answer.victim_decision()`](FreshSteal::victim_decision);
+    /// - when that is `Examine`, `self.eligibility(topo, &FreshSteal::task(topo, victim.cpu),
+    ///   thief, ctx)` equals [`answer.fresh_eligibility()`](FreshSteal::fresh_eligibility).
+    ///
+    /// `None` (the default) promises nothing: ask every time. A caller that caches the
+    /// answer must still ask [`eligibility`](Policy::eligibility) for every task that is not
+    /// fresh at home (migrated, away from its origin, another weight or group, …), and ask
+    /// [`victim`](Policy::victim) for pairs answered `None`. The property test
+    /// `tests/static_steal.rs` checks the promise for every built-in policy.
+    ///
+    /// ```
+    /// use zonal_policy::{FreshSteal, PolicyConfig, Refusal};
+    /// use zonal_topology::{presets, CpuId};
+    /// let topo = presets::preset("s1")?;
+    /// let p = PolicyConfig::named("conservative-hard")?.build()?;
+    /// let vs = topo.victims(CpuId(0));
+    /// // The nearest victim (same node) may always give up a fresh task…
+    /// assert_eq!(p.static_fresh_steal(&topo, CpuId(0), &vs[0]), Some(FreshSteal::Allowed));
+    /// // …and the farthest lies beyond the hard zone: the walk stops there.
+    /// let last = vs.last().unwrap();
+    /// assert_eq!(
+    ///     p.static_fresh_steal(&topo, CpuId(0), last),
+    ///     Some(FreshSteal::Stop(Refusal::Zone))
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn static_fresh_steal(
+        &self,
+        topo: &Topology,
+        thief: CpuId,
+        victim: &Victim,
+    ) -> Option<FreshSteal> {
+        let _ = (topo, thief, victim);
+        None
+    }
 }

@@ -110,6 +110,17 @@ impl Policy for Unrestricted {
         self.rules.eligibility(topo, task, to, ctx)
     }
 
+    /// Every victim is examined and a fresh task (never ran, migratable, not running) is
+    /// always allowed: nothing here reads a load or the clock.
+    fn static_fresh_steal(
+        &self,
+        topo: &Topology,
+        thief: CpuId,
+        victim: &Victim,
+    ) -> Option<crate::FreshSteal> {
+        Some(crate::policy::derive_fresh_steal(self, topo, thief, victim))
+    }
+
     fn balance(
         &self,
         view: &dyn MachineView,

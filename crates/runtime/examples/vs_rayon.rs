@@ -4,8 +4,11 @@
 //! the same background load, then the median of each and their ratio.
 //!
 //! ```text
-//! cargo run --release -p zonal-runtime --example vs_rayon -- [ROUNDS [THREADS]]
+//! cargo run --release -p zonal-runtime --example vs_rayon -- [ROUNDS [THREADS [FILTER]]]
 //! ```
+//!
+//! `THREADS` may be `all` (the default: every allowed CPU); `FILTER` runs only the benches
+//! whose name contains it (`scope`, for a profile of the spawn path).
 
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -45,11 +48,14 @@ fn main() {
         .nth(1)
         .map_or(60, |s| s.parse().expect("ROUNDS"));
     let mut zb = zonal_runtime::ThreadPoolBuilder::new();
-    if let Some(n) = std::env::args().nth(2) {
+    if let Some(n) = std::env::args().nth(2).filter(|n| n != "all") {
         // THREADS: workers on the first n allowed CPUs.
         let n: usize = n.parse().expect("THREADS");
         let cpus = zonal_topology::allowed_cpus().expect("allowed CPUs");
         zb = zb.worker_cpus(cpus.into_iter().take(n));
+    }
+    if std::env::var_os("ZONAL_NO_PIN").is_some() {
+        zb = zb.pin(false);
     }
     let zp = zb.build().expect("zonal pool");
     let rp = rayon::ThreadPoolBuilder::new()
@@ -116,7 +122,8 @@ fn main() {
             }),
         ),
     ];
-    for (name, z, r) in &benches {
+    let filter = std::env::args().nth(3).unwrap_or_default();
+    for (name, z, r) in benches.iter().filter(|b| b.0.contains(filter.as_str())) {
         // Warm up both.
         for _ in 0..3 {
             z();

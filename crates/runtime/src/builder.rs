@@ -15,7 +15,7 @@ use crate::error::{BuildError, ErrorKind};
 use crate::metrics::WorkerCounters;
 use crate::pin::Binder;
 use crate::pool::ThreadPool;
-use crate::registry::{Registry, WorkerShared, WorkerThread};
+use crate::registry::{Registry, VictimSlot, WorkerShared, WorkerThread};
 use crate::sleep::Sleep;
 use crate::StealRecord;
 
@@ -331,7 +331,11 @@ impl ThreadPoolBuilder {
                 topo.victims(c)
                     .iter()
                     .filter(|v| cpu_worker[v.cpu.index()] != usize::MAX)
-                    .map(|v| (cpu_worker[v.cpu.index()], *v))
+                    .map(|v| VictimSlot {
+                        worker: cpu_worker[v.cpu.index()],
+                        victim: *v,
+                        fresh: policy.static_fresh_steal(&topo, c, v),
+                    })
                     .collect()
             })
             .collect();

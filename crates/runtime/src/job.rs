@@ -1,13 +1,27 @@
 //! Jobs: type-erased pointers to work, as rayon-core's `job.rs`.
 //!
-//! A [`JobRef`] is a pointer plus the function that knows its real type. Two job kinds:
+//! A [`JobRef`] is a pointer plus the function that knows its real type. Three job kinds:
 //! - [`StackJob`]: lives on the stack of a thread blocked in `join`/`install` until the job's
 //!   latch is set, so the pointer stays valid for as long as the job is queued or running.
 //! - [`HeapJob`]: boxed, owned by the queue; executing it frees it.
+//! - [`BareJob`]: a `HeapJob` without a header, for the commonest spawn — a fresh task at
+//!   home with the default group and weight, queued on its spawner's deque (see below).
 //!
-//! Every job starts with a [`JobHeader`] holding its [`Meta`] (`#[repr(C)]`, first field), so
-//! that a queued [`Task`] is just the 16-byte `JobRef` (as small as rayon's) and the thief
-//! that pops it can read and update the metadata through the pointer.
+//! Every job but a bare one starts with a [`JobHeader`] holding its [`Meta`] (`#[repr(C)]`,
+//! first field), so that a queued [`Task`] is just the 16-byte `JobRef` (as small as rayon's)
+//! and the thief that pops it can read and update the metadata through the pointer.
+//!
+//! # Bare jobs
+//!
+//! A scope's spawn of a few-byte closure is a 24-byte box without a header and a 40-byte box
+//! with one: glibc serves them from 32- and 48-byte chunks, and a 48-byte job straddles two
+//! cache lines every other time, lines that a thief then pulls from the spawner's core.
+//! A bare job's `JobRef` has bit 0 of its pointer set ([`BARE`]; jobs are at least 8-aligned),
+//! and its metadata is implied by where it lies: it is only ever created fresh at home
+//! (origin = its spawner's node, no migration, no group, nice 0) and pushed on its spawner's
+//! deque, and it leaves that deque only to run — popped by the owner or stolen (a default
+//! task passes the re-check after a steal, so it is never re-queued elsewhere). So whoever
+//! takes it knows its metadata: `Meta::fresh(node of that deque)` ([`Task::meta`]'s `home`).
 
 use std::any::Any;
 use std::cell::UnsafeCell;
@@ -24,10 +38,14 @@ pub(crate) trait Job {
     unsafe fn execute(this: *const ());
 }
 
+/// Bit 0 of a [`JobRef`]'s pointer: the job is a [`BareJob`] (no header).
+const BARE: usize = 1;
+
 /// A type-erased job pointer.
 ///
-/// Invariant: `pointer` designates a live job of the type `execute_fn` expects, and the
-/// job is executed at most once (the queues hand each `Task` to exactly one thread).
+/// Invariant: `pointer`, with the [`BARE`] bit cleared, designates a live job of the type
+/// `execute_fn` expects, and the job is executed at most once (the queues hand each `Task`
+/// to exactly one thread). The bit is set exactly when the job is a [`BareJob`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct JobRef {
     pointer: *const (),
@@ -54,24 +72,51 @@ impl JobRef {
     /// `data` must stay valid until the job has executed (see the type invariant).
     #[inline]
     pub(crate) unsafe fn new<T: Job>(data: *const T) -> JobRef {
+        debug_assert!(data.addr() & BARE == 0, "jobs are at least 2-aligned");
         JobRef {
             pointer: data.cast(),
             execute_fn: <T as Job>::execute,
         }
     }
 
+    /// A `JobRef` to a [`BareJob`]: tagged with [`BARE`].
+    ///
+    /// # Safety
+    /// As [`JobRef::new`]; `data` must be a `BareJob` (8-aligned, so bit 0 is free).
+    #[inline]
+    unsafe fn new_bare<T: Job>(data: *const T) -> JobRef {
+        debug_assert!(data.addr() & BARE == 0, "bare jobs are 8-aligned");
+        JobRef {
+            pointer: data.cast::<()>().map_addr(|a| a | BARE),
+            execute_fn: <T as Job>::execute,
+        }
+    }
+
+    /// Whether the job is a [`BareJob`] (has no header).
+    #[inline]
+    pub(crate) fn is_bare(&self) -> bool {
+        self.pointer.addr() & BARE != 0
+    }
+
+    /// The job's address, tag cleared.
+    #[inline]
+    fn untagged(&self) -> *const () {
+        self.pointer.map_addr(|a| a & !BARE)
+    }
+
     /// An id stable while the job is alive (for `TaskMeta::id` and identity checks).
     #[inline]
     pub(crate) fn id(&self) -> u64 {
-        self.pointer as usize as u64
+        self.untagged().addr() as u64
     }
 
     /// # Safety
     /// The job must not have executed yet, and this must be its only execution.
     #[inline]
     pub(crate) unsafe fn execute(self) {
-        // SAFETY: the caller guarantees the job is live and executed once.
-        unsafe { (self.execute_fn)(self.pointer) }
+        // SAFETY: the caller guarantees the job is live and executed once; the untagged
+        // pointer is the job's address (type invariant).
+        unsafe { (self.execute_fn)(self.untagged()) }
     }
 }
 
@@ -90,12 +135,14 @@ impl JobHeader {
     }
 }
 
-/// A queued job: the unit every queue holds. Its metadata lives in the job's header.
+/// A queued job: the unit every queue holds. Its metadata lives in the job's header, or, for
+/// a bare job, is implied by the deque it lies in (module docs).
 ///
-/// Invariant: a `Task` designates a live job whose first field is a [`JobHeader`]
-/// (`StackJob` and `HeapJob` are `#[repr(C)]` with the header first), and at any time at
-/// most one thread holds it outside a queue (queues hand each task to exactly one popper);
-/// that thread alone reads or writes the header.
+/// Invariant: a `Task` designates a live job that is either a [`BareJob`] (its `JobRef` is
+/// tagged) or whose first field is a [`JobHeader`] (`StackJob` and `HeapJob` are
+/// `#[repr(C)]` with the header first); a bare job is only ever in its spawner's deque or
+/// held to be run. At any time at most one thread holds a task outside a queue (queues hand
+/// each task to exactly one popper); that thread alone reads or writes the header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Task {
     pub(crate) job: JobRef,
@@ -103,25 +150,36 @@ pub(crate) struct Task {
 
 impl Task {
     /// # Safety
-    /// `job` must designate a live job whose first field is a `JobHeader`.
+    /// `job` must designate a live job whose first field is a `JobHeader`, or a bare job
+    /// (tagged `JobRef`) about to be pushed on its spawner's deque.
     #[inline]
     pub(crate) unsafe fn new(job: JobRef) -> Self {
         Task { job }
     }
 
-    /// The task's metadata.
+    /// The task's metadata. `home` is the node of the worker whose deque the task was taken
+    /// from (or of the queue it was taken from): the metadata of a bare job, which is always
+    /// fresh at home on that deque (module docs). Ignored for jobs with a header.
     #[inline]
-    pub(crate) fn meta(&self) -> Meta {
-        // SAFETY: type invariant: the job is live, starts with a JobHeader, and only the
-        // thread holding this Task touches the header.
-        unsafe { *(*self.job.pointer.cast::<JobHeader>()).meta.get() }
+    pub(crate) fn meta(&self, home: u32) -> Meta {
+        if self.job.is_bare() {
+            return Meta::fresh(home);
+        }
+        // SAFETY: type invariant: the job is live, is not bare so it starts with a
+        // JobHeader, and only the thread holding this Task touches the header.
+        unsafe { *(*self.job.untagged().cast::<JobHeader>()).meta.get() }
     }
 
     /// Replaces the task's metadata.
+    ///
+    /// # Panics
+    /// On a bare job, which has no header (never happens: only tasks from injectors, which
+    /// never hold bare jobs, get their metadata changed).
     #[inline]
     pub(crate) fn set_meta(&self, meta: Meta) {
+        assert!(!self.job.is_bare(), "a bare job has no header to write");
         // SAFETY: as in `meta`.
-        unsafe { *(*self.job.pointer.cast::<JobHeader>()).meta.get() = meta }
+        unsafe { *(*self.job.untagged().cast::<JobHeader>()).meta.get() = meta }
     }
 }
 
@@ -239,6 +297,38 @@ impl<F: FnOnce() + Send> HeapJob<F> {
 impl<F: FnOnce() + Send> Job for HeapJob<F> {
     unsafe fn execute(this: *const ()) {
         // SAFETY: `this` came from `Box::into_raw` in `into_job_ref` and is executed once.
+        let this = unsafe { Box::from_raw(this.cast::<Self>().cast_mut()) };
+        (this.job)();
+    }
+}
+
+/// A boxed job without a header (module docs, "Bare jobs"). At least 8-aligned, so that bit
+/// 0 of its address is free for the [`BARE`] tag.
+#[repr(C, align(8))]
+pub(crate) struct BareJob<F> {
+    job: F,
+}
+
+impl<F: FnOnce() + Send> BareJob<F> {
+    pub(crate) fn new(job: F) -> Box<Self> {
+        Box::new(BareJob { job })
+    }
+
+    /// Leaks the box into a tagged `JobRef`; executing it frees the box. The closure must
+    /// catch its own panics. The task must go onto the deque of the worker spawning it (the
+    /// node of that deque is its origin).
+    pub(crate) fn into_task(self: Box<Self>) -> Task {
+        // SAFETY: the box is leaked and stays valid until `execute` rebuilds and drops it,
+        // which happens exactly once (JobRef invariant); `BareJob` is 8-aligned, and the
+        // caller queues it on its spawner's deque (Task invariant).
+        unsafe { Task::new(JobRef::new_bare(Box::into_raw(self))) }
+    }
+}
+
+impl<F: FnOnce() + Send> Job for BareJob<F> {
+    unsafe fn execute(this: *const ()) {
+        // SAFETY: `this` is the untagged address from `Box::into_raw` in `into_task`, and
+        // the job is executed once.
         let this = unsafe { Box::from_raw(this.cast::<Self>().cast_mut()) };
         (this.job)();
     }

@@ -1,8 +1,8 @@
 //! [`NoPolicy`]: steal anything from anyone, nearest first (plain work stealing, as rayon).
 
 use zonal_policy::{
-    BalanceOutcome, CpuBalanceState, Eligibility, MachineView, MoveContext, Placement, Policy, Rng,
-    TaskMeta, VictimDecision,
+    BalanceOutcome, CpuBalanceState, Eligibility, FreshSteal, MachineView, MoveContext, Placement,
+    Policy, Rng, TaskMeta, VictimDecision,
 };
 use zonal_topology::{CpuId, Level, Topology, Victim};
 
@@ -28,6 +28,10 @@ impl Policy for NoPolicy {
 
     fn eligibility(&self, _: &Topology, _: &TaskMeta, _: CpuId, _: MoveContext) -> Eligibility {
         Eligibility::Allowed
+    }
+
+    fn static_fresh_steal(&self, _: &Topology, _: CpuId, _: &Victim) -> Option<FreshSteal> {
+        Some(FreshSteal::Allowed)
     }
 
     fn balance(

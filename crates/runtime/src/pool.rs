@@ -59,6 +59,12 @@ fn spawned_job<F: FnOnce() + Send + 'static>(meta: crate::task::Meta, f: F) -> T
 }
 
 impl ThreadPool {
+    /// The pool's registry, for unit tests of the runtime's internals.
+    #[cfg(test)]
+    pub(crate) fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
     pub(crate) fn new(
         registry: Arc<Registry>,
         threads: Vec<JoinHandle<()>>,

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use crossbeam_utils::CachePadded;
-use zonal_policy::{Eligibility, MoveContext, Policy, Refusal};
+use zonal_policy::{Eligibility, FreshSteal, MoveContext, Policy, Refusal};
 use zonal_topology::{CpuId, NodeId, Topology, Victim};
 
 use crate::job::{StackJob, Task};
@@ -36,8 +36,20 @@ pub(crate) type ThreadHandler = dyn Fn(usize) + Send + Sync;
 /// A steal observer.
 pub(crate) type StealObserver = dyn Fn(&crate::StealRecord) + Send + Sync;
 
-/// A worker's victims that have a worker, nearest first: `(worker, victim)`.
-pub(crate) type VictimList = Box<[(usize, Victim)]>;
+/// A worker's victims that have a worker, nearest first.
+pub(crate) type VictimList = Box<[VictimSlot]>;
+
+/// One victim of a worker's victim order.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct VictimSlot {
+    /// The victim's worker index.
+    pub(crate) worker: usize,
+    /// The victim as the topology's victim order names it (CPU, level).
+    pub(crate) victim: Victim,
+    /// The policy's answer for fresh tasks at home on this victim, decided once when the
+    /// pool is built ([`Policy::static_fresh_steal`]); `None`: ask on every steal.
+    pub(crate) fresh: Option<FreshSteal>,
+}
 
 /// The state of one worker that other threads touch.
 pub(crate) struct WorkerShared {
@@ -57,7 +69,8 @@ pub(crate) struct Registry {
     pub(crate) shared: Box<[CachePadded<WorkerShared>]>,
     pub(crate) worker_cpu: Box<[CpuId]>,
     pub(crate) worker_node: Box<[u32]>,
-    /// Per worker: its victims that have a worker, nearest first: `(worker, victim)`.
+    /// Per worker: its victims that have a worker, nearest first, with the policy's cached
+    /// answers.
     pub(crate) victims: Box<[VictimList]>,
     /// Per worker: another worker of its node (itself if alone), for the ageing probe.
     pub(crate) sibling: Box<[CpuId]>,
@@ -147,7 +160,17 @@ impl WorkerThread {
     /// Queues a task known to be fresh at home (a `join` half): straight onto the deque.
     #[inline]
     pub(crate) fn push_fresh(&self, task: Task) {
-        debug_assert!(task.meta().origin == self.node && task.meta().migrations == 0);
+        debug_assert!(task.meta(self.node).origin == self.node && task.meta(self.node).migrations == 0);
+        bump(&self.counters().spawned, 1);
+        self.deque.push(task);
+        self.registry.sleep.new_local_work(self.node);
+    }
+
+    /// Queues a bare job (`BareJob`) this worker just created: fresh at home by
+    /// construction, so straight onto the deque, the only queue a bare job may be in.
+    #[inline]
+    pub(crate) fn push_bare(&self, task: Task) {
+        debug_assert!(task.job.is_bare());
         bump(&self.counters().spawned, 1);
         self.deque.push(task);
         self.registry.sleep.new_local_work(self.node);
@@ -172,7 +195,7 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn push(&self, task: Task) {
         bump(&self.counters().spawned, 1);
-        let meta = task.meta();
+        let meta = task.meta(self.node);
         if meta.origin == self.node && meta.migrations == 0 {
             self.deque.push(task);
             self.registry.sleep.new_local_work(self.node);
@@ -193,14 +216,14 @@ impl WorkerThread {
         } else {
             me.away_len.fetch_add(1, Ordering::Relaxed);
             me.away.push(task);
-            r.sleep.new_local_work(task.meta().origin);
+            r.sleep.new_local_work(task.meta(self.node).origin);
         }
     }
 
     /// The ageing probe: would the policy refuse to move this task even to a CPU of this
     /// very node, for the reason `Aged`? (The policy interface has no "is aged" query.)
     fn is_aged(&self, task: &Task) -> bool {
-        let meta = task.meta();
+        let meta = task.meta(self.node);
         if meta.migrations == 0 {
             return false;
         }
@@ -227,7 +250,7 @@ impl WorkerThread {
     /// Runs one queued task.
     #[inline]
     pub(crate) fn execute(&self, task: Task) {
-        self.execute_with(task, task.meta());
+        self.execute_with(task, task.meta(self.node));
     }
 
     /// Runs one task whose metadata the caller already holds (a thief updates the migration
@@ -248,7 +271,7 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn find_work(&self) -> Option<(Task, Meta)> {
         if let Some(t) = self.take_local() {
-            return Some((t, t.meta()));
+            return Some((t, t.meta(self.node)));
         }
         self.find_work_cold()
     }
@@ -259,19 +282,19 @@ impl WorkerThread {
         let me = &r.shared[self.index];
         if let Some(t) = pop_injector(&me.inbox) {
             bump(&me.counters.inbox_pops, 1);
-            return Some((t, t.meta()));
+            return Some((t, t.meta(self.node)));
         }
         if me.away_len.load(Ordering::Relaxed) != 0 {
             if let Some(t) = pop_injector(&me.away) {
                 me.away_len.fetch_sub(1, Ordering::Relaxed);
                 bump(&me.counters.local_pops, 1);
-                return Some((t, t.meta()));
+                return Some((t, t.meta(self.node)));
             }
         }
         let injected =
             pop_injector(&r.node_injectors[self.node as usize]).or_else(|| pop_injector(&r.global));
         if let Some(t) = injected {
-            let mut meta = t.meta();
+            let mut meta = t.meta(self.node);
             if meta.origin == NO_ORIGIN {
                 meta.origin = self.node;
             }

@@ -13,10 +13,10 @@ use std::sync::Arc;
 
 use zonal_topology::NodeId;
 
-use crate::job::HeapJob;
+use crate::job::{BareJob, HeapJob};
 use crate::latch::{CountLatch, Latch};
 use crate::registry::{Registry, WorkerThread};
-use crate::task::TaskOptions;
+use crate::task::{Meta, TaskOptions};
 use crate::unwind;
 
 /// Makes `Scope` invariant in `'scope` (rayon's marker).
@@ -129,7 +129,7 @@ impl<'scope> Scope<'scope> {
         // SAFETY: a non-null WORKER points at this thread's live WorkerThread.
         let here = unsafe { wt.as_ref() }.filter(|w| ptr::eq(&*w.registry, &*self.registry));
         let meta = opts.resolve(here.map(|w| w.current.get()), here.map(|w| w.node));
-        let job = HeapJob::new(meta, move || {
+        let job = move || {
             // SAFETY: the scope waits for this job (its count) before it goes away.
             let scope = unsafe { me.as_ref() };
             if let Err(p) = unwind::halt_unwinding(|| body(scope)) {
@@ -137,8 +137,17 @@ impl<'scope> Scope<'scope> {
             }
             // SAFETY: the latch is alive: we still hold our count.
             unsafe { Latch::set(&scope.latch) };
-        });
-        let task = job.into_task();
+        };
+        match (here, node) {
+            // The common case: fresh at home with the defaults, a job without a header on
+            // our own deque (`job.rs`, "Bare jobs").
+            (Some(w), None) if meta == Meta::fresh(w.node) => {
+                w.push_bare(BareJob::new(job).into_task());
+                return;
+            }
+            _ => {}
+        }
+        let task = HeapJob::new(meta, job).into_task();
         match (here, node) {
             (Some(w), None) => w.push(task),
             (_, Some(n)) => self.registry.push_to_node(task, n),

@@ -188,11 +188,12 @@ impl<'v, 's> Loads<'v, 's> {
 
     /// The sums of `node`'s CPUs as this pass sees them (the view plus this pass's
     /// migrations), read from the view on first use.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn node(&mut self, node: NodeId) -> NodeAgg {
         let i = node.index();
         if self.s.node_stamp[i] != self.s.node_epoch {
-            self.fill_node(i);
+            // Use the returned sums, not a reload of what was just stored.
+            return self.fill_node(i);
         }
         self.s.nodes[i]
     }
@@ -200,8 +201,8 @@ impl<'v, 's> Loads<'v, 's> {
     /// Reads the loads of `node`'s CPUs from the view. Called before any migration of the
     /// pass touches the node (`apply_move` fills a node before changing it), so the view's
     /// figures are the pass's figures.
-    #[cold]
-    fn fill_node(&mut self, i: usize) {
+    #[inline(never)]
+    fn fill_node(&mut self, i: usize) -> NodeAgg {
         let mut agg = NodeAgg::default();
         for &c in self.topo.cpus_of(NodeId::new(i)) {
             let l = self.view.cpu_load(c);
@@ -212,6 +213,7 @@ impl<'v, 's> Loads<'v, 's> {
         }
         self.s.nodes[i] = agg;
         self.s.node_stamp[i] = self.s.node_epoch;
+        agg
     }
 
     /// A CPU's load with this pass's migrations applied.
@@ -294,6 +296,10 @@ impl<'v, 's> Loads<'v, 's> {
                 self.s.stamp.iter_mut().for_each(|x| *x = 0);
                 self.s.epoch = 1;
             }
+            // Read the whole domain first, in one tight loop; the groups then sum node sums.
+            for &x in topo.span(node, level) {
+                let _ = self.node(x);
+            }
             let child = Level(level.0 - 1);
             self.push_node_group(node, node, level, child);
             for &m in topo.span(node, level) {
@@ -331,8 +337,9 @@ impl<'v, 's> Loads<'v, 's> {
             }
             self.s.stamp[x.index()] = self.s.epoch;
             self.s.members.push(x.0);
-            let agg = self.node(x);
-            g.add(&agg);
+            // Inside the domain, whose sums `build_groups` has read.
+            debug_assert_eq!(self.s.node_stamp[x.index()], self.s.node_epoch);
+            g.add(&self.s.nodes[x.index()]);
         }
         g.len = self.s.members.len() as u32 - first;
         self.s.groups.push(g);

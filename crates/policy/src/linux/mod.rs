@@ -359,6 +359,10 @@ fn should_we_balance(loads: &Loads<'_, '_>, cpu: CpuId, level: Level) -> bool {
                 first = Some(c);
             }
             if first_idle.is_none_or(|f| c < f) && is_idle(&loads.cpu(c)) {
+                if c < cpu {
+                    // The first idle CPU is at most `c`, not us: no need to read the rest.
+                    return false;
+                }
                 first_idle = Some(c);
             }
         }
@@ -395,6 +399,15 @@ impl Policy for Balancer {
         ctx: MoveContext,
     ) -> Eligibility {
         self.rules.eligibility(topo, task, to, ctx)
+    }
+
+    fn static_fresh_steal(
+        &self,
+        topo: &Topology,
+        thief: CpuId,
+        victim: &Victim,
+    ) -> Option<crate::FreshSteal> {
+        crate::policy::fresh_steal_of_balancer(self, topo, thief, victim)
     }
 
     fn balance(

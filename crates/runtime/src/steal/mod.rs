@@ -3,7 +3,7 @@
 
 use std::sync::atomic::Ordering;
 
-use zonal_policy::{Eligibility, MoveContext, VictimDecision};
+use zonal_policy::{Eligibility, FreshSteal, MoveContext, VictimDecision};
 use zonal_topology::Level;
 
 use crate::job::Task;
@@ -65,60 +65,91 @@ impl WorkerThread {
             self.clock_us.set(r.now_us());
         }
         let ctx = MoveContext::steal(self.clock_us.get());
-        let my_load = self.deque.len() as u64;
         let mut last_node = self.node;
-        for &(w, victim) in r.victims[self.index].iter() {
+        for slot in r.victims[self.index].iter() {
+            let (w, victim) = (slot.worker, &slot.victim);
             let vs = &r.shared[w];
             let vnode = r.worker_node[w];
             let injector = &r.node_injectors[vnode as usize];
             let inj_has = vnode != last_node && !injector.is_empty();
             last_node = vnode;
-            let deque_len = vs.stealer.len();
             let away_len = vs.away_len.load(Ordering::Relaxed);
-            if deque_len == 0 && away_len == 0 && !inj_has {
-                continue;
-            }
             let level = victim.level.index();
-            let load = (deque_len + away_len) as u64 + u64::from(inj_has);
-            match policy.victim(topo, self.cpu, &victim, my_load, load) {
-                VictimDecision::Examine => {}
-                VictimDecision::Skip(why) => {
-                    counters.refuse(why, level);
+            // 1. Fresh tasks at home: their eligibility depends on (victim node, us) only,
+            //    so one answer — cached at build time, or one check with a representative
+            //    task — decides for the whole deque.
+            let fresh = if slot.fresh == Some(FreshSteal::Allowed) {
+                // The policy examines this victim and lets fresh tasks go whatever the loads
+                // (`Policy::static_fresh_steal`): no call, and no need to know the deque's
+                // length first (`Stealer::len` costs a fence; an empty deque answers `Empty`,
+                // and no refusal can arise to be counted).
+                if let Some(t) = steal_loop(|| vs.stealer.steal()) {
+                    if let Some(t) = self.verify(t, w, victim, ctx) {
+                        return Some(self.took(t, w, vnode, victim.level, QueueKind::Deque));
+                    }
+                }
+                if away_len == 0 && !inj_has {
                     continue;
                 }
-                VictimDecision::Stop(why) => {
-                    counters.refuse(why, level);
-                    break;
+                Eligibility::Allowed
+            } else {
+                let deque_len = vs.stealer.len();
+                if deque_len == 0 && away_len == 0 && !inj_has {
+                    continue;
                 }
-            }
-            // 1. Fresh tasks at home: eligibility depends on (victim node, us) only, so one
-            //    check with a representative task decides for the whole deque.
-            if deque_len != 0 {
-                let rep = Meta::fresh(vnode).to_policy(0, victim.cpu);
-                match policy.eligibility(topo, &rep, self.cpu, ctx) {
-                    Eligibility::Allowed => {
-                        if let Some(t) = steal_loop(|| vs.stealer.steal()) {
-                            if let Some(t) = self.verify(t, w, &victim, ctx) {
-                                return Some(self.took(
-                                    t,
-                                    w,
-                                    vnode,
-                                    victim.level,
-                                    QueueKind::Deque,
-                                ));
+                let decision = match slot.fresh {
+                    Some(f) => f.victim_decision(),
+                    None => {
+                        let load = (deque_len + away_len) as u64 + u64::from(inj_has);
+                        policy.victim(topo, self.cpu, victim, self.deque.len() as u64, load)
+                    }
+                };
+                match decision {
+                    VictimDecision::Examine => {}
+                    VictimDecision::Skip(why) => {
+                        counters.refuse(why, level);
+                        continue;
+                    }
+                    VictimDecision::Stop(why) => {
+                        counters.refuse(why, level);
+                        break;
+                    }
+                }
+                let fresh = match slot.fresh.and_then(FreshSteal::fresh_eligibility) {
+                    Some(e) => e,
+                    None => {
+                        let rep = Meta::fresh(vnode).to_policy(0, victim.cpu);
+                        policy.eligibility(topo, &rep, self.cpu, ctx)
+                    }
+                };
+                if deque_len != 0 {
+                    match fresh {
+                        Eligibility::Allowed => {
+                            if let Some(t) = steal_loop(|| vs.stealer.steal()) {
+                                if let Some(t) = self.verify(t, w, victim, ctx) {
+                                    return Some(self.took(
+                                        t,
+                                        w,
+                                        vnode,
+                                        victim.level,
+                                        QueueKind::Deque,
+                                    ));
+                                }
                             }
                         }
+                        Eligibility::Refused(why) => counters.refuse(why, level),
                     }
-                    Eligibility::Refused(why) => counters.refuse(why, level),
                 }
-            }
+                fresh
+            };
             // 2. The victim node's injector, once per node.
+            //    The same representative answer as the deque's, then a real check after the
+            //    pop.
             if inj_has {
-                let rep = Meta::fresh(vnode).to_policy(0, victim.cpu);
-                match policy.eligibility(topo, &rep, self.cpu, ctx) {
+                match fresh {
                     Eligibility::Allowed => {
                         if let Some(t) = steal_loop(|| injector.steal()) {
-                            let mut m = t.meta();
+                            let mut m = t.meta(vnode);
                             if m.origin == NO_ORIGIN {
                                 // Fixed in the header too: a refused task goes back queued.
                                 m.origin = vnode;
@@ -154,7 +185,7 @@ impl WorkerThread {
                     let Some(t) = pop_injector(&vs.away) else {
                         break;
                     };
-                    let meta = t.meta().to_policy(t.job.id(), victim.cpu);
+                    let meta = t.meta(vnode).to_policy(t.job.id(), victim.cpu);
                     match policy.eligibility(topo, &meta, self.cpu, ctx) {
                         Eligibility::Allowed => {
                             vs.away_len.fetch_sub(1, Ordering::Relaxed);
@@ -182,7 +213,7 @@ impl WorkerThread {
         ctx: MoveContext,
     ) -> Option<Task> {
         let r = &*self.registry;
-        let m = t.meta();
+        let m = t.meta(r.worker_node[w]);
         if m.weight == zonal_policy::NICE_0_WEIGHT && m.group == crate::task::NO_GROUP {
             // Exactly the representative task already checked.
             return Some(t);
@@ -191,6 +222,8 @@ impl WorkerThread {
         match r.policy.eligibility(&r.topo, &meta, self.cpu, ctx) {
             Eligibility::Allowed => Some(t),
             Eligibility::Refused(why) => {
+                // A bare job is a default task: it returned above, and never leaves its deque.
+                debug_assert!(!t.job.is_bare());
                 self.counters().refuse(why, victim.level.index());
                 let vs = &r.shared[w];
                 vs.away_len.fetch_add(1, Ordering::Relaxed);
@@ -220,7 +253,7 @@ impl WorkerThread {
         if l >= r.topo.zone_depth() {
             bump(&c.beyond_zone, 1);
         }
-        let mut meta = t.meta();
+        let mut meta = t.meta(vnode);
         let origin = meta.origin;
         if origin != vnode {
             let (o, from, to) = (origin.into_node(), vnode.into_node(), self.node.into_node());
@@ -255,3 +288,6 @@ impl IntoNode for u32 {
         zonal_topology::NodeId(self)
     }
 }
+
+#[cfg(test)]
+mod test;

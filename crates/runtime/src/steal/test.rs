@@ -1,0 +1,74 @@
+//! The victim orders cache exactly what the policy answers in advance.
+
+use zonal_policy::{FreshSteal, OriginRule, PolicyConfig, PolicyName, Refusal};
+
+use crate::ThreadPoolBuilder;
+
+fn pool(cfg: PolicyConfig) -> crate::ThreadPool {
+    ThreadPoolBuilder::new()
+        .preset("s1")
+        .policy_config(cfg)
+        .build()
+        .expect("pool on s1")
+}
+
+#[test]
+fn victim_orders_cache_the_static_answers() {
+    let mut strict = PolicyConfig::new(PolicyName::ConservativeHard);
+    strict.origin = OriginRule::Strict;
+    let cfgs = PolicyName::ALL
+        .into_iter()
+        .map(PolicyConfig::new)
+        .chain([strict]);
+    for cfg in cfgs {
+        let (name, origin) = (cfg.name, cfg.origin);
+        let p = pool(cfg);
+        let r = p.registry();
+        let topo = &*r.topo;
+        for (w, slots) in r.victims.iter().enumerate() {
+            let thief = r.worker_cpu[w];
+            assert_eq!(slots.len(), r.num_workers() - 1);
+            for s in slots.iter() {
+                assert_eq!(s.worker, w_of(r, s.victim.cpu));
+                assert_eq!(
+                    s.fresh,
+                    r.policy.static_fresh_steal(topo, thief, &s.victim),
+                    "{name}"
+                );
+                let beyond = s.victim.level.index() >= topo.zone_depth();
+                let same_node = topo.node_of(s.victim.cpu) == topo.node_of(thief);
+                let expected = match name {
+                    PolicyName::ConservativeHard if beyond => Some(FreshSteal::Stop(Refusal::Zone)),
+                    PolicyName::ConservativeSoft if beyond => None,
+                    PolicyName::ConservativeHard if origin == OriginRule::Strict && !same_node => {
+                        Some(FreshSteal::Refused(Refusal::Origin))
+                    }
+                    _ => Some(FreshSteal::Allowed),
+                };
+                assert_eq!(s.fresh, expected, "{name} {origin:?}: {thief:?} <- {s:?}");
+            }
+        }
+    }
+}
+
+fn w_of(r: &crate::registry::Registry, cpu: zonal_topology::CpuId) -> usize {
+    r.worker_cpu
+        .iter()
+        .position(|&c| c == cpu)
+        .expect("victim has a worker")
+}
+
+#[test]
+fn no_policy_is_cached_as_allowed_everywhere() {
+    let p = ThreadPoolBuilder::new()
+        .preset("s2")
+        .no_policy()
+        .build()
+        .expect("pool on s2");
+    let r = p.registry();
+    assert!(r
+        .victims
+        .iter()
+        .flat_map(|v| v.iter())
+        .all(|s| s.fresh == Some(FreshSteal::Allowed)));
+}
