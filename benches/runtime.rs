@@ -6,8 +6,11 @@
 //! - `sum`: a parallel sum over a 16 Mi-element `u64` slice.
 //!
 //! Pools are built once, outside `b.iter`. Zonal runs on this machine's topology with its
-//! default policy (conservative-hard) and pinned workers; rayon with `num_threads` = the
-//! same worker count.
+//! default policy (conservative-hard) and pinned workers (`zonal`), and the same pool with
+//! pinning off (`zonal-unpinned`); rayon with `num_threads` = the same worker count (rayon
+//! does not pin). The unpinned variant separates the runtime's own costs from pinning's: on
+//! a machine shared with other busy processes a pinned worker cannot move away from them,
+//! where the OS moves rayon's threads.
 
 // `criterion_group!` generates an undocumented function.
 #![allow(missing_docs)]
@@ -18,12 +21,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use rayon::prelude::*;
 
-fn zonal_pool() -> zonal_runtime::ThreadPool {
+fn zonal_pool(pin: bool) -> zonal_runtime::ThreadPool {
     zonal_runtime::ThreadPoolBuilder::new()
+        .pin(pin)
         .build()
         .or_else(|e| {
             eprintln!("default pool failed ({e}); using no policy");
-            zonal_runtime::ThreadPoolBuilder::new().no_policy().build()
+            zonal_runtime::ThreadPoolBuilder::new()
+                .pin(pin)
+                .no_policy()
+                .build()
         })
         .expect("zonal pool")
 }
@@ -52,15 +59,19 @@ fn fib_rayon(n: u32) -> u64 {
 }
 
 fn benches(c: &mut Criterion) {
-    let zp = zonal_pool();
+    let zp = zonal_pool(true);
+    let zu = zonal_pool(false);
     let rp = rayon_pool(zp.num_workers());
     let threads = zp.num_workers();
+    let zonals = [("zonal", &zp), ("zonal-unpinned", &zu)];
 
     let mut g = c.benchmark_group("fib");
     const FIB: u32 = 25;
-    g.bench_function(BenchmarkId::new("zonal", FIB), |b| {
-        b.iter(|| zp.install(|| fib_zonal(black_box(FIB))))
-    });
+    for (name, zp) in zonals {
+        g.bench_function(BenchmarkId::new(name, FIB), |b| {
+            b.iter(|| zp.install(|| fib_zonal(black_box(FIB))))
+        });
+    }
     g.bench_function(BenchmarkId::new("rayon", FIB), |b| {
         b.iter(|| rp.install(|| fib_rayon(black_box(FIB))))
     });
@@ -70,18 +81,20 @@ fn benches(c: &mut Criterion) {
     const TASKS: usize = 100_000;
     g.throughput(Throughput::Elements(TASKS as u64));
     let counter = AtomicUsize::new(0);
-    g.bench_function(BenchmarkId::new("zonal", TASKS), |b| {
-        b.iter(|| {
-            zp.scope(|s| {
-                for i in 0..TASKS {
-                    let counter = &counter;
-                    s.spawn(move |_| {
-                        counter.fetch_add(black_box(i) & 1, Ordering::Relaxed);
-                    });
-                }
+    for (name, zp) in zonals {
+        g.bench_function(BenchmarkId::new(name, TASKS), |b| {
+            b.iter(|| {
+                zp.scope(|s| {
+                    for i in 0..TASKS {
+                        let counter = &counter;
+                        s.spawn(move |_| {
+                            counter.fetch_add(black_box(i) & 1, Ordering::Relaxed);
+                        });
+                    }
+                })
             })
-        })
-    });
+        });
+    }
     g.bench_function(BenchmarkId::new("rayon", TASKS), |b| {
         b.iter(|| {
             rp.scope(|s| {
@@ -101,17 +114,19 @@ fn benches(c: &mut Criterion) {
     let data: Vec<u64> = (0..LEN as u64).collect();
     g.throughput(Throughput::Bytes((LEN * 8) as u64));
     let grain = (LEN / (threads * 16)).max(4096);
-    g.bench_function(BenchmarkId::new("zonal", LEN), |b| {
-        b.iter(|| {
-            zp.par_reduce(
-                0..LEN,
-                grain,
-                || 0u64,
-                |r| data[r].iter().sum::<u64>(),
-                |a, b| a + b,
-            )
-        })
-    });
+    for (name, zp) in zonals {
+        g.bench_function(BenchmarkId::new(name, LEN), |b| {
+            b.iter(|| {
+                zp.par_reduce(
+                    0..LEN,
+                    grain,
+                    || 0u64,
+                    |r| data[r].iter().sum::<u64>(),
+                    |a, b| a + b,
+                )
+            })
+        });
+    }
     g.bench_function(BenchmarkId::new("rayon", LEN), |b| {
         b.iter(|| rp.install(|| data.par_iter().sum::<u64>()))
     });

@@ -8,7 +8,11 @@
 //! ```
 //!
 //! `THREADS` may be `all` (the default: every allowed CPU); `FILTER` runs only the benches
-//! whose name contains it (`scope`, for a profile of the spawn path).
+//! whose name contains it (`scope`, for a profile of the spawn path). With `ZONAL_NO_PIN` set
+//! in the environment, Zonal's workers are not pinned; with `RAYON_PIN` set, rayon's threads
+//! are pinned to the same CPUs as Zonal's workers (rayon does not pin by default). On a
+//! machine shared with other busy processes that separates the runtime's costs from
+//! pinning's.
 
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -58,19 +62,39 @@ fn main() {
         zb = zb.pin(false);
     }
     let zp = zb.build().expect("zonal pool");
-    let rp = rayon::ThreadPoolBuilder::new()
-        .num_threads(zp.num_workers())
-        .build()
-        .expect("rayon pool");
+    let mut rb = rayon::ThreadPoolBuilder::new().num_threads(zp.num_workers());
+    if std::env::var_os("RAYON_PIN").is_some() {
+        // Like for like with Zonal's pinned workers: rayon's thread i on Zonal's worker i's
+        // CPU.
+        let cpus: Vec<u32> = zp.metrics().workers.iter().map(|w| w.cpu).collect();
+        rb = rb.start_handler(move |i| {
+            let id = cpus[i] as usize;
+            assert!(
+                core_affinity::set_for_current(core_affinity::CoreId { id }),
+                "pinning rayon thread {i} to CPU {id}"
+            );
+        });
+    }
+    let rp = rb.build().expect("rayon pool");
     let counter = AtomicUsize::new(0);
     let data: Vec<u64> = (0..16u64 << 20).collect();
     let len = data.len();
     let grain = (len / (zp.num_workers() * 16)).max(4096);
     println!(
-        "{} workers, policy {}, {} interleaved rounds",
+        "{} workers, policy {}, {} interleaved rounds; zonal {}, rayon {}",
         zp.num_workers(),
         zp.policy_name(),
-        rounds
+        rounds,
+        if std::env::var_os("ZONAL_NO_PIN").is_some() {
+            "unpinned"
+        } else {
+            "pinned"
+        },
+        if std::env::var_os("RAYON_PIN").is_some() {
+            "pinned"
+        } else {
+            "unpinned"
+        }
     );
     type Run<'a> = Box<dyn Fn() + 'a>;
     let benches: Vec<(&str, Run<'_>, Run<'_>)> = vec![

@@ -333,3 +333,46 @@ impl<F: FnOnce() + Send> Job for BareJob<F> {
         (this.job)();
     }
 }
+
+#[cfg(test)]
+mod test {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    #[test]
+    fn bare_jobs_are_tagged_and_carry_their_home() {
+        static RUNS: AtomicUsize = AtomicUsize::new(0);
+        let x = 7usize;
+        let task = BareJob::new(move || {
+            RUNS.fetch_add(x, Ordering::Relaxed);
+        })
+        .into_task();
+        assert!(task.job.is_bare());
+        assert_eq!(task.job.id() % 8, 0, "the id is the untagged address");
+        assert_eq!(task.meta(3), Meta::fresh(3));
+        // SAFETY: the job is live and this is its only execution.
+        unsafe { task.job.execute() };
+        assert_eq!(RUNS.load(Ordering::Relaxed), 7);
+
+        let meta = Meta {
+            origin: 1,
+            migrations: 2,
+            group: 3,
+            weight: 4,
+        };
+        let task = HeapJob::new(meta, || {}).into_task();
+        assert!(!task.job.is_bare());
+        assert_eq!(task.meta(9), meta, "a header wins over the home node");
+        // SAFETY: as above.
+        unsafe { task.job.execute() };
+    }
+
+    #[test]
+    #[should_panic(expected = "no header")]
+    fn bare_jobs_have_no_header_to_write() {
+        let task = BareJob::new(|| {}).into_task();
+        // Leaks the job: the panic comes first.
+        task.set_meta(Meta::fresh(0));
+    }
+}

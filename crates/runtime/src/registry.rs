@@ -160,7 +160,9 @@ impl WorkerThread {
     /// Queues a task known to be fresh at home (a `join` half): straight onto the deque.
     #[inline]
     pub(crate) fn push_fresh(&self, task: Task) {
-        debug_assert!(task.meta(self.node).origin == self.node && task.meta(self.node).migrations == 0);
+        debug_assert!(
+            task.meta(self.node).origin == self.node && task.meta(self.node).migrations == 0
+        );
         bump(&self.counters().spawned, 1);
         self.deque.push(task);
         self.registry.sleep.new_local_work(self.node);

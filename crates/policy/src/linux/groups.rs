@@ -147,6 +147,20 @@ pub(crate) fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
     }
 }
 
+/// The sums of node `i`'s CPUs as the view shows them.
+#[inline(always)]
+fn read_node(view: &dyn MachineView, topo: &Topology, i: usize) -> NodeAgg {
+    let mut agg = NodeAgg::default();
+    for &c in topo.cpus_of(NodeId::new(i)) {
+        let l = view.cpu_load(c);
+        agg.nr += l.nr_running;
+        agg.load += l.weighted_load;
+        agg.idle += u32::from(is_idle(&l));
+        agg.cpus += 1;
+    }
+    agg
+}
+
 /// Whether a CPU counts as idle.
 #[inline]
 pub(crate) fn is_idle(l: &CpuLoad) -> bool {
@@ -203,17 +217,22 @@ impl<'v, 's> Loads<'v, 's> {
     /// figures are the pass's figures.
     #[inline(never)]
     fn fill_node(&mut self, i: usize) -> NodeAgg {
-        let mut agg = NodeAgg::default();
-        for &c in self.topo.cpus_of(NodeId::new(i)) {
-            let l = self.view.cpu_load(c);
-            agg.nr += l.nr_running;
-            agg.load += l.weighted_load;
-            agg.idle += u32::from(is_idle(&l));
-            agg.cpus += 1;
-        }
+        let agg = read_node(self.view, self.topo, i);
         self.s.nodes[i] = agg;
         self.s.node_stamp[i] = self.s.node_epoch;
         agg
+    }
+
+    /// Reads every node of the level-`level` domain of `node` not read yet, in one loop.
+    fn fill_span(&mut self, node: NodeId, level: Level) {
+        let epoch = self.s.node_epoch;
+        for &x in self.topo.span(node, level) {
+            let i = x.index();
+            if self.s.node_stamp[i] != epoch {
+                self.s.nodes[i] = read_node(self.view, self.topo, i);
+                self.s.node_stamp[i] = epoch;
+            }
+        }
     }
 
     /// A CPU's load with this pass's migrations applied.
@@ -297,9 +316,7 @@ impl<'v, 's> Loads<'v, 's> {
                 self.s.epoch = 1;
             }
             // Read the whole domain first, in one tight loop; the groups then sum node sums.
-            for &x in topo.span(node, level) {
-                let _ = self.node(x);
-            }
+            self.fill_span(node, level);
             let child = Level(level.0 - 1);
             self.push_node_group(node, node, level, child);
             for &m in topo.span(node, level) {

@@ -28,13 +28,13 @@
 //! # What a pass reads
 //!
 //! Callers tick often (the simulator every 4 ms per CPU) and most ticks find no level due.
-//! Before touching any load the walk checks, level by level, whether one is due (steps 1–2
-//! alone, with the same never-due marks; the CPU's own load is read only once a level is
-//! past its idle due time, to apply the busy factor): if none is, the pass returns at once,
-//! having read at most that one load and allocated nothing. Otherwise it runs as above, and
-//! reads loads lazily ([`groups`]): a node's CPUs are read the first time the pass needs
-//! that node, so an attempt at level L reads only the level-L domain. Neither shortcut
-//! changes a decision: the pass sees the same figures and takes the same steps.
+//! Loads are read lazily ([`groups`]): a node's CPUs are read the first time the pass needs
+//! that node, so an attempt at level L reads only the level-L domain, and starting a pass
+//! reads nothing. Levels already marked never due are skipped at once, and the CPU's own
+//! load (busy or idle, for the busy factor) is read only for a level past its idle due time
+//! (`due_at(false) ≤ due_at(true)`). A pass with nothing due therefore reads at most that
+//! one load and allocates nothing. None of this changes a decision: the pass sees the same
+//! figures and takes the same steps.
 //!
 //! # New-idle (`sched_balance_newidle`)
 //!
@@ -176,13 +176,15 @@ impl Balancer {
         let now = view.now_us();
         let m = topo.mal_count().min(state.levels.len());
         let mut out = BalanceOutcome::default();
-        if !self.any_due(view, cpu, state, m) {
-            return out;
-        }
         let attempter = self.attempter();
         with_scratch(|s| {
             let mut loads = Loads::new(view, s);
             for l in 0..m {
+                if state.levels[l].next_due_us == NEVER {
+                    // Never attempted (beyond the zone, degenerate, or `due_at` ≥ 2^63);
+                    // levels past a zone's end are all marked, so skipping them is exact.
+                    continue;
+                }
                 let level = Level(l as u8);
                 if !self.level_allowed(topo, level) {
                     // Never walked: tell the caller not to wake up for these levels.
@@ -195,8 +197,12 @@ impl Balancer {
                     state.levels[l].next_due_us = NEVER;
                     continue;
                 }
-                let busy = !is_idle(&loads.cpu(cpu));
                 let st = &mut state.levels[l];
+                // `due_at(false) ≤ due_at(true)`: read our own load only when it matters.
+                if now < st.due_at(false) {
+                    continue;
+                }
+                let busy = !is_idle(&loads.cpu(cpu));
                 if now < st.due_at(busy) {
                     continue;
                 }
@@ -224,56 +230,6 @@ impl Balancer {
             }
         });
         out
-    }
-
-    /// Whether the periodic walk would attempt any level, i.e. reaches a due level before
-    /// the zone ends it. Makes the walk's state changes for the levels it passes (never-due
-    /// marks for levels beyond the zone and degenerate ones, exactly as the walk would) and
-    /// reads at most one load, `cpu`'s own: a pass with nothing due costs a few comparisons.
-    ///
-    /// - A level already marked [`NEVER`](crate::NEVER_DUE_US) is one the walk never
-    ///   attempts (beyond the zone, degenerate, or never due: `due_at` ≥ 2^63), and every
-    ///   level after a zone's end is marked too, so it is skipped without looking further.
-    /// - `due_at(false) ≤ due_at(true)`: a level not due for an idle CPU is not due at all,
-    ///   so the CPU's own load (busy or idle) is read only for a level past its idle due
-    ///   time. No attempt precedes the first due level, so that load is the one the walk
-    ///   sees there.
-    fn any_due(
-        &self,
-        view: &dyn MachineView,
-        cpu: CpuId,
-        state: &mut CpuBalanceState,
-        m: usize,
-    ) -> bool {
-        let topo = view.topology();
-        let node = topo.node_of(cpu);
-        let now = view.now_us();
-        let mut busy: Option<bool> = None;
-        for l in 0..m {
-            let st = state.levels[l];
-            if st.next_due_us == NEVER {
-                continue;
-            }
-            let level = Level(l as u8);
-            if !self.level_allowed(topo, level) {
-                state.levels[l..]
-                    .iter_mut()
-                    .for_each(|s| s.next_due_us = NEVER);
-                return false;
-            }
-            if degenerate(topo, node, level) {
-                state.levels[l].next_due_us = NEVER;
-                continue;
-            }
-            if now < st.due_at(false) {
-                continue;
-            }
-            let busy = *busy.get_or_insert_with(|| !is_idle(&view.cpu_load(cpu)));
-            if now >= st.due_at(busy) {
-                return true;
-            }
-        }
-        false
     }
 
     /// New-idle balancing (module docs).
