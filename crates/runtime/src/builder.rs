@@ -17,6 +17,7 @@ use crate::pin::Binder;
 use crate::pool::ThreadPool;
 use crate::registry::{Registry, VictimSlot, WorkerShared, WorkerThread};
 use crate::sleep::Sleep;
+use crate::task::Meta;
 use crate::StealRecord;
 
 /// The policy a pool is built with when none is named.
@@ -365,6 +366,9 @@ impl ThreadPoolBuilder {
             victims,
             sibling,
             node_injectors,
+            fresh_meta: (0..topo.node_count())
+                .map(|n| Meta::fresh(n as u32))
+                .collect(),
             node_has_workers: node_has_workers.into_boxed_slice(),
             global: Injector::new(),
             sleep: Sleep::new(n),

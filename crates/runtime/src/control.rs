@@ -38,7 +38,16 @@ pub struct Sample {
 /// pool.par_for(0..10_000, 100, |_| {});
 /// let mut rx = cp.subscribe();
 /// let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
-/// rt.block_on(async { rx.changed().await.unwrap() });
+/// // The first change may be a sample taken before `par_for` ran (it was in flight when we
+/// // subscribed): wait for one that sees the loop.
+/// rt.block_on(async {
+///     for _ in 0..100 {
+///         rx.changed().await.unwrap();
+///         if cp.latest().metrics.total.tasks_run > 0 {
+///             break;
+///         }
+///     }
+/// });
 /// assert!(cp.latest().metrics.total.tasks_run > 0);
 /// # Ok::<(), zonal_runtime::BuildError>(())
 /// ```

@@ -157,17 +157,27 @@ impl Task {
         Task { job }
     }
 
-    /// The task's metadata. `home` is the node of the worker whose deque the task was taken
-    /// from (or of the queue it was taken from): the metadata of a bare job, which is always
-    /// fresh at home on that deque (module docs). Ignored for jobs with a header.
+    /// The task's metadata. `home` is `Meta::fresh(node)` for the node of the worker whose
+    /// deque the task was taken from (or of the queue it was taken from): the metadata of a
+    /// bare job, which is always fresh at home on that deque (module docs). Ignored for jobs
+    /// with a header.
+    ///
+    /// `home` should live in memory written long ago (`WorkerThread::home`,
+    /// `Registry::fresh_meta`): the metadata is then one 16-byte load from either place.
+    /// Building it field by field here made the compiler store four fields and reload them
+    /// as one vector on the worker's hot path, a store-forwarding stall on every task.
     #[inline]
-    pub(crate) fn meta(&self, home: u32) -> Meta {
-        if self.job.is_bare() {
-            return Meta::fresh(home);
-        }
-        // SAFETY: type invariant: the job is live, is not bare so it starts with a
-        // JobHeader, and only the thread holding this Task touches the header.
-        unsafe { *(*self.job.untagged().cast::<JobHeader>()).meta.get() }
+    pub(crate) fn meta(&self, home: &Meta) -> Meta {
+        let src: *const Meta = if self.job.is_bare() {
+            home
+        } else {
+            // `JobHeader` is `repr(C)` with `meta` first, and `UnsafeCell` is transparent:
+            // the header's metadata sits at the job's address.
+            self.job.untagged().cast::<Meta>()
+        };
+        // SAFETY: either `home`, or (type invariant) the header of a live job that is not
+        // bare, which only the thread holding this Task touches.
+        unsafe { src.read() }
     }
 
     /// Replaces the task's metadata.
@@ -238,8 +248,12 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
     }
 
     /// Runs the job inline (it was popped back by its owner, never shared further).
-    pub(crate) fn run_inline(self, stolen: bool) -> R {
-        let f = self.func.into_inner().expect("stack job already taken");
+    ///
+    /// Takes `&mut self` rather than `self`: moving the job out would copy it with 16-byte
+    /// loads right after its fields were stored one by one (for a `join` whose first half
+    /// is tiny), a store-forwarding stall on the hottest path of `join`.
+    pub(crate) fn run_inline(&mut self, stolen: bool) -> R {
+        let f = self.func.get_mut().take().expect("stack job already taken");
         f(stolen)
     }
 
@@ -350,7 +364,7 @@ mod test {
         .into_task();
         assert!(task.job.is_bare());
         assert_eq!(task.job.id() % 8, 0, "the id is the untagged address");
-        assert_eq!(task.meta(3), Meta::fresh(3));
+        assert_eq!(task.meta(&Meta::fresh(3)), Meta::fresh(3));
         // SAFETY: the job is live and this is its only execution.
         unsafe { task.job.execute() };
         assert_eq!(RUNS.load(Ordering::Relaxed), 7);
@@ -363,7 +377,11 @@ mod test {
         };
         let task = HeapJob::new(meta, || {}).into_task();
         assert!(!task.job.is_bare());
-        assert_eq!(task.meta(9), meta, "a header wins over the home node");
+        assert_eq!(
+            task.meta(&Meta::fresh(9)),
+            meta,
+            "a header wins over the home node"
+        );
         // SAFETY: as above.
         unsafe { task.job.execute() };
     }

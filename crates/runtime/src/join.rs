@@ -51,7 +51,7 @@ where
     RB: Send,
 {
     let parent = wt.current.get();
-    let job_b = StackJob::new(
+    let mut job_b = StackJob::new(
         |_| b(),
         SpinLatch::new(&wt.registry, wt.index),
         Meta::child_of(&parent, wt.node),

@@ -75,6 +75,9 @@ pub(crate) struct Registry {
     /// Per worker: another worker of its node (itself if alone), for the ageing probe.
     pub(crate) sibling: Box<[CpuId]>,
     pub(crate) node_injectors: Box<[CachePadded<Injector<Task>>]>,
+    /// Per node: `Meta::fresh(node)`, the metadata of the bare jobs of that node's deques
+    /// (`Task::meta`).
+    pub(crate) fresh_meta: Box<[Meta]>,
     /// Per node: whether any worker sits on it (work aimed at a node without workers goes to
     /// the global injector).
     pub(crate) node_has_workers: Box<[bool]>,
@@ -113,6 +116,8 @@ pub(crate) struct WorkerThread {
     pub(crate) registry: Arc<Registry>,
     /// Metadata of the task running now (children inherit group and weight).
     pub(crate) current: Cell<Meta>,
+    /// `Meta::fresh(node)`: the metadata of the bare jobs of our deque (`Task::meta`).
+    pub(crate) home: Meta,
     /// `&registry.shared[index].counters`, cached for the hot path.
     ///
     /// Invariant: points into `registry`, which this struct keeps alive (it owns an `Arc`),
@@ -144,6 +149,7 @@ impl WorkerThread {
             node,
             cpu: registry.worker_cpu[index],
             current: Cell::new(Meta::fresh(node)),
+            home: Meta::fresh(node),
             counters,
             clock_us: Cell::new(0),
             walks: Cell::new(0),
@@ -161,7 +167,7 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn push_fresh(&self, task: Task) {
         debug_assert!(
-            task.meta(self.node).origin == self.node && task.meta(self.node).migrations == 0
+            task.meta(&self.home).origin == self.node && task.meta(&self.home).migrations == 0
         );
         bump(&self.counters().spawned, 1);
         self.deque.push(task);
@@ -197,7 +203,7 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn push(&self, task: Task) {
         bump(&self.counters().spawned, 1);
-        let meta = task.meta(self.node);
+        let meta = task.meta(&self.home);
         if meta.origin == self.node && meta.migrations == 0 {
             self.deque.push(task);
             self.registry.sleep.new_local_work(self.node);
@@ -218,14 +224,14 @@ impl WorkerThread {
         } else {
             me.away_len.fetch_add(1, Ordering::Relaxed);
             me.away.push(task);
-            r.sleep.new_local_work(task.meta(self.node).origin);
+            r.sleep.new_local_work(task.meta(&self.home).origin);
         }
     }
 
     /// The ageing probe: would the policy refuse to move this task even to a CPU of this
     /// very node, for the reason `Aged`? (The policy interface has no "is aged" query.)
     fn is_aged(&self, task: &Task) -> bool {
-        let meta = task.meta(self.node);
+        let meta = task.meta(&self.home);
         if meta.migrations == 0 {
             return false;
         }
@@ -252,7 +258,7 @@ impl WorkerThread {
     /// Runs one queued task.
     #[inline]
     pub(crate) fn execute(&self, task: Task) {
-        self.execute_with(task, task.meta(self.node));
+        self.execute_with(task, task.meta(&self.home));
     }
 
     /// Runs one task whose metadata the caller already holds (a thief updates the migration
@@ -273,7 +279,7 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn find_work(&self) -> Option<(Task, Meta)> {
         if let Some(t) = self.take_local() {
-            return Some((t, t.meta(self.node)));
+            return Some((t, t.meta(&self.home)));
         }
         self.find_work_cold()
     }
@@ -284,19 +290,19 @@ impl WorkerThread {
         let me = &r.shared[self.index];
         if let Some(t) = pop_injector(&me.inbox) {
             bump(&me.counters.inbox_pops, 1);
-            return Some((t, t.meta(self.node)));
+            return Some((t, t.meta(&self.home)));
         }
         if me.away_len.load(Ordering::Relaxed) != 0 {
             if let Some(t) = pop_injector(&me.away) {
                 me.away_len.fetch_sub(1, Ordering::Relaxed);
                 bump(&me.counters.local_pops, 1);
-                return Some((t, t.meta(self.node)));
+                return Some((t, t.meta(&self.home)));
             }
         }
         let injected =
             pop_injector(&r.node_injectors[self.node as usize]).or_else(|| pop_injector(&r.global));
         if let Some(t) = injected {
-            let mut meta = t.meta(self.node);
+            let mut meta = t.meta(&self.home);
             if meta.origin == NO_ORIGIN {
                 meta.origin = self.node;
             }

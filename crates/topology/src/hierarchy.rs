@@ -453,6 +453,7 @@ impl Topology {
 
     /// The CPU nodes within level `level` of `node`, nearest first (by level, then OS id).
     /// Empty for memory-only nodes. Levels past the last one return the last span.
+    #[inline]
     #[must_use]
     pub fn span(&self, node: NodeId, level: Level) -> &[NodeId] {
         let m = self.mal_count();

@@ -19,10 +19,11 @@
 //! pass touches the node. A pass at level L therefore reads only the CPUs of the level-L
 //! domain, and a pass with no level due reads at most its own CPU. Each node's sums are
 //! marked with the pass's epoch (`node_stamp`), so starting a pass costs no clearing.
-//! Groups are sums of node sums. The load of a CPU is its `weighted_load` (the summed CFS weight of its
-//! runnable tasks, the paper-era kernel's `weighted_cpuload`); PELT averages are the
-//! caller's business (a view may put them into `weighted_load`). Migrations chosen earlier in
-//! the same pass are applied as deltas, so higher levels see the loads after them.
+//! Groups are sums of node sums. The load of a CPU is its `weighted_load` (the summed CFS
+//! weight of its runnable tasks, the paper-era kernel's `weighted_cpuload`); PELT averages
+//! are the caller's business (a view may put them into `weighted_load`). Migrations chosen
+//! earlier in the same pass are applied as deltas, so higher levels see the loads after
+//! them; a node's sums are always filled from the view before a delta changes them.
 //!
 //! # Allocation
 //!

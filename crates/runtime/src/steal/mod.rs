@@ -149,7 +149,7 @@ impl WorkerThread {
                 match fresh {
                     Eligibility::Allowed => {
                         if let Some(t) = steal_loop(|| injector.steal()) {
-                            let mut m = t.meta(vnode);
+                            let mut m = t.meta(&r.fresh_meta[vnode as usize]);
                             if m.origin == NO_ORIGIN {
                                 // Fixed in the header too: a refused task goes back queued.
                                 m.origin = vnode;
@@ -185,7 +185,9 @@ impl WorkerThread {
                     let Some(t) = pop_injector(&vs.away) else {
                         break;
                     };
-                    let meta = t.meta(vnode).to_policy(t.job.id(), victim.cpu);
+                    let meta = t
+                        .meta(&r.fresh_meta[vnode as usize])
+                        .to_policy(t.job.id(), victim.cpu);
                     match policy.eligibility(topo, &meta, self.cpu, ctx) {
                         Eligibility::Allowed => {
                             vs.away_len.fetch_sub(1, Ordering::Relaxed);
@@ -213,7 +215,7 @@ impl WorkerThread {
         ctx: MoveContext,
     ) -> Option<Task> {
         let r = &*self.registry;
-        let m = t.meta(r.worker_node[w]);
+        let m = t.meta(&r.fresh_meta[r.worker_node[w] as usize]);
         if m.weight == zonal_policy::NICE_0_WEIGHT && m.group == crate::task::NO_GROUP {
             // Exactly the representative task already checked.
             return Some(t);
@@ -253,7 +255,7 @@ impl WorkerThread {
         if l >= r.topo.zone_depth() {
             bump(&c.beyond_zone, 1);
         }
-        let mut meta = t.meta(vnode);
+        let mut meta = t.meta(&r.fresh_meta[vnode as usize]);
         let origin = meta.origin;
         if origin != vnode {
             let (o, from, to) = (origin.into_node(), vnode.into_node(), self.node.into_node());
