@@ -281,7 +281,7 @@ impl Balancer {
         }
         with_scratch(|s| {
             let mut loads = Loads::new(view, s);
-            place::place(&mut loads, parent, top)
+            place::place(&mut loads, parent, top, self)
         })
     }
 }

@@ -242,19 +242,35 @@ fn fork_placement_stays_within_reclaim_distance() {
     let pl = p.place(&tv.view, CpuId(0), &task, &mut Rng::new(1));
     assert_eq!(pl.cpu, CpuId(0));
     assert_eq!(pl.level, Level(0));
-    // Load every CPU within distance 28 except one: it is chosen. Nodes at 34 and 40 are
-    // idle but beyond RECLAIM_DISTANCE.
-    let mut tv = TestView::new(&topo);
-    let target = topo.cpus_of(NodeId(5))[1];
-    for c in 0..topo.cpu_count() as u32 {
-        let lvl = topo.level_between(CpuId(0), CpuId(c));
-        if lvl <= Level(3) && CpuId(c) != target {
-            tv.load(c, 2);
+    // Load every CPU within distance 28 of node 0 except node 5's, and nodes 6 and 7 (node
+    // 5's neighbours beyond node 0's level IV): node 5's group at level IV is the idlest,
+    // less loaded than ours beyond the 25% margin (12 tasks on 8 CPUs against 24 on 12),
+    // and the walk inside node 5's domains ends on its first CPU. Nodes 8 to 11 (34 and 40
+    // from node 0) are idle but beyond RECLAIM_DISTANCE. (One idle CPU alone would not do:
+    // 14 tasks on 8 CPUs is within the margin, and the task stays on its parent's CPU.)
+    let load = |extra: &[usize]| {
+        let mut tv = TestView::new(&topo);
+        for c in 0..topo.cpu_count() as u32 {
+            let n = topo.node_of(CpuId(c));
+            let near = topo.level_between(CpuId(0), CpuId(c)) <= Level(3);
+            if n != NodeId(5) && (near || extra.contains(&n.index())) {
+                tv.load(c, 2);
+            }
         }
-    }
+        tv
+    };
+    let target = topo.cpus_of(NodeId(5))[0];
+    let tv = load(&[6, 7]);
     let pl = p.place(&tv.view, CpuId(0), &task, &mut Rng::new(1));
-    assert_eq!(pl.cpu, target);
-    assert_eq!(pl.level, topo.level_between(CpuId(0), target));
+    assert_eq!((pl.cpu, pl.level), (target, Level(3)));
+    // With nodes 6 and 7 idle, the walk goes on inside node 5's level-III domain
+    // ({2, …, 7}, overlapping NUMA domains) and reaches node 6, level V from the parent, as
+    // Linux's does. The hard zone (levels I..IV) is the task's affinity mask: node 5.
+    let tv = load(&[]);
+    let pl = p.place(&tv.view, CpuId(0), &task, &mut Rng::new(1));
+    assert_eq!((pl.cpu, pl.level), (topo.cpus_of(NodeId(6))[0], Level(4)));
+    let pl = policy("conservative-hard").place(&tv.view, CpuId(0), &task, &mut Rng::new(1));
+    assert_eq!((pl.cpu, pl.level), (target, Level(3)));
 }
 
 #[test]
