@@ -45,6 +45,7 @@ mod config;
 mod decision;
 mod filters;
 mod linux;
+mod no_policy;
 mod numalb;
 mod policy;
 mod registry;
@@ -68,6 +69,7 @@ pub use decision::{
 pub use filters::{ConservativeFilter, ZoneMode, DEFAULT_AGE_LIMIT, SOFT_VICTIM_PCT};
 pub use linux::{BUSY_FACTOR, DEFAULT_NUMA_IMBALANCE_PCT, LOCAL_IMBALANCE_PCT, RECLAIM_DISTANCE};
 pub use numalb::DEFAULT_ALPHA as DEFAULT_NUMALB_ALPHA;
+pub use no_policy::NoPolicy;
 pub use policy::{FreshSteal, Policy};
 pub use rng::Rng;
 pub use rules::{cache_nice_tries, MIGRATION_COST_US};

@@ -62,31 +62,50 @@ pub trait Policy: Send + Sync + fmt::Debug {
     ) -> Eligibility;
 
     /// One periodic balancing pass for `cpu` at `view.now_us()`.
+    ///
+    /// The default does nothing: a steal-only policy (plain work stealing) need not balance.
     fn balance(
         &self,
         view: &dyn MachineView,
         cpu: CpuId,
         state: &mut CpuBalanceState,
         rng: &mut Rng,
-    ) -> BalanceOutcome;
+    ) -> BalanceOutcome {
+        let _ = (view, cpu, state, rng);
+        BalanceOutcome::default()
+    }
 
     /// New-idle balancing for `cpu`, which has nothing to run.
+    ///
+    /// The default does nothing (a steal-only policy's idle CPUs steal instead).
     fn idle_balance(
         &self,
         view: &dyn MachineView,
         cpu: CpuId,
         state: &mut CpuBalanceState,
         rng: &mut Rng,
-    ) -> BalanceOutcome;
+    ) -> BalanceOutcome {
+        let _ = (view, cpu, state, rng);
+        BalanceOutcome::default()
+    }
 
     /// Where a new task, spawned from `parent`, should start.
+    ///
+    /// The default starts it on the parent's CPU, as a work-stealing pool pushes a spawned
+    /// task onto the spawning worker's own deque.
     fn place(
         &self,
         view: &dyn MachineView,
         parent: CpuId,
         task: &TaskMeta,
         rng: &mut Rng,
-    ) -> Placement;
+    ) -> Placement {
+        let _ = (view, task, rng);
+        Placement {
+            cpu: parent,
+            level: zonal_topology::Level::LOCAL,
+        }
+    }
 
     /// The steal-path answer for *fresh tasks at home* on `victim.cpu`, taken by `thief`,
     /// when it depends on the two CPUs alone — no load, no clock, no failure count — so that

@@ -52,7 +52,6 @@ mod join;
 mod latch;
 mod memory;
 mod metrics;
-mod no_policy;
 mod pin;
 mod pool;
 mod registry;
@@ -69,7 +68,7 @@ pub use error::BuildError;
 pub use join::join;
 pub use memory::{MemoryPlacement, NodeBuffer};
 pub use metrics::{PoolMetrics, Refusals, WorkerMetrics};
-pub use no_policy::NoPolicy;
+pub use zonal_policy::NoPolicy;
 pub use pool::{
     current_node, current_task, current_worker_index, scope, spawn, spawn_with, MetricsHandle,
     ThreadPool,

@@ -3,7 +3,7 @@
 //! These benches are regression tests of the simulator's speed. Each case runs one whole
 //! simulation per iteration; the workload and policy are built outside the timed loop, and
 //! the throughput is the run's event count (arrivals, segment ends, I/O completions, ticks).
-//! `null` is a policy that places every task on its parent CPU and never balances: it
+//! `null` is `zonal_policy::NoPolicy`: every task starts on its parent CPU, nothing balances; it
 //! measures the engine alone; `linux` adds the cost of the Linux baseline's decisions.
 //!
 //! ```text
@@ -11,52 +11,9 @@
 //! ```
 
 use criterion::{criterion_main, BenchmarkId, Criterion, Throughput};
-use zonal_policy::{
-    BalanceOutcome, CpuBalanceState, Eligibility, MachineView, MoveContext, Placement, Policy, Rng,
-    TaskMeta, VictimDecision,
-};
+use zonal_policy::{NoPolicy, Policy, Rng};
 use zonal_sim::{simulate, Arrival, CostModel, ExecTime, SimConfig, WorkloadSpec};
-use zonal_topology::{CpuId, Topology, Victim};
-
-/// Places on the parent CPU, never balances.
-#[derive(Debug)]
-struct Null;
-
-impl Policy for Null {
-    fn name(&self) -> &str {
-        "null"
-    }
-    fn victim(&self, _: &Topology, _: CpuId, _: &Victim, _: u64, _: u64) -> VictimDecision {
-        VictimDecision::Examine
-    }
-    fn eligibility(&self, _: &Topology, _: &TaskMeta, _: CpuId, _: MoveContext) -> Eligibility {
-        Eligibility::Allowed
-    }
-    fn balance(
-        &self,
-        _: &dyn MachineView,
-        _: CpuId,
-        _: &mut CpuBalanceState,
-        _: &mut Rng,
-    ) -> BalanceOutcome {
-        BalanceOutcome::default()
-    }
-    fn idle_balance(
-        &self,
-        _: &dyn MachineView,
-        _: CpuId,
-        _: &mut CpuBalanceState,
-        _: &mut Rng,
-    ) -> BalanceOutcome {
-        BalanceOutcome::default()
-    }
-    fn place(&self, _: &dyn MachineView, parent: CpuId, _: &TaskMeta, _: &mut Rng) -> Placement {
-        Placement {
-            cpu: parent,
-            level: zonal_topology::Level::LOCAL,
-        }
-    }
-}
+use zonal_topology::Topology;
 
 fn case(c: &mut Criterion, group: &str, topo: &Topology, procs: usize, policies: &[&str]) {
     let spec = WorkloadSpec {
@@ -75,7 +32,7 @@ fn case(c: &mut Criterion, group: &str, topo: &Topology, procs: usize, policies:
     g.sample_size(10);
     for &name in policies {
         let policy: std::sync::Arc<dyn Policy> = if name == "null" {
-            std::sync::Arc::new(Null)
+            std::sync::Arc::new(NoPolicy)
         } else {
             match zonal_policy::PolicyConfig::named(name).and_then(|p| p.build()) {
                 Ok(p) => p,

@@ -2,11 +2,8 @@
 //! enforcement can be tested independently of zonal-policy's implementations.
 #![allow(dead_code, unreachable_pub, missing_docs)]
 
-use zonal_policy::{
-    BalanceOutcome, CpuBalanceState, Eligibility, MachineView, MoveContext, Placement, Policy,
-    Refusal, Rng, TaskMeta, VictimDecision,
-};
-use zonal_topology::{CpuId, Level, Topology, Victim};
+use zonal_policy::{Eligibility, MoveContext, Policy, Refusal, TaskMeta, VictimDecision};
+use zonal_topology::{CpuId, Topology, Victim};
 
 /// Conservative, hard zone, `NoFarther` origin rule, ageing after `age_limit` migrations.
 #[derive(Debug, Clone, Copy)]
@@ -40,32 +37,5 @@ impl Policy for MiniConservative {
             return Eligibility::Refused(Refusal::Origin);
         }
         Eligibility::Allowed
-    }
-
-    fn balance(
-        &self,
-        _: &dyn MachineView,
-        _: CpuId,
-        _: &mut CpuBalanceState,
-        _: &mut Rng,
-    ) -> BalanceOutcome {
-        BalanceOutcome::default()
-    }
-
-    fn idle_balance(
-        &self,
-        _: &dyn MachineView,
-        _: CpuId,
-        _: &mut CpuBalanceState,
-        _: &mut Rng,
-    ) -> BalanceOutcome {
-        BalanceOutcome::default()
-    }
-
-    fn place(&self, _: &dyn MachineView, parent: CpuId, _: &TaskMeta, _: &mut Rng) -> Placement {
-        Placement {
-            cpu: parent,
-            level: Level::LOCAL,
-        }
     }
 }
