@@ -68,8 +68,8 @@ pub use decision::{
 };
 pub use filters::{ConservativeFilter, ZoneMode, DEFAULT_AGE_LIMIT, SOFT_VICTIM_PCT};
 pub use linux::{BUSY_FACTOR, DEFAULT_NUMA_IMBALANCE_PCT, LOCAL_IMBALANCE_PCT, RECLAIM_DISTANCE};
-pub use numalb::DEFAULT_ALPHA as DEFAULT_NUMALB_ALPHA;
 pub use no_policy::NoPolicy;
+pub use numalb::DEFAULT_ALPHA as DEFAULT_NUMALB_ALPHA;
 pub use policy::{FreshSteal, Policy};
 pub use rng::Rng;
 pub use rules::{cache_nice_tries, MIGRATION_COST_US};

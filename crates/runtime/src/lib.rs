@@ -68,7 +68,6 @@ pub use error::BuildError;
 pub use join::join;
 pub use memory::{MemoryPlacement, NodeBuffer};
 pub use metrics::{PoolMetrics, Refusals, WorkerMetrics};
-pub use zonal_policy::NoPolicy;
 pub use pool::{
     current_node, current_task, current_worker_index, scope, spawn, spawn_with, MetricsHandle,
     ThreadPool,
@@ -76,3 +75,4 @@ pub use pool::{
 pub use scope::Scope;
 pub use steal::{QueueKind, StealRecord};
 pub use task::{TaskInfo, TaskOptions};
+pub use zonal_policy::NoPolicy;

@@ -25,13 +25,16 @@
 //!    - both are fully busy or overloaded and, with `imbalance = 1024·(pct − 100)/100`
 //!      (`pct` = the level's `imbalance_pct`: 125 at NUMA levels by default, the paper's
 //!      25%, 117 at level I, the soft zone's doubled threshold beyond its zone):
-//!      at a NUMA level (≥ II) `idlest.avg + imbalance ≥ local.avg`; or
-//!      `idlest.avg ≥ local.avg + imbalance`; or `100·local.avg ≤ pct·idlest.avg`.
+//!      at a NUMA level (≥ II) `idlest.avg + imbalance ≥ local.avg` (the `SD_NUMA` rule
+//!      the rework kept from v4.19); or `idlest.avg ≥ local.avg + imbalance`; or
+//!      `100·local.avg ≤ pct·idlest.avg`. `avg` is the load per CPU, in CFS weight units
+//!      (a nice-0 task = 1024, as the kernel's `avg_load` with capacity 1024 per CPU).
 //!
 //!    Otherwise the idlest group wins (also when its type is lower than the local group's).
 //! 4. In the winning group take the idlest CPU (`sched_balance_find_dst_group_cpu`): the
-//!    only CPU of a one-CPU group; otherwise the first idle CPU in the group's order (nearest
-//!    nodes first), else the CPU with the least load, then the fewest tasks, then the first.
+//!    only CPU of a one-CPU group; otherwise the first idle CPU in the group's member order
+//!    (the span of its first node, nearest first), else the CPU with the least load, then
+//!    the fewest tasks, then the first.
 //! 5. Continue in that CPU's own domains: `cpu` becomes it, and `L` the highest level
 //!    (at most the current one) whose domain of the new CPU spans fewer CPUs than the domain
 //!    just balanced (`for_each_domain … if (weight <= tmp->span_weight) break`). When there
@@ -50,10 +53,10 @@
 //!
 //! # What it leaves out
 //!
-//! - The NUMA-locality rules of the has_spare case: v5.5–5.10 stayed local at `SD_NUMA`
-//!   levels whenever the local group had an idle CPU, and v5.11+ keeps the task local while
-//!   the local group runs few tasks (`allow_numa_imbalance` / `adjust_numa_imbalance`), as
-//!   well as the automatic-NUMA-balancing preference for `numa_preferred_nid`. The
+//! - The NUMA-locality rules of the has_spare case at `SD_NUMA` levels: the rework's first
+//!   version stayed local whenever the local group had an idle CPU, later kernels keep the
+//!   task local while the local group runs few tasks (`allow_numa_imbalance`, then
+//!   `adjust_numa_imbalance`), and automatic NUMA balancing prefers `numa_preferred_nid`. The
 //!   paper-era kernel had none of these (it compared raw loads with half the
 //!   `imbalance_pct` margin); we keep the plain `idle_cpus` comparison.
 //! - Utilisation: the kernel classifies groups on utilisation and runnable time as well
