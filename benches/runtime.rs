@@ -2,7 +2,9 @@
 //! threads. These are regression tests: the target is "no slower than rayon" on each.
 //!
 //! - `fib`: recursive `join` (fib 25; the leaves are tiny, so this is the cost of a join);
-//! - `scope_spawn`: one scope spawning 100,000 small tasks;
+//! - `scope_spawn`: one scope spawning 100,000 small tasks (and, as the async peer, a tokio
+//!   multi-thread runtime with as many workers spawning the same 100,000 tasks into a
+//!   `JoinSet` and awaiting them all);
 //! - `sum`: a parallel sum over a 16 Mi-element `u64` slice.
 //!
 //! Pools are built once, outside `b.iter`. Zonal runs on this machine's topology with its
@@ -40,6 +42,13 @@ fn rayon_pool(n: usize) -> rayon::ThreadPool {
         .num_threads(n)
         .build()
         .expect("rayon pool")
+}
+
+fn tokio_runtime(n: usize) -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(n)
+        .build()
+        .expect("tokio runtime")
 }
 
 fn fib_zonal(n: u32) -> u64 {
@@ -104,6 +113,22 @@ fn benches(c: &mut Criterion) {
                         counter.fetch_add(black_box(i) & 1, Ordering::Relaxed);
                     });
                 }
+            })
+        })
+    });
+    // tokio tasks are 'static: the counter is a static of the same shape.
+    static TOKIO_COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let rt = tokio_runtime(threads);
+    g.bench_function(BenchmarkId::new("tokio", TASKS), |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                let mut set = tokio::task::JoinSet::new();
+                for i in 0..TASKS {
+                    set.spawn(async move {
+                        TOKIO_COUNTER.fetch_add(black_box(i) & 1, Ordering::Relaxed);
+                    });
+                }
+                while set.join_next().await.is_some() {}
             })
         })
     });
