@@ -21,14 +21,13 @@
 use zonal_topology::{CpuId, Level, Topology, Victim};
 
 use crate::decision::{
-    Attempt, AttemptOutcome, BalanceOutcome, Eligibility, Migration, MoveContext, MoveKind,
-    Placement, VictimDecision,
+    Attempt, AttemptOutcome, BalanceOutcome, Migration, MoveContext, MoveKind, VictimDecision,
 };
 use crate::linux::{Balancer, NEVER, NR_MIGRATE_MAX};
 use crate::policy::Policy;
 use crate::rng::Rng;
 use crate::state::CpuBalanceState;
-use crate::view::{MachineView, TaskMeta};
+use crate::view::MachineView;
 
 /// Average-weight balancing with Linux new-idle balancing and placement.
 #[derive(Clone, Debug)]
@@ -139,43 +138,7 @@ impl AverageWeight {
 }
 
 impl Policy for AverageWeight {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    #[inline]
-    fn victim(
-        &self,
-        topo: &Topology,
-        thief: CpuId,
-        victim: &Victim,
-        thief_load: u64,
-        victim_load: u64,
-    ) -> VictimDecision {
-        self.inner
-            .victim(topo, thief, victim, thief_load, victim_load)
-    }
-
-    #[inline]
-    fn eligibility(
-        &self,
-        topo: &Topology,
-        task: &TaskMeta,
-        to: CpuId,
-        ctx: MoveContext,
-    ) -> Eligibility {
-        self.inner.eligibility(topo, task, to, ctx)
-    }
-
-    /// `victim` and `eligibility` are the inner balancer's, so is this.
-    fn static_fresh_steal(
-        &self,
-        topo: &Topology,
-        thief: CpuId,
-        victim: &Victim,
-    ) -> Option<crate::FreshSteal> {
-        self.inner.static_fresh_steal(topo, thief, victim)
-    }
+    crate::linux::delegate_to_inner_balancer!();
 
     fn balance(
         &self,
@@ -223,26 +186,6 @@ impl Policy for AverageWeight {
             moved,
         });
         out
-    }
-
-    fn idle_balance(
-        &self,
-        view: &dyn MachineView,
-        cpu: CpuId,
-        state: &mut CpuBalanceState,
-        _rng: &mut Rng,
-    ) -> BalanceOutcome {
-        self.inner.new_idle(view, cpu, state)
-    }
-
-    fn place(
-        &self,
-        view: &dyn MachineView,
-        parent: CpuId,
-        _task: &TaskMeta,
-        _rng: &mut Rng,
-    ) -> Placement {
-        self.inner.placement(view, parent)
     }
 }
 

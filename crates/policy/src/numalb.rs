@@ -36,12 +36,9 @@
 //!
 //! New-idle balancing and placement are Linux's, through the same move rules.
 
-use zonal_topology::{CpuId, Level, NodeId, Topology, Victim};
+use zonal_topology::{CpuId, Level, NodeId, Topology};
 
-use crate::decision::{
-    Attempt, AttemptOutcome, BalanceOutcome, Eligibility, Migration, MoveContext, MoveKind,
-    Placement, VictimDecision,
-};
+use crate::decision::{Attempt, AttemptOutcome, BalanceOutcome, Migration, MoveContext, MoveKind};
 use crate::linux::{Balancer, NEVER};
 use crate::policy::Policy;
 use crate::rng::Rng;
@@ -130,43 +127,7 @@ impl Numalb {
 }
 
 impl Policy for Numalb {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    #[inline]
-    fn victim(
-        &self,
-        topo: &Topology,
-        thief: CpuId,
-        victim: &Victim,
-        thief_load: u64,
-        victim_load: u64,
-    ) -> VictimDecision {
-        self.inner
-            .victim(topo, thief, victim, thief_load, victim_load)
-    }
-
-    #[inline]
-    fn eligibility(
-        &self,
-        topo: &Topology,
-        task: &TaskMeta,
-        to: CpuId,
-        ctx: MoveContext,
-    ) -> Eligibility {
-        self.inner.eligibility(topo, task, to, ctx)
-    }
-
-    /// `victim` and `eligibility` are the inner balancer's, so is this.
-    fn static_fresh_steal(
-        &self,
-        topo: &Topology,
-        thief: CpuId,
-        victim: &Victim,
-    ) -> Option<crate::FreshSteal> {
-        self.inner.static_fresh_steal(topo, thief, victim)
-    }
+    crate::linux::delegate_to_inner_balancer!();
 
     fn balance(
         &self,
@@ -210,26 +171,6 @@ impl Policy for Numalb {
             moved,
         });
         out
-    }
-
-    fn idle_balance(
-        &self,
-        view: &dyn MachineView,
-        cpu: CpuId,
-        state: &mut CpuBalanceState,
-        _rng: &mut Rng,
-    ) -> BalanceOutcome {
-        self.inner.new_idle(view, cpu, state)
-    }
-
-    fn place(
-        &self,
-        view: &dyn MachineView,
-        parent: CpuId,
-        _task: &TaskMeta,
-        _rng: &mut Rng,
-    ) -> Placement {
-        self.inner.placement(view, parent)
     }
 }
 

@@ -49,6 +49,7 @@
 //! [`LevelState`]: crate::LevelState
 //! [`Attempt`]: crate::Attempt
 
+mod delegate;
 mod groups;
 mod pass;
 mod place;
@@ -62,6 +63,7 @@ use crate::rules::MoveRules;
 use crate::state::CpuBalanceState;
 use crate::view::{MachineView, TaskMeta};
 
+pub(crate) use delegate::delegate_to_inner_balancer;
 pub(crate) use groups::{is_idle, with_scratch, Loads};
 pub(crate) use pass::NR_MIGRATE_MAX;
 
