@@ -10,27 +10,19 @@
 //! - Same inputs and seed, same decisions.
 //! - `linux` never refuses for origin, zone or age.
 
+mod common;
+
 use std::sync::Arc;
 
+use common::{age_limit, configs, is_conservative, is_hard, topology};
 use proptest::prelude::*;
 use zonal_policy::{
     BalanceOutcome, CpuBalanceState, Eligibility, GroupId, MachineView, MoveContext, OriginRule,
     Policy, PolicyConfig, PolicyName, Refusal, Rng, SnapshotView, TaskId, TaskMeta, VictimDecision,
-    DEFAULT_AGE_LIMIT,
 };
-use zonal_topology::{presets, CpuId, NodeId, Topology};
+use zonal_topology::{CpuId, NodeId, Topology};
 
 const NOW: u64 = 50_000_000;
-
-fn topology() -> impl Strategy<Value = Arc<Topology>> {
-    let preset = prop_oneof![Just("s1"), Just("s2"), Just("s3")]
-        .prop_map(|n| Arc::new(presets::preset(n).unwrap()));
-    let tree = (prop::collection::vec(2usize..=3, 1..=3), 1usize..=3)
-        .prop_map(|(f, c)| Arc::new(presets::hierarchical(&f, c).unwrap()));
-    let mesh = (1usize..=4, 1usize..=4, any::<bool>(), 1usize..=2)
-        .prop_map(|(w, h, t, c)| Arc::new(presets::mesh(w, h, t, c).unwrap()));
-    prop_oneof![2 => preset, 2 => tree, 2 => mesh]
-}
 
 /// One generated task, placed and homed by index modulo the machine's size.
 #[derive(Clone, Debug)]
@@ -93,36 +85,6 @@ fn build_view(topo: &Arc<Topology>, seeds: &[TaskSeed]) -> SnapshotView {
     v
 }
 
-fn configs() -> Vec<PolicyConfig> {
-    let mut out: Vec<PolicyConfig> = PolicyName::ALL.into_iter().map(PolicyConfig::new).collect();
-    for name in [
-        PolicyName::ThreadAware,
-        PolicyName::Numalb,
-        PolicyName::AverageWeight,
-    ] {
-        let mut c = PolicyConfig::new(name);
-        c.conservative_filters = Some(true);
-        out.push(c);
-    }
-    for origin in [OriginRule::Strict, OriginRule::Off] {
-        let mut c = PolicyConfig::new(PolicyName::ConservativeHard);
-        c.origin = origin;
-        out.push(c);
-        let mut c = PolicyConfig::new(PolicyName::ConservativeSoft);
-        c.origin = origin;
-        out.push(c);
-    }
-    out
-}
-
-fn is_hard(cfg: &PolicyConfig) -> bool {
-    cfg.name == PolicyName::ConservativeHard || cfg.conservative_filters == Some(true)
-}
-
-fn is_conservative(cfg: &PolicyConfig) -> bool {
-    is_hard(cfg) || cfg.name == PolicyName::ConservativeSoft
-}
-
 /// Runs every decision for `cpu` and returns the outcomes (periodic, new-idle).
 fn decide(p: &dyn Policy, v: &SnapshotView, cpu: CpuId, seed: u64) -> [BalanceOutcome; 2] {
     let topo = v.topology();
@@ -160,7 +122,7 @@ fn check_laws(cfg: &PolicyConfig, v: &SnapshotView, cpu: CpuId, seed: u64) {
                 );
             }
             if is_conservative(cfg) {
-                assert!(t.migrations < DEFAULT_AGE_LIMIT, "{}: aged {t:?}", p.name());
+                assert!(t.migrations < age_limit(cfg), "{}: aged {t:?}", p.name());
                 let (d_from, d_to) = (topo.distance(t.origin, from), topo.distance(t.origin, to));
                 match cfg.origin {
                     OriginRule::NoFarther if t.origin != from => {
@@ -225,7 +187,7 @@ fn check_steal_path(cfg: &PolicyConfig, v: &SnapshotView, thief: CpuId) {
                     assert!(!beyond, "{}: eligible beyond the zone", p.name());
                 }
                 if is_conservative(cfg) {
-                    assert!(t.migrations < DEFAULT_AGE_LIMIT);
+                    assert!(t.migrations < age_limit(cfg));
                 }
             }
         }

@@ -8,57 +8,18 @@
 //!   policy calls everywhere else), and a hard zone is never crossed: beyond it the answer
 //!   is `Stop(Zone)`.
 
-use std::sync::Arc;
+mod common;
 
+use common::{configs, is_hard, topology};
 use proptest::prelude::*;
 use zonal_policy::{
-    FreshSteal, MoveContext, MoveKind, OriginRule, Policy, PolicyConfig, PolicyName, Refusal,
-    TaskId, VictimDecision,
+    FreshSteal, MoveContext, MoveKind, Policy, PolicyConfig, PolicyName, Refusal, TaskId,
+    VictimDecision,
 };
 use zonal_topology::{presets, CpuId, Topology};
 
-fn topology() -> impl Strategy<Value = Arc<Topology>> {
-    let preset = prop_oneof![Just("s1"), Just("s2"), Just("s3")]
-        .prop_map(|n| Arc::new(presets::preset(n).unwrap()));
-    let tree = (prop::collection::vec(2usize..=3, 1..=3), 1usize..=3)
-        .prop_map(|(f, c)| Arc::new(presets::hierarchical(&f, c).unwrap()));
-    let mesh = (1usize..=4, 1usize..=4, any::<bool>(), 1usize..=2)
-        .prop_map(|(w, h, t, c)| Arc::new(presets::mesh(w, h, t, c).unwrap()));
-    prop_oneof![2 => preset, 2 => tree, 2 => mesh]
-}
-
-/// Every policy name, the filtered variants, and the origin rules and age limits of the
-/// conservative ones.
-fn configs() -> Vec<PolicyConfig> {
-    let mut out: Vec<PolicyConfig> = PolicyName::ALL.into_iter().map(PolicyConfig::new).collect();
-    for name in [
-        PolicyName::ThreadAware,
-        PolicyName::Numalb,
-        PolicyName::AverageWeight,
-    ] {
-        let mut c = PolicyConfig::new(name);
-        c.conservative_filters = Some(true);
-        out.push(c);
-    }
-    for name in [PolicyName::ConservativeHard, PolicyName::ConservativeSoft] {
-        for origin in [OriginRule::Strict, OriginRule::Off] {
-            let mut c = PolicyConfig::new(name);
-            c.origin = origin;
-            out.push(c);
-        }
-        let mut c = PolicyConfig::new(name);
-        c.age_limit = Some(1);
-        out.push(c);
-    }
-    out
-}
-
 fn is_soft(cfg: &PolicyConfig) -> bool {
     cfg.name == PolicyName::ConservativeSoft
-}
-
-fn is_hard(cfg: &PolicyConfig) -> bool {
-    cfg.name == PolicyName::ConservativeHard || cfg.conservative_filters == Some(true)
 }
 
 /// Loads with the edge cases weighted in.
