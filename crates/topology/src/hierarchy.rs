@@ -26,7 +26,7 @@
 //! on the steal path.
 
 use crate::ids::{CpuId, Level, NodeId};
-use crate::machine::{Machine, MAX_DISTANCE};
+use crate::machine::{CpuInfo, Machine, MAX_DISTANCE};
 
 /// Sentinel in the node-level matrix: no level relates the pair (a memory-only node, or a
 /// distance beyond every CPU-node distance).
@@ -44,6 +44,20 @@ pub enum Tier {
     Node = 2,
     /// Another node.
     Remote = 3,
+}
+
+impl Tier {
+    /// The tier of `other` seen from `me`, two CPUs of one node: SMT sibling, shared
+    /// last-level cache, or merely the same node.
+    pub(crate) fn within_node(me: &CpuInfo, other: &CpuInfo) -> Tier {
+        if other.core == me.core {
+            Tier::Smt
+        } else if other.cache_group == me.cache_group {
+            Tier::Cache
+        } else {
+            Tier::Node
+        }
+    }
 }
 
 /// One entry of a CPU's victim order.
@@ -264,14 +278,7 @@ impl Topology {
                     .enumerate()
                     .filter(|&(_, &x)| x != c)
                     .map(|(k, &x)| {
-                        let other = self.machine.cpu(x);
-                        let tier = if other.core == me.core {
-                            Tier::Smt
-                        } else if other.cache_group == me.cache_group {
-                            Tier::Cache
-                        } else {
-                            Tier::Node
-                        };
+                        let tier = Tier::within_node(me, self.machine.cpu(x));
                         (tier, (k + node_cpus.len() - pos) % node_cpus.len(), x)
                     }),
             );

@@ -162,14 +162,7 @@ fn reference_victims(t: &Topology, c: usize) -> Vec<Victim> {
         .enumerate()
         .filter(|(_, &x)| x.index() != c)
         .map(|(k, &x)| {
-            let other = m.cpu(x);
-            let tier = if other.core == me.core {
-                Tier::Smt
-            } else if other.cache_group == me.cache_group {
-                Tier::Cache
-            } else {
-                Tier::Node
-            };
+            let tier = Tier::within_node(me, m.cpu(x));
             (tier, (k + node_cpus.len() - pos) % node_cpus.len(), x)
         })
         .collect();
