@@ -11,6 +11,7 @@ use crossbeam_utils::CachePadded;
 use zonal_policy::{Policy, PolicyConfig};
 use zonal_topology::{CpuId, Topology};
 
+use crate::blocks::SharedBlocks;
 use crate::error::{BuildError, ErrorKind};
 use crate::metrics::WorkerCounters;
 use crate::pin::Binder;
@@ -318,6 +319,7 @@ impl ThreadPoolBuilder {
                     away: Injector::new(),
                     away_len: AtomicUsize::new(0),
                     counters: CachePadded::new(WorkerCounters::new(levels)),
+                    blocks: CachePadded::new(SharedBlocks::new()),
                 })
             })
             .collect();

@@ -1,7 +1,43 @@
-//! Errors building a pool: an opaque [`BuildError`] around a private kind, as rayon's
-//! `ThreadPoolBuildError`, so that the kinds can evolve.
+//! Errors: building a pool (an opaque [`BuildError`] around a private kind, as rayon's
+//! `ThreadPoolBuildError`, so that the kinds can evolve), and spawning where the pool has no
+//! such place ([`SpawnError`]).
 
 use std::fmt;
+
+use zonal_topology::NodeId;
+
+/// A spawn named a place the pool does not have; the task was not accepted (it is dropped
+/// unrun, and said so here). Returned by the `try_spawn_*` methods; their panicking
+/// counterparts panic with this message.
+///
+/// ```
+/// use zonal_topology::NodeId;
+/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// let err = pool.try_spawn_on(NodeId(99), || ()).unwrap_err();
+/// assert_eq!(err, zonal_runtime::SpawnError::UnknownNode { node: NodeId(99), nodes: 16 });
+/// assert!(err.to_string().contains("node 99"));
+/// # Ok::<(), zonal_runtime::BuildError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpawnError {
+    /// The node (a target or a task's origin) is not a node of the pool's topology.
+    #[error("node {node} is not a node of the pool's topology (it has {nodes} nodes)")]
+    UnknownNode {
+        /// The node asked for.
+        node: NodeId,
+        /// How many nodes the topology has.
+        nodes: usize,
+    },
+    /// The worker index is out of range.
+    #[error("worker {worker} is out of range (the pool has {workers} workers)")]
+    UnknownWorker {
+        /// The worker asked for.
+        worker: usize,
+        /// How many workers the pool has.
+        workers: usize,
+    },
+}
 
 /// Why a pool could not be built. The message names the offending input.
 ///

@@ -27,6 +27,7 @@ use std::any::Any;
 use std::cell::UnsafeCell;
 use std::mem;
 
+use crate::blocks::{self, LocalBlocks};
 use crate::latch::Latch;
 use crate::task::Meta;
 use crate::unwind;
@@ -289,29 +290,32 @@ pub(crate) struct HeapJob<F> {
 }
 
 impl<F: FnOnce() + Send> HeapJob<F> {
-    pub(crate) fn new(meta: Meta, job: F) -> Box<Self> {
-        Box::new(HeapJob {
-            header: JobHeader::new(meta),
-            job,
-        })
-    }
-
-    /// Leaks the box into a `JobRef`; executing it frees the box. The closure must catch its
-    /// own panics (spawn wrappers do).
+    /// Moves the job to the heap (a job block of `local`'s worker when it fits, see
+    /// `blocks.rs`) as a task; executing the task frees it. The closure must catch its own
+    /// panics (spawn wrappers do). `local` must be the block cache of a worker of the pool
+    /// the task is queued in, or `None`.
     ///
     /// The `'static` bound is relaxed by the scope (see `scope.rs`), which waits for every
     /// job it spawned before its borrowed data can go away.
-    pub(crate) fn into_task(self: Box<Self>) -> Task {
-        // SAFETY: the box is leaked and stays valid until `execute` rebuilds and drops it,
-        // which happens exactly once (JobRef invariant); `header` is the first field.
-        unsafe { Task::new(JobRef::new(Box::into_raw(self))) }
+    pub(crate) fn task(local: Option<&LocalBlocks>, meta: Meta, job: F) -> Task {
+        let p = blocks::alloc(
+            local,
+            HeapJob {
+                header: JobHeader::new(meta),
+                job,
+            },
+        );
+        // SAFETY: the job stays on the heap until `execute` frees it, which happens exactly
+        // once (JobRef invariant); `header` is the first field.
+        unsafe { Task::new(JobRef::new(p)) }
     }
 }
 
 impl<F: FnOnce() + Send> Job for HeapJob<F> {
     unsafe fn execute(this: *const ()) {
-        // SAFETY: `this` came from `Box::into_raw` in `into_job_ref` and is executed once.
-        let this = unsafe { Box::from_raw(this.cast::<Self>().cast_mut()) };
+        // SAFETY: `this` came from `blocks::alloc` in `task` and is executed (freed) once.
+        // The memory goes back before the job runs: the owner can reuse it at once.
+        let this = unsafe { blocks::free(this.cast::<Self>().cast_mut()) };
         (this.job)();
     }
 }
@@ -324,26 +328,24 @@ pub(crate) struct BareJob<F> {
 }
 
 impl<F: FnOnce() + Send> BareJob<F> {
-    pub(crate) fn new(job: F) -> Box<Self> {
-        Box::new(BareJob { job })
-    }
-
-    /// Leaks the box into a tagged `JobRef`; executing it frees the box. The closure must
-    /// catch its own panics. The task must go onto the deque of the worker spawning it (the
-    /// node of that deque is its origin).
-    pub(crate) fn into_task(self: Box<Self>) -> Task {
-        // SAFETY: the box is leaked and stays valid until `execute` rebuilds and drops it,
-        // which happens exactly once (JobRef invariant); `BareJob` is 8-aligned, and the
+    /// Moves the job to the heap (a job block of `local`'s worker when it fits) as a tagged
+    /// task; executing the task frees it. The closure must catch its own panics. The task
+    /// must go onto the deque of the worker spawning it (the node of that deque is its
+    /// origin), and `local` must be that worker's block cache (or `None`).
+    pub(crate) fn task(local: Option<&LocalBlocks>, job: F) -> Task {
+        let p = blocks::alloc(local, BareJob { job });
+        // SAFETY: the job stays on the heap until `execute` frees it, which happens exactly
+        // once (JobRef invariant); `BareJob` is 8-aligned (blocks 64-aligned), and the
         // caller queues it on its spawner's deque (Task invariant).
-        unsafe { Task::new(JobRef::new_bare(Box::into_raw(self))) }
+        unsafe { Task::new(JobRef::new_bare(p)) }
     }
 }
 
 impl<F: FnOnce() + Send> Job for BareJob<F> {
     unsafe fn execute(this: *const ()) {
-        // SAFETY: `this` is the untagged address from `Box::into_raw` in `into_task`, and
-        // the job is executed once.
-        let this = unsafe { Box::from_raw(this.cast::<Self>().cast_mut()) };
+        // SAFETY: `this` is the untagged address from `blocks::alloc` in `task`, and the job
+        // is executed (freed) once.
+        let this = unsafe { blocks::free(this.cast::<Self>().cast_mut()) };
         (this.job)();
     }
 }
@@ -358,10 +360,9 @@ mod test {
     fn bare_jobs_are_tagged_and_carry_their_home() {
         static RUNS: AtomicUsize = AtomicUsize::new(0);
         let x = 7usize;
-        let task = BareJob::new(move || {
+        let task = BareJob::task(None, move || {
             RUNS.fetch_add(x, Ordering::Relaxed);
-        })
-        .into_task();
+        });
         assert!(task.job.is_bare());
         assert_eq!(task.job.id() % 8, 0, "the id is the untagged address");
         assert_eq!(task.meta(&Meta::fresh(3)), Meta::fresh(3));
@@ -375,7 +376,7 @@ mod test {
             group: 3,
             weight: 4,
         };
-        let task = HeapJob::new(meta, || {}).into_task();
+        let task = HeapJob::task(None, meta, || {});
         assert!(!task.job.is_bare());
         assert_eq!(
             task.meta(&Meta::fresh(9)),
@@ -389,7 +390,7 @@ mod test {
     #[test]
     #[should_panic(expected = "no header")]
     fn bare_jobs_have_no_header_to_write() {
-        let task = BareJob::new(|| {}).into_task();
+        let task = BareJob::task(None, || {});
         // Leaks the job: the panic comes first.
         task.set_meta(Meta::fresh(0));
     }

@@ -5,7 +5,7 @@
 //! swap and wakes that one worker. Threads outside the pool wait on a [`LockLatch`].
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use crate::registry::Registry;
 
@@ -131,6 +131,45 @@ impl Latch for SpinLatch<'_> {
         if unsafe { CoreLatch::set(&(*this).core) } {
             // SAFETY: see above: the registry is kept alive by the current worker.
             unsafe { (*registry).wake_worker(target) };
+        }
+    }
+}
+
+/// A latch set by a worker of *another* pool for a worker of ours blocked in `install`
+/// on that pool (rayon's cross-registry `SpinLatch`). The waiter keeps working on its own
+/// pool meanwhile. The setter holds no reference to our registry, so the latch owns one:
+/// it is cloned before the latch is set, since the waiter may return and our pool be
+/// dropped the moment it sees `SET`.
+pub(crate) struct CrossLatch {
+    core: CoreLatch,
+    registry: Arc<Registry>,
+    target: usize,
+}
+
+impl CrossLatch {
+    pub(crate) fn new(registry: &Arc<Registry>, target: usize) -> Self {
+        Self {
+            core: CoreLatch::new(),
+            registry: Arc::clone(registry),
+            target,
+        }
+    }
+}
+
+impl AsCoreLatch for CrossLatch {
+    fn as_core_latch(&self) -> &CoreLatch {
+        &self.core
+    }
+}
+
+impl Latch for CrossLatch {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: valid on entry (caller). Our own reference to the waiter's registry,
+        // taken before the swap: after it the latch may be gone.
+        let (registry, target) = unsafe { (Arc::clone(&(*this).registry), (*this).target) };
+        // SAFETY: `this` valid until the swap inside `set`.
+        if unsafe { CoreLatch::set(&(*this).core) } {
+            registry.wake_worker(target);
         }
     }
 }

@@ -42,6 +42,7 @@
 //! # Ok::<(), zonal_runtime::BuildError>(())
 //! ```
 
+mod blocks;
 mod builder;
 mod compile_fail;
 #[cfg(feature = "control-plane")]
@@ -64,7 +65,7 @@ mod unwind;
 pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
 #[cfg(feature = "control-plane")]
 pub use control::{ControlPlane, Sample};
-pub use error::BuildError;
+pub use error::{BuildError, SpawnError};
 pub use join::join;
 pub use memory::{MemoryPlacement, NodeBuffer};
 pub use metrics::{PoolMetrics, Refusals, WorkerMetrics};

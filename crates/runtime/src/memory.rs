@@ -18,7 +18,7 @@ use hwlocality::memory::binding::{MemoryBindingFlags, MemoryBindingPolicy};
 use hwlocality::memory::nodeset::NodeSet;
 use zonal_topology::NodeId;
 
-use crate::ThreadPool;
+use crate::{SpawnError, ThreadPool};
 
 /// How a [`NodeBuffer`]'s memory was placed.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -58,18 +58,37 @@ impl<T: Send + Sync> NodeBuffer<T> {
     /// of that node.
     ///
     /// # Panics
-    /// If `node` is not a node of the pool's topology, or if `init` panics.
+    /// If `node` is not a node of the pool's topology (see [`try_new_in`](Self::try_new_in)),
+    /// or if `init` panics.
     pub fn new_in(
         pool: &ThreadPool,
         node: NodeId,
         len: usize,
         init: impl Fn(usize) -> T + Sync + Send,
     ) -> Self {
+        Self::try_new_in(pool, node, len, init).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`new_in`](Self::new_in), or an error if `node` is not a node of the pool's topology.
+    ///
+    /// # Errors
+    /// [`SpawnError::UnknownNode`].
+    ///
+    /// # Panics
+    /// If `init` panics (the panic resumes here).
+    pub fn try_new_in(
+        pool: &ThreadPool,
+        node: NodeId,
+        len: usize,
+        init: impl Fn(usize) -> T + Sync + Send,
+    ) -> Result<Self, SpawnError> {
         let topo = pool.topology();
-        assert!(
-            node.index() < topo.node_count(),
-            "node {node} is not in the pool's topology"
-        );
+        if node.index() >= topo.node_count() {
+            return Err(SpawnError::UnknownNode {
+                node,
+                nodes: topo.node_count(),
+            });
+        }
         let mut data: Vec<T> = Vec::with_capacity(len);
         let has_worker = pool.worker_nodes().contains(&node);
         let placement = if !has_worker {
@@ -102,11 +121,11 @@ impl<T: Send + Sync> NodeBuffer<T> {
         // SAFETY: the first `len` elements were initialised above (the scope waited for the
         // task; a panic in `init` resumed before we get here, leaking the written ones).
         unsafe { data.set_len(len) };
-        Self {
+        Ok(Self {
             data,
             node,
             placement,
-        }
+        })
     }
 }
 

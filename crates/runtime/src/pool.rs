@@ -8,7 +8,9 @@ use std::thread::JoinHandle;
 
 use zonal_topology::{NodeId, Topology};
 
+use crate::blocks::LocalBlocks;
 use crate::builder::Placement;
+use crate::error::SpawnError;
 use crate::job::{HeapJob, Task};
 use crate::metrics::PoolMetrics;
 use crate::registry::{Registry, WorkerThread};
@@ -44,8 +46,15 @@ impl std::fmt::Debug for ThreadPool {
 
 /// Wraps a `'static` closure into a spawned task: panics go to the handler, and the pending
 /// count drops when it is done.
-fn spawned_job<F: FnOnce() + Send + 'static>(meta: crate::task::Meta, f: F) -> Task {
-    HeapJob::new(meta, move || {
+///
+/// `local`: the block cache of the spawning worker if it belongs to the pool the task goes
+/// to (`HeapJob::task`).
+fn spawned_job<F: FnOnce() + Send + 'static>(
+    local: Option<&LocalBlocks>,
+    meta: crate::task::Meta,
+    f: F,
+) -> Task {
+    HeapJob::task(local, meta, move || {
         let wt = WorkerThread::current();
         // SAFETY: spawned jobs run only on workers (they are queued in a registry), so WORKER
         // is set and valid during the call.
@@ -55,7 +64,6 @@ fn spawned_job<F: FnOnce() + Send + 'static>(meta: crate::task::Meta, f: F) -> T
         }
         registry.task_done();
     })
-    .into_task()
 }
 
 impl ThreadPool {
@@ -141,43 +149,95 @@ impl ThreadPool {
 
     /// Spawns with explicit [`TaskOptions`]. With an origin and from outside the pool, the
     /// task goes to that node's injector.
+    ///
+    /// # Panics
+    /// If the options name an origin outside the pool's topology; see
+    /// [`try_spawn_with`](Self::try_spawn_with).
     pub fn spawn_with<F: FnOnce() + Send + 'static>(&self, opts: TaskOptions, f: F) {
+        if let Err(e) = self.try_spawn_with(opts, f) {
+            panic!("{e}");
+        }
+    }
+
+    /// [`spawn_with`](Self::spawn_with), or an error (and the task not accepted) if the
+    /// options name an origin outside the pool's topology.
+    ///
+    /// # Errors
+    /// [`SpawnError::UnknownNode`] for such an origin.
+    pub fn try_spawn_with<F: FnOnce() + Send + 'static>(
+        &self,
+        opts: TaskOptions,
+        f: F,
+    ) -> Result<(), SpawnError> {
+        self.registry.check_options(&opts)?;
         spawn_in(&self.registry, self.current_worker(), opts, f);
+        Ok(())
     }
 
     /// Spawns onto `node`: the task's origin is `node`, and it is queued on the node's
     /// injector, where the node's workers take it first.
     ///
     /// # Panics
-    /// If `node` is not a node of the pool's topology.
+    /// If `node` is not a node of the pool's topology; see
+    /// [`try_spawn_on`](Self::try_spawn_on).
     pub fn spawn_on<F: FnOnce() + Send + 'static>(&self, node: NodeId, f: F) {
-        assert!(
-            node.index() < self.registry.node_injectors.len(),
-            "node {node} is not in the pool's topology"
-        );
+        if let Err(e) = self.try_spawn_on(node, f) {
+            panic!("{e}");
+        }
+    }
+
+    /// [`spawn_on`](Self::spawn_on), or an error (and the task not accepted) if `node` is not
+    /// a node of the pool's topology.
+    ///
+    /// # Errors
+    /// [`SpawnError::UnknownNode`].
+    pub fn try_spawn_on<F: FnOnce() + Send + 'static>(
+        &self,
+        node: NodeId,
+        f: F,
+    ) -> Result<(), SpawnError> {
+        self.registry.check_node(node)?;
         self.registry.pending.fetch_add(1, Ordering::Relaxed);
-        let parent = self.current_worker().map(|w| w.current.get());
+        let here = self.current_worker();
         let meta = TaskOptions::new()
             .origin(node)
-            .resolve(parent, Some(node.0));
-        self.registry.push_to_node(spawned_job(meta, f), node);
+            .resolve(here.map(|w| w.current.get()), Some(node.0));
+        let task = spawned_job(here.map(|w| &w.blocks), meta, f);
+        self.registry.push_to_node(task, node);
+        Ok(())
     }
 
     /// Spawns a task that only worker `worker` may run (never stolen).
     ///
     /// # Panics
-    /// If `worker >= num_workers()`.
+    /// If `worker >= num_workers()`; see [`try_spawn_pinned`](Self::try_spawn_pinned).
     pub fn spawn_pinned<F: FnOnce() + Send + 'static>(&self, worker: usize, f: F) {
-        assert!(
-            worker < self.num_workers(),
-            "worker {worker} out of range (pool has {})",
-            self.num_workers()
-        );
+        if let Err(e) = self.try_spawn_pinned(worker, f) {
+            panic!("{e}");
+        }
+    }
+
+    /// [`spawn_pinned`](Self::spawn_pinned), or an error (and the task not accepted) if
+    /// there is no such worker.
+    ///
+    /// # Errors
+    /// [`SpawnError::UnknownWorker`].
+    pub fn try_spawn_pinned<F: FnOnce() + Send + 'static>(
+        &self,
+        worker: usize,
+        f: F,
+    ) -> Result<(), SpawnError> {
+        let workers = self.num_workers();
+        if worker >= workers {
+            return Err(SpawnError::UnknownWorker { worker, workers });
+        }
         self.registry.pending.fetch_add(1, Ordering::Relaxed);
         let node = self.registry.worker_node[worker];
-        let parent = self.current_worker().map(|w| w.current.get());
-        let meta = TaskOptions::new().resolve(parent, Some(node));
-        self.registry.push_pinned(spawned_job(meta, f), worker);
+        let here = self.current_worker();
+        let meta = TaskOptions::new().resolve(here.map(|w| w.current.get()), Some(node));
+        let task = spawned_job(here.map(|w| &w.blocks), meta, f);
+        self.registry.push_pinned(task, worker);
+        Ok(())
     }
 
     /// The index of the current thread's worker, if it is one of this pool's.
@@ -466,12 +526,12 @@ fn spawn_in<F: FnOnce() + Send + 'static>(
     match here {
         Some(w) => {
             let meta = opts.resolve(Some(w.current.get()), Some(w.node));
-            w.push(spawned_job(meta, f));
+            w.push(spawned_job(Some(&w.blocks), meta, f));
         }
         None => {
             let meta = opts.resolve(None, None);
             let node = (meta.origin != crate::task::NO_ORIGIN).then_some(NodeId(meta.origin));
-            registry.inject(spawned_job(meta, f), node);
+            registry.inject(spawned_job(None, meta, f), node);
         }
     }
 }
@@ -497,9 +557,13 @@ pub fn spawn<F: FnOnce() + Send + 'static>(f: F) {
 /// Spawns with [`TaskOptions`] on the current worker's pool (see [`ThreadPool::spawn_with`]).
 ///
 /// # Panics
-/// If the current thread is not a worker.
+/// If the current thread is not a worker, or the options name an origin outside the pool's
+/// topology.
 pub fn spawn_with<F: FnOnce() + Send + 'static>(opts: TaskOptions, f: F) {
     let w = worker_or_panic("spawn");
+    if let Err(e) = w.registry.check_options(&opts) {
+        panic!("{e}");
+    }
     spawn_in(&w.registry, Some(w), opts, f);
 }
 

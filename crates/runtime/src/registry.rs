@@ -19,11 +19,13 @@ use crossbeam_utils::CachePadded;
 use zonal_policy::{Eligibility, FreshSteal, MoveContext, Policy, Refusal};
 use zonal_topology::{CpuId, NodeId, Topology, Victim};
 
+use crate::blocks::{LocalBlocks, SharedBlocks};
 use crate::job::{StackJob, Task};
-use crate::latch::{AsCoreLatch, CoreLatch, LockLatch};
+use crate::latch::{AsCoreLatch, CoreLatch, CrossLatch, LockLatch};
 use crate::metrics::{bump, WorkerCounters};
 use crate::sleep::Sleep;
-use crate::task::{Meta, NO_ORIGIN};
+use crate::error::SpawnError;
+use crate::task::{Meta, TaskOptions, NO_ORIGIN};
 use crate::unwind;
 
 /// Fruitless searches (each followed by `yield_now`) before a worker gets sleepy.
@@ -61,6 +63,9 @@ pub(crate) struct WorkerShared {
     /// Written by the owner on every task: padded away from what thieves read (`stealer`,
     /// `away_len`), or every steal walk would bounce the owner's counter line.
     pub(crate) counters: CachePadded<WorkerCounters>,
+    /// The worker's job blocks as other threads see them (`blocks.rs`): written by thieves
+    /// that free the worker's jobs, so on a line of its own.
+    pub(crate) blocks: CachePadded<SharedBlocks>,
 }
 
 pub(crate) struct Registry {
@@ -128,6 +133,8 @@ pub(crate) struct WorkerThread {
     /// on every steal costs more than the steal.
     pub(crate) clock_us: Cell<u64>,
     pub(crate) walks: Cell<u32>,
+    /// The free list of our job blocks (`blocks.rs`).
+    pub(crate) blocks: LocalBlocks,
 }
 
 /// Steal walks between two refreshes of [`WorkerThread::clock_us`].
@@ -142,6 +149,9 @@ impl WorkerThread {
 
     pub(crate) fn new(deque: Worker<Task>, index: usize, registry: Arc<Registry>) -> Self {
         let counters: *const WorkerCounters = &*registry.shared[index].counters;
+        // SAFETY: the shared half lives in the registry, which this worker keeps alive, as
+        // long as every block (slabs are freed when the registry drops).
+        let blocks = unsafe { LocalBlocks::new(&registry.shared[index].blocks) };
         let node = registry.worker_node[index];
         Self {
             deque,
@@ -153,6 +163,7 @@ impl WorkerThread {
             counters,
             clock_us: Cell::new(0),
             walks: Cell::new(0),
+            blocks,
             registry,
         }
     }
@@ -383,6 +394,8 @@ impl WorkerThread {
                 }
             }
             bump(&counters.parks, 1);
+            // Out of work: give back the job memory of the last burst (`blocks.rs`).
+            self.blocks.trim();
             r.sleep.park(sleepy);
             if let Some(l) = latch {
                 l.wake_up();
@@ -427,6 +440,21 @@ impl Registry {
 
     pub(crate) fn num_workers(&self) -> usize {
         self.shared.len()
+    }
+
+    /// Whether `node` is a node of the pool's topology.
+    pub(crate) fn check_node(&self, node: NodeId) -> Result<(), SpawnError> {
+        let nodes = self.node_injectors.len();
+        if node.index() < nodes {
+            Ok(())
+        } else {
+            Err(SpawnError::UnknownNode { node, nodes })
+        }
+    }
+
+    /// Whether spawn options fit the pool (an origin it has).
+    pub(crate) fn check_options(&self, opts: &TaskOptions) -> Result<(), SpawnError> {
+        opts.named_origin().map_or(Ok(()), |n| self.check_node(n))
     }
 
     /// Wakes one specific worker (latch set, or work pinned to it).
@@ -490,8 +518,9 @@ impl Registry {
         self.sleep.wake_worker(worker);
     }
 
-    /// Runs `op` on a worker of this registry: here if we are one, else via the global
-    /// injector, blocking the calling thread.
+    /// Runs `op` on a worker of this registry: here if we are one; else via the global
+    /// injector, the calling thread blocking meanwhile, or, if it is a worker of another
+    /// pool, working for that pool meanwhile.
     #[inline]
     pub(crate) fn in_worker<OP, R>(&self, op: OP) -> R
     where
@@ -502,8 +531,35 @@ impl Registry {
         // SAFETY: as in `push_to_node`.
         match unsafe { wt.as_ref() } {
             Some(w) if ptr::eq(&*w.registry, self) => op(w, false),
-            _ => self.in_worker_cold(op),
+            Some(w) => self.in_worker_cross(w, op),
+            None => self.in_worker_cold(op),
         }
+    }
+
+    /// `in_worker` from a worker of another pool: inject the job here and keep that worker
+    /// busy with its own pool's work until a worker of ours has run it. Blocking it instead
+    /// would idle a core of the other pool, and deadlock if that pool's work is what ours
+    /// waits for.
+    #[cold]
+    fn in_worker_cross<OP, R>(&self, current: &WorkerThread, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread, bool) -> R + Send,
+        R: Send,
+    {
+        let job = StackJob::new(
+            |injected| {
+                let wt = WorkerThread::current();
+                // SAFETY: as in `in_worker_cold`.
+                op(unsafe { &*wt }, injected)
+            },
+            CrossLatch::new(&current.registry, current.index),
+            Meta::fresh(NO_ORIGIN),
+        );
+        // SAFETY: `job` outlives its task: we wait for its latch below before returning.
+        let task: Task = unsafe { job.as_task() };
+        self.inject(task, None);
+        current.wait_until(&job.latch);
+        job.into_result()
     }
 
     #[cold]

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use zonal_topology::NodeId;
 
+use crate::error::SpawnError;
 use crate::job::{BareJob, HeapJob};
 use crate::latch::{CountLatch, Latch};
 use crate::registry::{Registry, WorkerThread};
@@ -97,26 +98,59 @@ impl<'scope> Scope<'scope> {
     }
 
     /// Spawns with explicit [`TaskOptions`] (origin, group, weight, continuation).
+    ///
+    /// # Panics
+    /// If the options name an origin outside the pool's topology; see
+    /// [`try_spawn_with`](Self::try_spawn_with).
     pub fn spawn_with<F>(&self, opts: TaskOptions, body: F)
     where
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
+        if let Err(e) = self.try_spawn_with(opts, body) {
+            panic!("{e}");
+        }
+    }
+
+    /// [`spawn_with`](Self::spawn_with), or an error (and the task not accepted) if the
+    /// options name an origin outside the pool's topology.
+    ///
+    /// # Errors
+    /// [`SpawnError::UnknownNode`] for such an origin.
+    pub fn try_spawn_with<F>(&self, opts: TaskOptions, body: F) -> Result<(), SpawnError>
+    where
+        F: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        self.registry.check_options(&opts)?;
         self.spawn_inner(opts, None, body);
+        Ok(())
     }
 
     /// Spawns onto `node`'s injector: the task's origin is `node`.
     ///
     /// # Panics
-    /// If `node` is not a node of the pool's topology.
+    /// If `node` is not a node of the pool's topology; see
+    /// [`try_spawn_on`](Self::try_spawn_on).
     pub fn spawn_on<F>(&self, node: NodeId, body: F)
     where
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
-        assert!(
-            node.index() < self.registry.node_injectors.len(),
-            "node {node} is not in the pool's topology"
-        );
+        if let Err(e) = self.try_spawn_on(node, body) {
+            panic!("{e}");
+        }
+    }
+
+    /// [`spawn_on`](Self::spawn_on), or an error (and the task not accepted) if `node` is not
+    /// a node of the pool's topology.
+    ///
+    /// # Errors
+    /// [`SpawnError::UnknownNode`].
+    pub fn try_spawn_on<F>(&self, node: NodeId, body: F) -> Result<(), SpawnError>
+    where
+        F: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        self.registry.check_node(node)?;
         self.spawn_inner(TaskOptions::new().origin(node), Some(node), body);
+        Ok(())
     }
 
     fn spawn_inner<F>(&self, opts: TaskOptions, node: Option<NodeId>, body: F)
@@ -142,12 +176,12 @@ impl<'scope> Scope<'scope> {
             // The common case: fresh at home with the defaults, a job without a header on
             // our own deque (`job.rs`, "Bare jobs").
             (Some(w), None) if meta == Meta::fresh(w.node) => {
-                w.push_bare(BareJob::new(job).into_task());
+                w.push_bare(BareJob::task(Some(&w.blocks), job));
                 return;
             }
             _ => {}
         }
-        let task = HeapJob::new(meta, job).into_task();
+        let task = HeapJob::task(here.map(|w| &w.blocks), meta, job);
         match (here, node) {
             (Some(w), None) => w.push(task),
             (_, Some(n)) => self.registry.push_to_node(task, n),

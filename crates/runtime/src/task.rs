@@ -151,6 +151,11 @@ impl TaskOptions {
         self.group
     }
 
+    /// The origin these options name, if any.
+    pub(crate) const fn named_origin(&self) -> Option<NodeId> {
+        self.origin
+    }
+
     /// The metadata of a task spawned with these options by a thread whose current task is
     /// `parent` (on node `here`, if a worker).
     pub(crate) fn resolve(&self, parent: Option<Meta>, here: Option<u32>) -> Meta {

@@ -164,6 +164,42 @@ fn nested_pools_and_install_from_workers() {
     assert!(r);
 }
 
+/// A worker that installs work on another pool keeps running its own pool's tasks while it
+/// waits. Here the other pool's job waits for a task only that worker can run (a one-worker
+/// pool): a blocked worker would never run it, and the job would give up.
+#[test]
+fn install_on_another_pool_keeps_the_worker_working() {
+    let one = ThreadPoolBuilder::new()
+        .preset("s1")
+        .no_policy()
+        .worker_cpus([0])
+        .build()
+        .unwrap();
+    let other = ThreadPoolBuilder::new()
+        .preset("s1")
+        .no_policy()
+        .workers_per_node(1)
+        .build()
+        .unwrap();
+    let flag = Arc::new(AtomicUsize::new(0));
+    let seen = one.install(|| {
+        let f = Arc::clone(&flag);
+        one.spawn(move || f.store(1, Ordering::SeqCst));
+        other.install(|| {
+            // Bounded, so that a regression fails instead of hanging; the outcome does not
+            // depend on timing: the task can only run once `one`'s worker looks for work.
+            for _ in 0..200_000 {
+                if flag.load(Ordering::SeqCst) == 1 {
+                    return true;
+                }
+                std::thread::yield_now();
+            }
+            false
+        })
+    });
+    assert!(seen, "the waiting worker ran its own pool's task");
+}
+
 #[test]
 fn work_aimed_at_a_node_without_workers_still_runs() {
     // Workers on node 0 only, zone of one level: node 9's injector would be out of reach.
@@ -187,4 +223,62 @@ fn work_aimed_at_a_node_without_workers_still_runs() {
     });
     assert_eq!(rx.recv().unwrap(), NodeId(9));
     assert_eq!(rx.recv().unwrap(), NodeId(9));
+}
+
+/// Places the pool does not have are typed errors (the `try_` forms) and nothing is queued;
+/// the plain forms panic with the same message.
+#[test]
+fn spawning_to_a_place_the_pool_lacks_is_an_error() {
+    use zonal_runtime::SpawnError;
+    let pool = ThreadPoolBuilder::new()
+        .preset("s1")
+        .no_policy()
+        .build()
+        .unwrap();
+    let ran = Arc::new(AtomicUsize::new(0));
+    let r = Arc::clone(&ran);
+    assert_eq!(
+        pool.try_spawn_on(NodeId(16), move || {
+            r.fetch_add(1, Ordering::SeqCst);
+        }),
+        Err(SpawnError::UnknownNode {
+            node: NodeId(16),
+            nodes: 16
+        })
+    );
+    assert_eq!(
+        pool.try_spawn_pinned(32, || ()),
+        Err(SpawnError::UnknownWorker {
+            worker: 32,
+            workers: 32
+        })
+    );
+    let far = TaskOptions::new().origin(NodeId(400));
+    assert!(matches!(
+        pool.try_spawn_with(far, || ()),
+        Err(SpawnError::UnknownNode { .. })
+    ));
+    pool.scope(|s| {
+        assert!(s.try_spawn_on(NodeId(17), |_| ()).is_err());
+        assert!(s.try_spawn_with(far, |_| ()).is_err());
+        assert_eq!(s.try_spawn_on(NodeId(15), |_| ()), Ok(()));
+    });
+    assert!(zonal_runtime::NodeBuffer::try_new_in(&pool, NodeId(16), 4, |i| i).is_err());
+    let msg = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.spawn_on(NodeId(16), || ())
+    }))
+    .unwrap_err();
+    assert!(msg
+        .downcast_ref::<String>()
+        .is_some_and(|m| m.contains("node 16 is not a node")));
+    drop(pool);
+    assert_eq!(ran.load(Ordering::SeqCst), 0, "a refused task never runs");
+    assert_eq!(
+        SpawnError::UnknownWorker {
+            worker: 3,
+            workers: 2
+        }
+        .to_string(),
+        "worker 3 is out of range (the pool has 2 workers)"
+    );
 }

@@ -150,3 +150,60 @@ fn million_tasks_exactly_once_s1_conservative() {
 fn exactly_once_this_machine_no_policy() {
     stress(ThreadPoolBuilder::new().pin(false).no_policy(), N);
 }
+
+/// Job memory (`blocks.rs`): bursts of spawns of every block class and of boxed sizes,
+/// spawned by one worker and run by others, with pauses in between so that workers park and
+/// give their slabs back; every task runs exactly once and sees its own captures intact.
+#[test]
+fn bursts_of_spawns_of_every_size_run_exactly_once() {
+    const BURST: usize = 60_000;
+    for builder in [
+        ThreadPoolBuilder::new().preset("s1").no_policy(),
+        ThreadPoolBuilder::new().pin(false).no_policy(),
+    ] {
+        let pool = builder.build().expect("pool");
+        let hits: Vec<AtomicU8> = (0..BURST).map(|_| AtomicU8::new(0)).collect();
+        let statics = Arc::new(AtomicUsize::new(0));
+        for round in 0..4u8 {
+            pool.scope(|s| {
+                for id in 0..BURST {
+                    let hits = &hits;
+                    // Three job sizes: a 32-byte block, a 64-byte block, a box.
+                    match id % 3 {
+                        0 => s.spawn(move |_| {
+                            hits[id].fetch_add(1, Ordering::Relaxed);
+                        }),
+                        1 => {
+                            let pad = [id as u64; 3];
+                            s.spawn(move |_| {
+                                assert_eq!(pad, [id as u64; 3], "captures intact");
+                                hits[id].fetch_add(1, Ordering::Relaxed);
+                            })
+                        }
+                        _ => {
+                            let pad = [id as u64; 12];
+                            s.spawn(move |_| {
+                                assert_eq!(pad, [id as u64; 12], "captures intact");
+                                hits[id].fetch_add(1, Ordering::Relaxed);
+                            })
+                        }
+                    }
+                    if id % 1000 == 0 {
+                        let statics = Arc::clone(&statics);
+                        zonal_runtime::spawn(move || {
+                            statics.fetch_add(1, Ordering::Relaxed);
+                        });
+                    }
+                }
+            });
+            let wrong = hits
+                .iter()
+                .position(|h| h.load(Ordering::Relaxed) != round + 1);
+            assert_eq!(wrong, None, "round {round}: a task ran other than once");
+            // Let the workers run dry and park (and trim) before the next burst.
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        drop(pool);
+        assert_eq!(statics.load(Ordering::Relaxed), 4 * BURST.div_ceil(1000));
+    }
+}
