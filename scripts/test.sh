@@ -7,3 +7,6 @@ scripts/setup.sh
 cargo test --workspace
 # The optional tokio control plane.
 cargo test -p zonal-runtime --features control-plane
+# Model tests of the sleep protocol under loom (their own build: a cfg for our code only).
+RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
+    cargo test -p zonal-runtime --lib --release sleep::loom

@@ -448,7 +448,11 @@ mod test {
         assert_eq!(class_of::<[u64; 4]>(), Some(1));
         assert_eq!(class_of::<[u64; 7]>(), Some(1));
         assert_eq!(class_of::<[u64; 8]>(), None);
-        assert_eq!(class_of::<crossbeam_utils::CachePadded<u8>>(), None, "over-aligned");
+        assert_eq!(
+            class_of::<crossbeam_utils::CachePadded<u8>>(),
+            None,
+            "over-aligned"
+        );
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! A [`JobRef`] is a pointer plus the function that knows its real type. Three job kinds:
 //! - [`StackJob`]: lives on the stack of a thread blocked in `join`/`install` until the job's
 //!   latch is set, so the pointer stays valid for as long as the job is queued or running.
-//! - [`HeapJob`]: boxed, owned by the queue; executing it frees it.
+//! - [`HeapJob`]: on the heap, owned by the queue; executing it frees it. Small jobs live in
+//!   the spawning worker's job blocks (`blocks.rs`), big ones in a `Box`.
 //! - [`BareJob`]: a `HeapJob` without a header, for the commonest spawn — a fresh task at
 //!   home with the default group and weight, queued on its spawner's deque (see below).
 //!
@@ -13,9 +14,9 @@
 //!
 //! # Bare jobs
 //!
-//! A scope's spawn of a few-byte closure is a 24-byte box without a header and a 40-byte box
-//! with one: glibc serves them from 32- and 48-byte chunks, and a 48-byte job straddles two
-//! cache lines every other time, lines that a thief then pulls from the spawner's core.
+//! A scope's spawn of a few-byte closure is a 24-byte job without a header and a 40-byte one
+//! with it: a 32-byte job block against a 64-byte one (`blocks.rs`), half the memory the
+//! spawner writes and a thief pulls from the spawner's core.
 //! A bare job's `JobRef` has bit 0 of its pointer set ([`BARE`]; jobs are at least 8-aligned),
 //! and its metadata is implied by where it lies: it is only ever created fresh at home
 //! (origin = its spawner's node, no migration, no group, nice 0) and pushed on its spawner's

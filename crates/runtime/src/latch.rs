@@ -4,10 +4,11 @@
 //! latch `SLEEPING` and parks. Whoever sets the latch sees `SLEEPING` in the same atomic
 //! swap and wakes that one worker. Threads outside the pool wait on a [`LockLatch`].
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex};
 
 use crate::registry::Registry;
+use crate::sync::AtomicUsize;
 
 /// Set a latch.
 pub(crate) trait Latch {
@@ -38,7 +39,7 @@ pub(crate) struct CoreLatch {
 }
 
 impl CoreLatch {
-    pub(crate) const fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self {
             state: AtomicUsize::new(UNSET),
         }
@@ -78,7 +79,7 @@ impl CoreLatch {
     /// # Safety
     /// `this` valid on entry; not touched after the swap.
     #[inline]
-    unsafe fn set(this: *const Self) -> bool {
+    pub(crate) unsafe fn set(this: *const Self) -> bool {
         // SAFETY: valid on entry (caller).
         // AcqRel: Release publishes the job result to the owner's Acquire probe; the swap
         // is ordered against `fall_asleep`'s CAS through the word's modification order.
@@ -101,7 +102,7 @@ pub(crate) struct SpinLatch<'r> {
 }
 
 impl<'r> SpinLatch<'r> {
-    pub(crate) const fn new(registry: &'r Registry, target: usize) -> Self {
+    pub(crate) fn new(registry: &'r Registry, target: usize) -> Self {
         Self {
             core: CoreLatch::new(),
             registry,

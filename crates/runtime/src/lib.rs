@@ -59,6 +59,7 @@ mod registry;
 mod scope;
 mod sleep;
 mod steal;
+mod sync;
 mod task;
 mod unwind;
 

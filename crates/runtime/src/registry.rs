@@ -20,11 +20,11 @@ use zonal_policy::{Eligibility, FreshSteal, MoveContext, Policy, Refusal};
 use zonal_topology::{CpuId, NodeId, Topology, Victim};
 
 use crate::blocks::{LocalBlocks, SharedBlocks};
+use crate::error::SpawnError;
 use crate::job::{StackJob, Task};
 use crate::latch::{AsCoreLatch, CoreLatch, CrossLatch, LockLatch};
 use crate::metrics::{bump, WorkerCounters};
 use crate::sleep::Sleep;
-use crate::error::SpawnError;
 use crate::task::{Meta, TaskOptions, NO_ORIGIN};
 use crate::unwind;
 

@@ -2,8 +2,9 @@
 //! [`README.md`](https://example.invalid/zonal/crates/runtime/src/sleep/README.md), next to
 //! this file; the comments below cite its numbered steps.
 
-use std::sync::atomic::{fence, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::atomic::Ordering;
+
+use crate::sync::{fence, AtomicUsize, Condvar, Mutex, MutexGuard};
 
 use crossbeam_utils::CachePadded;
 
@@ -157,7 +158,10 @@ impl Sleep {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // Nothing panics while holding these locks (plain pushes and flag writes); recover anyway.
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+#[cfg(all(test, zonal_loom))]
+mod loom;
