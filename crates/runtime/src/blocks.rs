@@ -72,8 +72,8 @@ const OWNER_WORD: usize = size_of::<*const SharedBlocks>();
 const JOB_ALIGN: usize = 16;
 /// Bytes per slab, and its alignment.
 pub(crate) const SLAB_BYTES: usize = 16 << 10;
-/// Slabs per class a trim keeps even when they are free (64 KiB per class).
-pub(crate) const KEEP_SLABS: usize = 4;
+/// Slabs per class a trim keeps even when they are free (16 KiB per class).
+pub(crate) const KEEP_SLABS: usize = 1;
 
 /// A block: `CLASS_SIZE[class]` bytes, at least `JOB_ALIGN`-aligned. Its bytes hold the job
 /// (or, while free, the free-list link in the first word), and its last word the owner's
