@@ -56,7 +56,7 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::mem::{align_of, size_of, MaybeUninit};
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crate::registry::WorkerThread;
@@ -134,6 +134,8 @@ pub(crate) struct SharedBlocks {
     remote: [AtomicPtr<u8>; CLASSES],
     /// Every live slab of this worker, freed by a trim or on drop.
     slabs: Mutex<Vec<SlabPtr>>,
+    /// `slabs.len()`, for metrics without the lock.
+    live: AtomicUsize,
 }
 
 /// A slab's address (owned by its `SharedBlocks`).
@@ -148,6 +150,7 @@ impl SharedBlocks {
         Self {
             remote: [const { AtomicPtr::new(ptr::null_mut()) }; CLASSES],
             slabs: Mutex::new(Vec::new()),
+            live: AtomicUsize::new(0),
         }
     }
 
@@ -174,6 +177,11 @@ impl SharedBlocks {
                 Err(h) => head = h,
             }
         }
+    }
+
+    /// Bytes of slabs this worker holds (a metric; Relaxed, may lag a concurrent change).
+    pub(crate) fn memory_bytes(&self) -> u64 {
+        (self.live.load(Ordering::Relaxed) * SLAB_BYTES) as u64
     }
 
     /// Number of live slabs (for tests).
@@ -208,6 +216,9 @@ pub(crate) struct LocalBlocks {
     free: [Cell<BlockPtr>; CLASSES],
     /// Live slabs per class.
     slabs: [Cell<usize>; CLASSES],
+    /// Per class, whether the owner freed a block since the last trim (a slab can only have
+    /// become all free if some block was freed: here, or on the remote list).
+    freed: [Cell<bool>; CLASSES],
     shared: *const SharedBlocks,
 }
 
@@ -219,6 +230,7 @@ impl LocalBlocks {
         Self {
             free: [const { Cell::new(ptr::null_mut()) }; CLASSES],
             slabs: [const { Cell::new(0) }; CLASSES],
+            freed: [const { Cell::new(false) }; CLASSES],
             shared,
         }
     }
@@ -276,7 +288,10 @@ impl LocalBlocks {
                 };
             }
         }
-        self.shared().slabs().push(SlabPtr(slab));
+        let mut slabs = self.shared().slabs();
+        slabs.push(SlabPtr(slab));
+        self.shared().live.store(slabs.len(), Ordering::Relaxed);
+        drop(slabs);
         self.slabs[class].set(self.slabs[class].get() + 1);
         // SAFETY: block 0 is free and ours; it links to block 1.
         self.free[class].set(unsafe { *next_of(slab) });
@@ -292,15 +307,22 @@ impl LocalBlocks {
         // SAFETY: the block is free and ours.
         unsafe { *next_of(b) = self.free[class].get() };
         self.free[class].set(b);
+        self.freed[class].set(true);
     }
 
     /// Gives back every slab whose blocks are all free, keeping [`KEEP_SLABS`] per class
     /// (module docs, "How memory goes back"). Called by the owner before it parks; costs a
-    /// walk of the free lists, and nothing when the worker has few slabs.
+    /// walk of the free lists, and nothing when the worker has few slabs or nothing was
+    /// freed since the last trim (so a worker whose slabs stay partly in use does not walk
+    /// them at every park).
     #[cold]
     pub(crate) fn trim(&self) {
         for class in 0..CLASSES {
-            if self.slabs[class].get() > KEEP_SLABS {
+            let freed = self.freed[class].replace(false)
+                || !self.shared().remote[class]
+                    .load(Ordering::Relaxed)
+                    .is_null();
+            if freed && self.slabs[class].get() > KEEP_SLABS {
                 self.trim_class(class);
             }
         }
@@ -336,6 +358,8 @@ impl LocalBlocks {
                 unsafe { self.push_local(b, class) };
             }
         }
+        // Putting the survivors back is not a new free.
+        self.freed[class].set(false);
         if empty.is_empty() {
             return;
         }
@@ -350,6 +374,7 @@ impl LocalBlocks {
             }
             !gone
         });
+        self.shared().live.store(slabs.len(), Ordering::Relaxed);
         drop(slabs);
         self.slabs[class].set(self.slabs[class].get() - empty.len());
     }

@@ -71,7 +71,13 @@ impl WorkerCounters {
         }
     }
 
-    pub(crate) fn snapshot(&self, worker: usize, cpu: u32, node: u32) -> WorkerMetrics {
+    pub(crate) fn snapshot(
+        &self,
+        worker: usize,
+        cpu: u32,
+        node: u32,
+        job_memory_bytes: u64,
+    ) -> WorkerMetrics {
         let ld = |c: &AtomicU64| c.load(Ordering::Relaxed);
         let steals_by_level: Vec<u64> = self.steals.iter().map(ld).collect();
         WorkerMetrics {
@@ -93,6 +99,7 @@ impl WorkerCounters {
             idle_ns: ld(&self.idle_ns),
             parks: ld(&self.parks),
             panics: ld(&self.panics),
+            job_memory_bytes,
         }
     }
 }
@@ -146,7 +153,10 @@ impl Serialize for Refusals {
 }
 
 /// One worker's counters (or, in [`PoolMetrics::total`], the sum over workers).
+///
+/// Non-exhaustive: fields may be added; read them, or start from `Default`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct WorkerMetrics {
     /// Worker index (`usize::MAX` in a total).
     pub worker: usize,
@@ -185,6 +195,9 @@ pub struct WorkerMetrics {
     pub parks: u64,
     /// Spawned tasks of its that panicked.
     pub panics: u64,
+    /// Bytes of job memory it holds (its slabs of job blocks, in use or free; see
+    /// `blocks.rs`). Grows with a burst of spawns and shrinks when the worker parks.
+    pub job_memory_bytes: u64,
 }
 
 impl WorkerMetrics {
@@ -212,10 +225,12 @@ impl WorkerMetrics {
         self.idle_ns += o.idle_ns;
         self.parks += o.parks;
         self.panics += o.panics;
+        self.job_memory_bytes += o.job_memory_bytes;
     }
 }
 
-/// A snapshot of a pool's metrics: per worker, and summed.
+/// A snapshot of a pool's metrics: per worker, and summed. Non-exhaustive, as
+/// [`WorkerMetrics`].
 ///
 /// ```
 /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
@@ -226,6 +241,7 @@ impl WorkerMetrics {
 /// # Ok::<(), zonal_runtime::BuildError>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct PoolMetrics {
     /// The policy's name.
     pub policy: String,

@@ -448,7 +448,11 @@ fn snapshot(r: &Registry) -> PoolMetrics {
         .shared
         .iter()
         .enumerate()
-        .map(|(i, s)| s.counters.snapshot(i, r.worker_cpu[i].0, r.worker_node[i]))
+        .map(|(i, s)| {
+            let memory = s.blocks.memory_bytes();
+            s.counters
+                .snapshot(i, r.worker_cpu[i].0, r.worker_node[i], memory)
+        })
         .collect();
     PoolMetrics::from_workers(
         r.policy.name().to_owned(),

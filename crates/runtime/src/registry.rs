@@ -22,7 +22,7 @@ use zonal_topology::{CpuId, NodeId, Topology, Victim};
 use crate::blocks::{LocalBlocks, SharedBlocks};
 use crate::error::SpawnError;
 use crate::job::{StackJob, Task};
-use crate::latch::{AsCoreLatch, CoreLatch, CrossLatch, LockLatch};
+use crate::latch::{AsCoreLatch, CoreLatch, CrossLatch, Latch, LockLatch};
 use crate::metrics::{bump, WorkerCounters};
 use crate::sleep::Sleep;
 use crate::task::{Meta, TaskOptions, NO_ORIGIN};
@@ -546,24 +546,23 @@ impl Registry {
         OP: FnOnce(&WorkerThread, bool) -> R + Send,
         R: Send,
     {
-        let job = StackJob::new(
-            |injected| {
-                let wt = WorkerThread::current();
-                // SAFETY: as in `in_worker_cold`.
-                op(unsafe { &*wt }, injected)
-            },
-            CrossLatch::new(&current.registry, current.index),
-            Meta::fresh(NO_ORIGIN),
-        );
-        // SAFETY: `job` outlives its task: we wait for its latch below before returning.
-        let task: Task = unsafe { job.as_task() };
-        self.inject(task, None);
-        current.wait_until(&job.latch);
-        job.into_result()
+        let latch = CrossLatch::new(&current.registry, current.index);
+        self.run_injected(op, latch, |l| current.wait_until(l))
     }
 
+    /// `in_worker` from a thread outside every pool: it blocks until a worker has run `op`.
     #[cold]
     fn in_worker_cold<OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread, bool) -> R + Send,
+        R: Send,
+    {
+        self.run_injected(op, LockLatch::new(), LockLatch::wait)
+    }
+
+    /// Queues `op` on the global injector as a job on this stack, then `wait`s for `latch`,
+    /// which the worker that runs it sets.
+    fn run_injected<OP, R, L: Latch>(&self, op: OP, latch: L, wait: impl FnOnce(&L)) -> R
     where
         OP: FnOnce(&WorkerThread, bool) -> R + Send,
         R: Send,
@@ -575,13 +574,14 @@ impl Registry {
                 // WORKER is set and valid for the duration of the call.
                 op(unsafe { &*wt }, injected)
             },
-            LockLatch::new(),
+            latch,
             Meta::fresh(NO_ORIGIN),
         );
-        // SAFETY: `job` outlives its task: we block on its latch below before returning.
+        // SAFETY: `job` outlives its task: `wait` returns only once the latch is set, that
+        // is, once the job has run, and `job` lives until the end of this function.
         let task: Task = unsafe { job.as_task() };
         self.inject(task, None);
-        job.latch.wait();
+        wait(&job.latch);
         job.into_result()
     }
 

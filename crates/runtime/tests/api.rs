@@ -282,3 +282,44 @@ fn spawning_to_a_place_the_pool_lacks_is_an_error() {
         "worker 3 is out of range (the pool has 2 workers)"
     );
 }
+
+/// Job memory (`job_memory_bytes`) grows with a burst of spawns and goes back when the
+/// worker runs out of work and parks: a pool does not keep a burst's memory for ever.
+#[test]
+fn job_memory_goes_back_after_a_burst() {
+    let pool = ThreadPoolBuilder::new()
+        .preset("s1")
+        .no_policy()
+        .worker_cpus([0])
+        .build()
+        .unwrap();
+    let hits = AtomicUsize::new(0);
+    let during = pool.scope(|s| {
+        for _ in 0..100_000 {
+            s.spawn(|_| {
+                hits.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+        // One worker: every job is still queued here.
+        pool.metrics().total.job_memory_bytes
+    });
+    assert_eq!(hits.load(Ordering::Relaxed), 100_000);
+    assert!(
+        during >= 100_000 * 32,
+        "a 32-byte block per queued job: {during} bytes"
+    );
+    // The worker parks after a short spin with nothing to do; wait for that (bounded: a
+    // regression fails rather than hangs; nothing here depends on how long it takes).
+    let mut after = u64::MAX;
+    for _ in 0..10_000 {
+        after = pool.metrics().total.job_memory_bytes;
+        if after <= 64 << 10 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    assert!(
+        after <= 64 << 10,
+        "kept {after} bytes of {during} after parking"
+    );
+}
