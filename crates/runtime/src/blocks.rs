@@ -42,6 +42,12 @@
 //! its free blocks per slab, and frees every slab whose blocks are all free, keeping
 //! [`KEEP_SLABS`] per class. The rest are freed when the pool's registry is dropped.
 //!
+//! Keeping a burst's slabs for the next one instead (reused through the old links, or
+//! carved again in address order) measured slower on the 100,000-spawn scope, 4.1–5.4 ms
+//! against 3.0–4.2 ms with one worker: the next burst's allocations then walk memory that
+//! went cold while the worker slept, where fresh slabs are linked in one sequential pass.
+//! Giving the memory back at the first park also bounds what an idle pool holds.
+//!
 //! # Why a block is never used after its slab is gone
 //!
 //! An owned block is only handed to jobs queued in its owner's own pool (the caller of
