@@ -197,13 +197,9 @@ impl ThreadPool {
         f: F,
     ) -> Result<(), SpawnError> {
         self.registry.check_node(node)?;
-        self.registry.pending.fetch_add(1, Ordering::Relaxed);
-        let here = self.current_worker();
-        let meta = TaskOptions::new()
-            .origin(node)
-            .resolve(here.map(|w| w.current.get()), Some(node.0));
-        let task = spawned_job(here.map(|w| &w.blocks), meta, f);
-        self.registry.push_to_node(task, node);
+        self.accept(TaskOptions::new().origin(node), node.0, f, |r, t| {
+            r.push_to_node(t, node);
+        });
         Ok(())
     }
 
@@ -231,13 +227,27 @@ impl ThreadPool {
         if worker >= workers {
             return Err(SpawnError::UnknownWorker { worker, workers });
         }
-        self.registry.pending.fetch_add(1, Ordering::Relaxed);
         let node = self.registry.worker_node[worker];
-        let here = self.current_worker();
-        let meta = TaskOptions::new().resolve(here.map(|w| w.current.get()), Some(node));
-        let task = spawned_job(here.map(|w| &w.blocks), meta, f);
-        self.registry.push_pinned(task, worker);
+        self.accept(TaskOptions::new(), node, f, |r, t| r.push_pinned(t, worker));
         Ok(())
+    }
+
+    /// Accepts a spawned task aimed at `node` (counted as pending, its metadata resolved
+    /// against the current task if we run on one of our workers) and hands it to `queue`.
+    fn accept<F: FnOnce() + Send + 'static>(
+        &self,
+        opts: TaskOptions,
+        node: u32,
+        f: F,
+        queue: impl FnOnce(&Registry, Task),
+    ) {
+        self.registry.pending.fetch_add(1, Ordering::Relaxed);
+        let here = self.current_worker();
+        let meta = opts.resolve(here.map(|w| w.current.get()), Some(node));
+        queue(
+            &self.registry,
+            spawned_job(here.map(|w| &w.blocks), meta, f),
+        );
     }
 
     /// The index of the current thread's worker, if it is one of this pool's.
