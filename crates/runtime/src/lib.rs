@@ -9,14 +9,21 @@
 //! - [`ThreadPoolBuilder`] → [`ThreadPool`]: topology (this machine, XML, node dump,
 //!   preset), policy by name or object, worker CPUs, pinning, handlers. Errors:
 //!   [`BuildError`].
-//! - Work: [`ThreadPool::install`], [`ThreadPool::join`] / [`join`], [`ThreadPool::scope`]
+//! - Work: [`ThreadPool::install`], [`ThreadPool::join`] / [`join`](fn@join), [`ThreadPool::scope`]
 //!   ([`Scope::spawn`], [`Scope::spawn_on`]), [`ThreadPool::spawn`],
 //!   [`ThreadPool::spawn_on`], [`ThreadPool::spawn_pinned`], [`TaskOptions`] (origin,
 //!   group, weight, continuations that age); loops split by node:
 //!   [`ThreadPool::par_for`], [`ThreadPool::par_chunks`], [`ThreadPool::par_chunks_mut`],
-//!   [`ThreadPool::par_reduce`].
+//!   [`ThreadPool::par_reduce`]. Spawns aimed at a place the pool lacks (a node outside
+//!   its topology, a worker out of range) panic; their `try_` forms
+//!   ([`ThreadPool::try_spawn_on`], [`ThreadPool::try_spawn_pinned`],
+//!   [`ThreadPool::try_spawn_with`], [`Scope::try_spawn_on`]) return a [`SpawnError`].
+//!   Calling into another pool from a worker keeps that worker busy with its own pool's
+//!   work until the call returns.
 //! - Where am I: [`current_worker_index`], [`current_node`], [`current_task`].
-//! - Node-local memory: [`NodeBuffer`].
+//! - Node-local memory: [`NodeBuffer`]. Jobs themselves live in per-worker slabs
+//!   (`src/blocks.rs`), given back when a worker runs out of work
+//!   ([`WorkerMetrics::job_memory_bytes`]).
 //! - Metrics: [`ThreadPool::metrics`] → [`PoolMetrics`] (serde), from any thread through a
 //!   [`MetricsHandle`]; steals are reported to a [`ThreadPoolBuilder::steal_observer`] as
 //!   [`StealRecord`]s. With the `control-plane` feature, `ControlPlane` samples them
