@@ -132,6 +132,26 @@ fn origin_at(args: &Args) -> Result<OriginAt, Usage> {
     }
 }
 
+/// A job of the paper's grid: `point` is (machine, workload family, processes), labelled by
+/// the family's name.
+fn paper_job(
+    (system, w, procs): (System, WorkloadId, usize),
+    policy: PolicyConfig,
+    seed: u64,
+    cost: CostModel,
+    origin_at: OriginAt,
+) -> Job {
+    Job {
+        system,
+        label: w.as_str().into(),
+        workload: paper_workload(system, w, procs),
+        policy,
+        seed,
+        cost,
+        origin_at,
+    }
+}
+
 fn run(args: &Args) -> Result<(), Usage> {
     if let Some(o) = &args.origin {
         o.parse::<OriginRule>()?;
@@ -165,15 +185,13 @@ fn single(args: &Args) -> Result<(), Usage> {
         .parse()?;
     let procs = args.procs.ok_or_else(|| need("procs"))?;
     let policy = policy_config(args.policy.as_deref().unwrap_or("linux"), args)?;
-    let job = Job {
-        system,
-        label: w.as_str().into(),
-        workload: paper_workload(system, w, procs),
+    let job = paper_job(
+        (system, w, procs),
         policy,
-        seed: args.seed,
-        cost: cost(args),
-        origin_at: origin_at(args)?,
-    };
+        args.seed,
+        cost(args),
+        origin_at(args)?,
+    );
     let r = experiment::run(&job, args.trace)?;
     if args.json {
         let mut v = report::json(&job, &r.stats);
@@ -233,15 +251,13 @@ fn grid(args: &Args) -> Result<(), Usage> {
             for w in WorkloadId::ALL {
                 for &procs in paper_procs(system) {
                     for seed in 1..=args.seeds {
-                        jobs.push(Job {
-                            system,
-                            label: w.as_str().into(),
-                            workload: paper_workload(system, w, procs),
-                            policy: cfg.clone(),
+                        jobs.push(paper_job(
+                            (system, w, procs),
+                            cfg.clone(),
                             seed,
                             cost,
                             origin_at,
-                        });
+                        ));
                     }
                 }
             }
@@ -336,19 +352,18 @@ fn sweep(args: &Args) -> Result<(), Usage> {
             for &ms in &SWEEP_MIGRATION {
                 for p in &pols {
                     for seed in 1..=args.seeds {
-                        jobs.push(Job {
-                            system,
-                            label: w.as_str().into(),
-                            workload: paper_workload(system, w, procs),
-                            policy: p.clone(),
+                        let cost = CostModel {
+                            remote_scale: rs,
+                            migration_scale: ms,
+                            ..CostModel::default()
+                        };
+                        jobs.push(paper_job(
+                            (system, w, procs),
+                            p.clone(),
                             seed,
-                            cost: CostModel {
-                                remote_scale: rs,
-                                migration_scale: ms,
-                                ..CostModel::default()
-                            },
+                            cost,
                             origin_at,
-                        });
+                        ));
                     }
                 }
             }
