@@ -97,10 +97,13 @@ fn steal_path(c: &mut Criterion) {
             let mut task = TaskMeta::new(TaskId(1), origin, victim.cpu);
             task.migrations = 1;
             task.last_ran_us = Some(NOW - 10_000);
-            assert!(policy.eligibility(&topo, &task, thief, ctx).is_allowed());
+            assert!(policy
+                .steal_side()
+                .eligibility(&topo, &task, thief, ctx)
+                .is_allowed());
             g.bench_function(BenchmarkId::new(case, n), |b| {
                 b.iter(|| {
-                    policy.eligibility(
+                    policy.steal_side().eligibility(
                         black_box(&topo),
                         black_box(&task),
                         black_box(thief),
@@ -111,7 +114,7 @@ fn steal_path(c: &mut Criterion) {
         }
         g.bench_function(BenchmarkId::new("victim", n), |b| {
             b.iter(|| {
-                policy.victim(
+                policy.steal_side().victim(
                     black_box(&topo),
                     black_box(thief),
                     black_box(&victim),
@@ -132,7 +135,12 @@ fn periodic_pass(c: &mut Criterion) {
             for (shape, steady) in [("steady", true), ("pull", false)] {
                 let view = loaded_view(&topo, steady);
                 let mut st = CpuBalanceState::new(&topo, CpuId(0));
-                let out = policy.balance(&view, CpuId(0), &mut st, &mut Rng::new(1));
+                let out = policy.balance_side().unwrap().balance(
+                    &view,
+                    CpuId(0),
+                    &mut st,
+                    &mut Rng::new(1),
+                );
                 eprintln!(
                     "{name}/{shape}/{n}: {} attempts (levels {:?}), {} migrations, {} CPUs scanned",
                     out.attempts.len(),
@@ -143,7 +151,14 @@ fn periodic_pass(c: &mut Criterion) {
                 g.bench_function(BenchmarkId::new(format!("{name}/{shape}"), n), |b| {
                     b.iter_batched(
                         || (CpuBalanceState::new(&topo, CpuId(0)), Rng::new(1)),
-                        |(mut st, mut rng)| policy.balance(&view, CpuId(0), &mut st, &mut rng),
+                        |(mut st, mut rng)| {
+                            policy.balance_side().unwrap().balance(
+                                &view,
+                                CpuId(0),
+                                &mut st,
+                                &mut rng,
+                            )
+                        },
                         BatchSize::SmallInput,
                     )
                 });

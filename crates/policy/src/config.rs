@@ -6,62 +6,74 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::filters::{ConservativeFilter, ZoneMode};
+use crate::policies::PolicyEntry;
 use crate::policy::Policy;
 
-/// The policies, by name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PolicyName {
-    /// Linux's CFS balancer over sched domains (the baseline).
-    Linux,
-    /// Conservative, hard zone: nothing beyond level S.
-    ConservativeHard,
-    /// Conservative, soft zone: beyond S only from victims above 150% of the thief's load.
-    ConservativeSoft,
-    /// Chiang & Su's thread-aware selection for inter-node moves.
-    ThreadAware,
-    /// Pilla et al.'s Charm++ NUMALB cost function.
-    Numalb,
-    /// Sharma & Agrawal's average-weight balancing.
-    AverageWeight,
-    /// Plain random work stealing over every CPU, as rayon does.
-    Unrestricted,
-}
+/// A policy's name: a row of the [catalogue](crate::catalogue). Parsing checks the name
+/// against the catalogue, so a `PolicyName` always builds.
+///
+/// ```
+/// use zonal_policy::PolicyName;
+/// let n: PolicyName = "numalb".parse()?;
+/// assert_eq!(n, PolicyName::NUMALB);
+/// assert_eq!(n.as_str(), "numalb");
+/// assert!("nope".parse::<PolicyName>().is_err());
+/// # Ok::<(), zonal_policy::PolicyError>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PolicyName(u8);
 
 impl PolicyName {
-    /// Every policy.
-    pub const ALL: [PolicyName; 7] = [
-        PolicyName::Linux,
-        PolicyName::ConservativeHard,
-        PolicyName::ConservativeSoft,
-        PolicyName::ThreadAware,
-        PolicyName::Numalb,
-        PolicyName::AverageWeight,
-        PolicyName::Unrestricted,
-    ];
+    /// The name of the catalogue's `index`-th row (for the catalogue's named constants).
+    pub(crate) const fn from_catalogue(index: u8) -> Self {
+        assert!((index as usize) < crate::policies::CATALOGUE.len());
+        Self(index)
+    }
+
+    /// Every policy, in catalogue order.
+    pub fn all() -> impl ExactSizeIterator<Item = PolicyName> + Clone {
+        (0..crate::policies::CATALOGUE.len()).map(|i| PolicyName(i as u8))
+    }
+
+    /// The policy's catalogue row.
+    #[must_use]
+    pub fn entry(self) -> &'static PolicyEntry {
+        &crate::policies::CATALOGUE[usize::from(self.0)]
+    }
 
     /// The name as written in configs and CLIs.
     #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            PolicyName::Linux => "linux",
-            PolicyName::ConservativeHard => "conservative-hard",
-            PolicyName::ConservativeSoft => "conservative-soft",
-            PolicyName::ThreadAware => "thread-aware",
-            PolicyName::Numalb => "numalb",
-            PolicyName::AverageWeight => "average-weight",
-            PolicyName::Unrestricted => "unrestricted",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.entry().name
     }
 
     /// The valid names, comma-separated (for error messages).
     #[must_use]
     pub fn valid_names() -> String {
-        Self::ALL
-            .iter()
+        Self::all()
             .map(|n| n.as_str())
             .collect::<Vec<_>>()
             .join(", ")
+    }
+
+    /// One line per policy — `name  summary (sides)` — for `--help` texts.
+    #[must_use]
+    pub fn help_lines() -> String {
+        let width = Self::all().map(|n| n.as_str().len()).max().unwrap_or(0);
+        Self::all()
+            .map(|n| {
+                let e = n.entry();
+                format!("{:width$}  {} ({})", e.name, e.summary, e.sides)
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+impl fmt::Debug for PolicyName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PolicyName({:?})", self.as_str())
     }
 }
 
@@ -75,8 +87,7 @@ impl FromStr for PolicyName {
     type Err = PolicyError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
+        Self::all()
             .find(|n| n.as_str() == s)
             .ok_or_else(|| PolicyError::UnknownPolicy {
                 name: s.to_owned(),
@@ -85,9 +96,23 @@ impl FromStr for PolicyName {
     }
 }
 
-/// How the origin-distance check treats tasks (DESIGN.md).
+impl Serialize for PolicyName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for PolicyName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// How the origin-distance check treats tasks (docs/DESIGN.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum OriginRule {
     /// A task never moves farther from its origin than it already is (the default).
     #[default]
@@ -211,11 +236,36 @@ impl PolicyConfig {
         Ok(serde_json::from_str(text)?)
     }
 
-    /// Builds the policy.
+    /// Builds the policy (its [catalogue](crate::catalogue) row's constructor).
     ///
     /// # Errors
     /// [`PolicyError::BadValue`] for out-of-range parameters.
     pub fn build(&self) -> Result<Arc<dyn Policy>, PolicyError> {
-        crate::registry::build(self)
+        crate::policies::build(self)
+    }
+
+    /// The conservative filter with this config's origin rule and age limit.
+    pub(crate) fn filter(&self, zone: ZoneMode) -> ConservativeFilter {
+        ConservativeFilter {
+            zone,
+            origin: self.origin,
+            age_limit: self.age_limit.unwrap_or(crate::DEFAULT_AGE_LIMIT),
+        }
+    }
+
+    /// The hard conservative filter when `conservative_filters = true`.
+    pub(crate) fn composed_filter(&self) -> Option<ConservativeFilter> {
+        (self.conservative_filters == Some(true)).then(|| self.filter(ZoneMode::Hard))
+    }
+
+    /// The built policy's name: the catalogue name, `+conservative` when the filters are
+    /// composed with a policy that is not conservative itself.
+    pub(crate) fn display_name(&self) -> String {
+        match (self.name.entry().filters, self.conservative_filters) {
+            (crate::policies::Filters::Optional, Some(true)) => {
+                format!("{}+conservative", self.name)
+            }
+            _ => self.name.to_string(),
+        }
     }
 }

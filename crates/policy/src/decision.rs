@@ -11,6 +11,7 @@ use crate::view::TaskId;
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Refusal {
     /// The victim lies beyond the load-balancing zone (hard policy).
     Zone,
@@ -86,6 +87,7 @@ impl fmt::Display for Refusal {
 /// Whether a task may move from one CPU to another.
 #[must_use]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Eligibility {
     /// The move is allowed.
     Allowed,
@@ -105,6 +107,7 @@ impl Eligibility {
 /// Whether an idle thief should look at a victim at all.
 #[must_use]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum VictimDecision {
     /// Try to steal from it.
     Examine,
@@ -116,6 +119,7 @@ pub enum VictimDecision {
 
 /// The kind of move being asked about (Linux treats them differently).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum MoveKind {
     /// An idle worker stealing (runtime) or a CPU going idle pulling (new-idle balance).
     Steal,
@@ -163,6 +167,7 @@ pub struct Migration {
 /// How one balancing attempt (one CPU, one level) ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum AttemptOutcome {
     /// Tasks were chosen for migration.
     Moved,
@@ -190,6 +195,22 @@ pub struct Attempt {
 }
 
 impl Attempt {
+    /// An attempt of a centralised pass that scans every CPU, booked at the top level.
+    pub fn whole_machine(
+        topo: &zonal_topology::Topology,
+        cpu: CpuId,
+        outcome: AttemptOutcome,
+        moved: u32,
+    ) -> Self {
+        Self {
+            cpu,
+            level: Level(topo.mal_count().saturating_sub(1) as u8),
+            cpus_scanned: topo.cpu_count() as u32,
+            outcome,
+            moved,
+        }
+    }
+
     /// Whether the attempt found an imbalance and moved something.
     #[must_use]
     pub fn succeeded(&self) -> bool {

@@ -6,18 +6,25 @@
 //!
 //! ## Map
 //! - [`MachineView`], [`TaskMeta`], [`CpuLoad`]: what a policy may read.
-//! - [`Policy`]: the steal path ([`Policy::victim`], [`Policy::eligibility`]), the periodic
-//!   and new-idle passes, and placement.
+//! - [`Policy`]: a name and its sides. The [`StealSide`] answers an idle thief (victim
+//!   decision, per-task eligibility with a typed [`Refusal`], the [`Ageing`] rule, cached
+//!   [`FreshSteal`] answers); the [`BalanceSide`] runs periodic and new-idle passes over a
+//!   load snapshot and places new tasks. The interval back-off of every pass is
+//!   [`LevelState::record`].
+//! - [`StealWalker`]: the steal walk itself — which victims a thief tries, in which order,
+//!   and whether each task may move — over any driver's queues ([`VictimQueues`]). The
+//!   runtime's workers and the simulator's work-stealing mode both run it.
 //! - Results: [`Eligibility`], [`VictimDecision`], [`BalanceOutcome`], [`Placement`], with
 //!   refusals carrying a [`Refusal`] reason.
-//! - [`PolicyConfig`]: choose a policy by name and parameters (TOML/JSON); `build()` gives
-//!   an `Arc<dyn Policy>`.
+//! - [`catalogue`]: every policy, one row each (name, summary, sides, constructor);
+//!   [`PolicyConfig`] chooses one by name and parameters (TOML/JSON), and `build()` gives an
+//!   `Arc<dyn Policy>`.
 //! - [`ConservativeFilter`]: the conservative rules (zone, origin, ageing) as a filter that
 //!   composes with any selection rule.
 //! - [`SnapshotView`]: an owned view for tests, benches and simple callers.
 //!
 //! ## Policies (by config name)
-//! - `linux`: the sched-domain walk of reference/linux-lb.md (module `linux`).
+//! - `linux`: the sched-domain walk of docs/reference/linux-lb.md (module `policies::linux`).
 //! - `conservative-hard` / `conservative-soft`: the same walk behind [`ConservativeFilter`].
 //! - `thread-aware`: Chiang & Su's order for inter-node moves.
 //! - `numalb`: Pilla et al.'s greedy NUMA cost.
@@ -35,45 +42,47 @@
 //! }
 //! view.set_now(1_000_000);
 //! let mut state = CpuBalanceState::new(&topo, CpuId(1));
-//! let out = policy.balance(&view, CpuId(1), &mut state, &mut Rng::new(1));
+//! let balancer = policy.balance_side().expect("conservative-hard balances");
+//! let out = balancer.balance(&view, CpuId(1), &mut state, &mut Rng::new(1));
 //! assert!(!out.migrations.is_empty());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod average_weight;
+mod ageing;
 mod config;
 mod decision;
 mod filters;
-mod linux;
-mod no_policy;
-mod numalb;
+mod policies;
 mod policy;
-mod registry;
 mod rng;
 mod rules;
 mod snapshot;
 mod state;
-mod thread_aware;
-mod unrestricted;
 mod view;
+mod walker;
 mod weight;
 
 #[cfg(test)]
 mod testing;
 
+pub use ageing::{Ageing, DEFAULT_AGE_LIMIT};
 pub use config::{OriginRule, PolicyConfig, PolicyError, PolicyName};
 pub use decision::{
     Attempt, AttemptOutcome, BalanceOutcome, Eligibility, Migration, MoveContext, MoveKind,
     Placement, Refusal, RefusalCounts, VictimDecision,
 };
-pub use filters::{ConservativeFilter, ZoneMode, DEFAULT_AGE_LIMIT, SOFT_VICTIM_PCT};
-pub use linux::{BUSY_FACTOR, DEFAULT_NUMA_IMBALANCE_PCT, LOCAL_IMBALANCE_PCT, RECLAIM_DISTANCE};
-pub use no_policy::NoPolicy;
-pub use numalb::DEFAULT_ALPHA as DEFAULT_NUMALB_ALPHA;
-pub use policy::{FreshSteal, Policy};
+pub use filters::{ConservativeFilter, ZoneMode, SOFT_VICTIM_PCT};
+pub use policies::linux::{
+    BUSY_FACTOR, DEFAULT_NUMA_IMBALANCE_PCT, LOCAL_IMBALANCE_PCT, RECLAIM_DISTANCE,
+};
+pub use policies::no_policy::NoPolicy;
+pub use policies::numalb::DEFAULT_ALPHA as DEFAULT_NUMALB_ALPHA;
+pub use policies::{catalogue, Constructor, Filters, PolicyEntry, CATALOGUE};
+pub use policy::{BalanceSide, FreshSteal, Policy, Sides, StealSide};
 pub use rng::Rng;
 pub use rules::{cache_nice_tries, MIGRATION_COST_US};
 pub use snapshot::SnapshotView;
 pub use state::{CpuBalanceState, LevelState, NEVER_DUE_US};
 pub use view::{CommCounts, CpuLoad, GroupId, MachineView, NodeLoad, TaskId, TaskMeta};
+pub use walker::{Probe, Source, StealWalker, Stolen, VictimQueues, WalkSlot, AWAY_EXAMINE};
 pub use weight::{nice_to_weight, NICE_0_WEIGHT};

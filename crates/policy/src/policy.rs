@@ -1,24 +1,39 @@
-//! The one interface every balancing policy implements.
+//! The interface every balancing policy implements, split by what drives it.
+//!
+//! A policy is a name and up to two *sides*:
+//!
+//! - the **steal side** ([`StealSide`]), asked by an idle worker that looks for work: the
+//!   victim decision, per-task eligibility with a typed refusal reason, and the ageing rule.
+//!   Every policy has one. Drivers do not walk victims themselves: the
+//!   [`StealWalker`](crate::StealWalker) runs the steal side for a thief, in the runtime's
+//!   workers and in the simulator's work-stealing mode alike;
+//! - the **balance side** ([`BalanceSide`]), asked by a balancer that looks at the whole
+//!   machine: the periodic pass over a load snapshot that returns migrations, new-idle
+//!   balancing, and placement at spawn. Steal-only policies have none
+//!   ([`Policy::balance_side`] is `None`).
 //!
 //! # How a decision is asked for
 //!
-//! - **Steal path** (runtime workers, simulator new-idle pulls): the thief walks its
-//!   [`Topology::victims`] order and asks [`Policy::victim`] for each victim
+//! - **Steal path** (runtime workers, the simulator's work-stealing mode): the thief walks
+//!   its [`Topology::victims`] order and asks [`StealSide::victim`] for each victim
 //!   (`Examine`, `Skip(reason)` or `Stop(reason)`: past the hard zone nothing farther can be
-//!   taken, so the walk ends). For each candidate task it asks [`Policy::eligibility`]. Both
+//!   taken, so the walk ends). For each candidate task it asks [`StealSide::eligibility`]. Both
 //!   read only the topology, the task's metadata and two loads: they are the hot path and
 //!   must not allocate.
-//! - **Periodic pass** ([`Policy::balance`]): called for one CPU at the caller's tick; the
+//! - **Periodic pass** ([`BalanceSide::balance`]): called for one CPU at the caller's tick; the
 //!   policy decides which levels are due (from [`CpuBalanceState`]), finds the busiest group
 //!   and CPU, filters tasks, and returns the migrations plus one [`Attempt`](crate::Attempt)
-//!   per level examined.
-//! - **New-idle pass** ([`Policy::idle_balance`]): a CPU about to idle pulls, bottom-up,
+//!   per level examined. Its interval back-off is [`LevelState::record`](crate::LevelState::record),
+//!   shared by every policy.
+//! - **New-idle pass** ([`BalanceSide::idle_balance`]): a CPU about to idle pulls, bottom-up,
 //!   ignoring intervals, and stops at the first level that yields a task.
-//! - **Placement** ([`Policy::place`]): fork/exec balancing of a new task.
-//! - **Decisions known in advance** ([`Policy::static_fresh_steal`]): for a (thief, victim)
+//! - **Placement** ([`BalanceSide::place`]): fork/exec balancing of a new task.
+//! - **Ageing** ([`StealSide::ageing`]): the one [`Ageing`] rule of the policy, which the
+//!   runtime and simulator ask instead of guessing from refusals.
+//! - **Decisions known in advance** ([`StealSide::static_fresh_steal`]): for a (thief, victim)
 //!   pair whose steal-path answer for *fresh tasks at home* depends on the two CPUs alone, a
 //!   policy may say so once, and a caller may cache the answer instead of asking
-//!   [`Policy::victim`] and [`Policy::eligibility`] on every steal (see [`FreshSteal`]).
+//!   [`StealSide::victim`] and [`StealSide::eligibility`] on every steal (see [`FreshSteal`]).
 //!
 //! Policies are deterministic: the same view, state and RNG seed give the same decisions.
 
@@ -26,6 +41,7 @@ use std::fmt;
 
 use zonal_topology::{CpuId, Topology, Victim};
 
+use crate::ageing::Ageing;
 use crate::decision::{BalanceOutcome, Eligibility, MoveContext, Placement, VictimDecision};
 use crate::rng::Rng;
 use crate::state::CpuBalanceState;
@@ -36,11 +52,74 @@ mod fresh;
 pub use fresh::FreshSteal;
 pub(crate) use fresh::{derive_fresh_steal, fresh_steal_of_balancer};
 
-/// A balancing policy. Object-safe: the runtime and simulator hold `Arc<dyn Policy>`.
+/// A balancing policy: a name and the sides it has. Object-safe: the runtime and simulator
+/// hold `Arc<dyn Policy>`.
+///
+/// ```
+/// use zonal_policy::{PolicyConfig, Sides};
+/// let p = PolicyConfig::named("conservative-hard")?.build()?;
+/// assert_eq!(p.name(), "conservative-hard");
+/// assert_eq!(p.sides(), Sides::BOTH);
+/// assert!(p.balance_side().is_some());
+/// # Ok::<(), zonal_policy::PolicyError>(())
+/// ```
 pub trait Policy: Send + Sync + fmt::Debug {
     /// The policy's configured name (`linux`, `conservative-hard`, …).
     fn name(&self) -> &str;
 
+    /// The steal side: what an idle worker may take, and from whom.
+    fn steal_side(&self) -> &dyn StealSide;
+
+    /// The balance side, if the policy balances at all (`None` for steal-only policies).
+    fn balance_side(&self) -> Option<&dyn BalanceSide> {
+        None
+    }
+
+    /// Which sides the policy has.
+    fn sides(&self) -> Sides {
+        if self.balance_side().is_some() {
+            Sides::BOTH
+        } else {
+            Sides::STEAL
+        }
+    }
+}
+
+/// Which sides a policy has (catalogue rows and [`Policy::sides`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Sides {
+    /// It answers steal-path questions (every policy does).
+    pub steal: bool,
+    /// It balances periodically, at new-idle time, and places new tasks.
+    pub balance: bool,
+}
+
+impl Sides {
+    /// A steal-only policy.
+    pub const STEAL: Sides = Sides {
+        steal: true,
+        balance: false,
+    };
+    /// A policy with both sides.
+    pub const BOTH: Sides = Sides {
+        steal: true,
+        balance: true,
+    };
+}
+
+impl fmt::Display for Sides {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.balance {
+            "steal + balance"
+        } else {
+            "steal"
+        })
+    }
+}
+
+/// The steal side of a policy: the hot path of a work-stealing pool. Every answer reads only
+/// the topology, the task's metadata and two loads; none allocates.
+pub trait StealSide: Send + Sync + fmt::Debug {
     /// Whether an idle `thief` should look at `victim`. `thief_load` and `victim_load` are
     /// the two CPUs' queue lengths (or weighted loads; the same unit for both).
     fn victim(
@@ -61,50 +140,11 @@ pub trait Policy: Send + Sync + fmt::Debug {
         ctx: MoveContext,
     ) -> Eligibility;
 
-    /// One periodic balancing pass for `cpu` at `view.now_us()`.
-    ///
-    /// The default does nothing: a steal-only policy (plain work stealing) need not balance.
-    fn balance(
-        &self,
-        view: &dyn MachineView,
-        cpu: CpuId,
-        state: &mut CpuBalanceState,
-        rng: &mut Rng,
-    ) -> BalanceOutcome {
-        let _ = (view, cpu, state, rng);
-        BalanceOutcome::default()
-    }
-
-    /// New-idle balancing for `cpu`, which has nothing to run.
-    ///
-    /// The default does nothing (a steal-only policy's idle CPUs steal instead).
-    fn idle_balance(
-        &self,
-        view: &dyn MachineView,
-        cpu: CpuId,
-        state: &mut CpuBalanceState,
-        rng: &mut Rng,
-    ) -> BalanceOutcome {
-        let _ = (view, cpu, state, rng);
-        BalanceOutcome::default()
-    }
-
-    /// Where a new task, spawned from `parent`, should start.
-    ///
-    /// The default starts it on the parent's CPU, as a work-stealing pool pushes a spawned
-    /// task onto the spawning worker's own deque.
-    fn place(
-        &self,
-        view: &dyn MachineView,
-        parent: CpuId,
-        task: &TaskMeta,
-        rng: &mut Rng,
-    ) -> Placement {
-        let _ = (view, task, rng);
-        Placement {
-            cpu: parent,
-            level: zonal_topology::Level::LOCAL,
-        }
+    /// The policy's ageing rule. [`StealSide::eligibility`] refuses every move of an aged
+    /// task with [`Refusal::Aged`](crate::Refusal::Aged) (the laws check it); drivers ask
+    /// this to keep aged tasks out of stealable queues. The default never ages.
+    fn ageing(&self) -> Ageing {
+        Ageing::Never
     }
 
     /// The steal-path answer for *fresh tasks at home* on `victim.cpu`, taken by `thief`,
@@ -122,9 +162,9 @@ pub trait Policy: Send + Sync + fmt::Debug {
     ///   thief, ctx)` equals [`answer.fresh_eligibility()`](FreshSteal::fresh_eligibility).
     ///
     /// `None` (the default) promises nothing: ask every time. A caller that caches the
-    /// answer must still ask [`eligibility`](Policy::eligibility) for every task that is not
+    /// answer must still ask [`eligibility`](StealSide::eligibility) for every task that is not
     /// fresh at home (migrated, away from its origin, another weight or group, …), and ask
-    /// [`victim`](Policy::victim) for pairs answered `None`. The property test
+    /// [`victim`](StealSide::victim) for pairs answered `None`. The property test
     /// `tests/static_steal.rs` checks the promise for every built-in policy.
     ///
     /// ```
@@ -134,11 +174,11 @@ pub trait Policy: Send + Sync + fmt::Debug {
     /// let p = PolicyConfig::named("conservative-hard")?.build()?;
     /// let vs = topo.victims(CpuId(0));
     /// // The nearest victim (same node) may always give up a fresh task…
-    /// assert_eq!(p.static_fresh_steal(&topo, CpuId(0), &vs[0]), Some(FreshSteal::Allowed));
+    /// assert_eq!(p.steal_side().static_fresh_steal(&topo, CpuId(0), &vs[0]), Some(FreshSteal::Allowed));
     /// // …and the farthest lies beyond the hard zone: the walk stops there.
     /// let last = vs.last().unwrap();
     /// assert_eq!(
-    ///     p.static_fresh_steal(&topo, CpuId(0), last),
+    ///     p.steal_side().static_fresh_steal(&topo, CpuId(0), last),
     ///     Some(FreshSteal::Stop(Refusal::Zone))
     /// );
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -152,4 +192,35 @@ pub trait Policy: Send + Sync + fmt::Debug {
         let _ = (topo, thief, victim);
         None
     }
+}
+
+/// The balance side of a policy: decisions over the whole machine's load, at the driver's
+/// tick (the simulator's, or the runtime's control plane).
+pub trait BalanceSide: Send + Sync + fmt::Debug {
+    /// One periodic balancing pass for `cpu` at `view.now_us()`.
+    fn balance(
+        &self,
+        view: &dyn MachineView,
+        cpu: CpuId,
+        state: &mut CpuBalanceState,
+        rng: &mut Rng,
+    ) -> BalanceOutcome;
+
+    /// New-idle balancing for `cpu`, which has nothing to run.
+    fn idle_balance(
+        &self,
+        view: &dyn MachineView,
+        cpu: CpuId,
+        state: &mut CpuBalanceState,
+        rng: &mut Rng,
+    ) -> BalanceOutcome;
+
+    /// Where a new task, spawned from `parent`, should start.
+    fn place(
+        &self,
+        view: &dyn MachineView,
+        parent: CpuId,
+        task: &TaskMeta,
+        rng: &mut Rng,
+    ) -> Placement;
 }

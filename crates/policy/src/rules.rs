@@ -43,6 +43,12 @@ pub(crate) struct MoveRules {
 }
 
 impl MoveRules {
+    /// The ageing rule: the filter's when composed, else none.
+    #[inline]
+    pub(crate) fn ageing(&self) -> crate::Ageing {
+        self.filter.map_or(crate::Ageing::Never, |f| f.ageing())
+    }
+
     /// Whether `task` may move to `to`.
     #[inline]
     pub(crate) fn eligibility(

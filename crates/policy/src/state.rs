@@ -4,6 +4,8 @@
 
 use zonal_topology::{CpuId, Topology};
 
+use crate::decision::AttemptOutcome;
+
 /// `next_due_us` of a level the policy never balances at: so far ahead (2^63 µs, about
 /// 292,000 years) that it never comes, yet half of `u64::MAX`, so that callers may add an
 /// interval or round it up to a tick without overflowing.
@@ -48,6 +50,48 @@ impl LevelState {
         let factor = if busy { crate::BUSY_FACTOR } else { 1 };
         let last = self.next_due_us.saturating_sub(self.interval_us);
         last.saturating_add(self.interval_us.saturating_mul(factor))
+    }
+}
+
+impl LevelState {
+    /// Books one attempt at this level at `now` — the interval back-off every policy shares
+    /// (Linux's `sched_balance_rq` and `sched_balance_domains`):
+    ///
+    /// | outcome | `nr_balance_failed` | interval |
+    /// |---|---|---|
+    /// | [`Moved`](AttemptOutcome::Moved) | 0 | the minimum |
+    /// | [`AllRefused`](AttemptOutcome::AllRefused), [`NothingToMove`](AttemptOutcome::NothingToMove) (an imbalance, nothing moved) | + 1 | the minimum |
+    /// | [`Balanced`](AttemptOutcome::Balanced) | 0 | doubled, up to the maximum |
+    ///
+    /// and the level is next due one interval from `now`.
+    ///
+    /// ```
+    /// # use zonal_policy::{AttemptOutcome, CpuBalanceState};
+    /// # use zonal_topology::{presets, CpuId};
+    /// let topo = presets::preset("s1")?;
+    /// let mut l = CpuBalanceState::new(&topo, CpuId(0)).levels[0];
+    /// l.record(AttemptOutcome::Balanced, 10_000);
+    /// assert_eq!((l.interval_us, l.next_due_us), (4_000, 14_000));
+    /// l.record(AttemptOutcome::AllRefused, 20_000);
+    /// assert_eq!((l.interval_us, l.nr_balance_failed), (2_000, 1));
+    /// # Ok::<(), zonal_topology::TopologyError>(())
+    /// ```
+    pub fn record(&mut self, outcome: AttemptOutcome, now_us: u64) {
+        match outcome {
+            AttemptOutcome::Moved => {
+                self.nr_balance_failed = 0;
+                self.interval_us = self.min_interval_us;
+            }
+            AttemptOutcome::AllRefused | AttemptOutcome::NothingToMove => {
+                self.nr_balance_failed = self.nr_balance_failed.saturating_add(1);
+                self.interval_us = self.min_interval_us;
+            }
+            AttemptOutcome::Balanced => {
+                self.nr_balance_failed = 0;
+                self.interval_us = (self.interval_us * 2).min(self.max_interval_us);
+            }
+        }
+        self.next_due_us = now_us.saturating_add(self.interval_us);
     }
 }
 

@@ -90,8 +90,11 @@ fn decide(p: &dyn Policy, v: &SnapshotView, cpu: CpuId, seed: u64) -> [BalanceOu
     let topo = v.topology();
     let mut st = CpuBalanceState::new(topo, cpu);
     let mut rng = Rng::new(seed);
-    let a = p.balance(v, cpu, &mut st, &mut rng);
-    let b = p.idle_balance(v, cpu, &mut st, &mut rng);
+    let a = p.balance_side().unwrap().balance(v, cpu, &mut st, &mut rng);
+    let b = p
+        .balance_side()
+        .unwrap()
+        .idle_balance(v, cpu, &mut st, &mut rng);
     [a, b]
 }
 
@@ -136,7 +139,7 @@ fn check_laws(cfg: &PolicyConfig, v: &SnapshotView, cpu: CpuId, seed: u64) {
                 }
             }
         }
-        if cfg.name == PolicyName::Linux {
+        if cfg.name == PolicyName::LINUX {
             for r in [
                 Refusal::Zone,
                 Refusal::SoftThreshold,
@@ -158,7 +161,7 @@ fn check_steal_path(cfg: &PolicyConfig, v: &SnapshotView, thief: CpuId) {
         assert_ne!(victim.cpu, thief);
         let vl = v.cpu_load(victim.cpu).weighted_load;
         let tl = v.cpu_load(thief).weighted_load;
-        let d = p.victim(topo, thief, victim, tl, vl);
+        let d = p.steal_side().victim(topo, thief, victim, tl, vl);
         let beyond = victim.level.index() >= topo.zone_depth();
         if is_hard(cfg) && beyond {
             assert_eq!(d, VictimDecision::Stop(Refusal::Zone));
@@ -167,9 +170,9 @@ fn check_steal_path(cfg: &PolicyConfig, v: &SnapshotView, thief: CpuId) {
             assert_eq!(d, VictimDecision::Examine);
         }
         for t in v.tasks(victim.cpu) {
-            let e = p.eligibility(topo, t, thief, ctx);
+            let e = p.steal_side().eligibility(topo, t, thief, ctx);
             if let Eligibility::Refused(r) = e {
-                if cfg.name == PolicyName::Linux || cfg.name == PolicyName::Unrestricted {
+                if cfg.name == PolicyName::LINUX || cfg.name == PolicyName::UNRESTRICTED {
                     assert!(
                         !matches!(
                             r,
@@ -208,7 +211,7 @@ proptest! {
         let cpu = CpuId::new(cpu % topo.cpu_count());
         for cfg in configs() {
             check_laws(&cfg, &v, cpu, seed);
-            if cfg.name == PolicyName::Numalb {
+            if cfg.name == PolicyName::NUMALB {
                 // NUMALB's step runs on the root CPU.
                 check_laws(&cfg, &v, CpuId(0), seed);
             }
@@ -240,8 +243,8 @@ proptest! {
         let t = TaskMeta::new(TaskId(u64::MAX), topo.node_of(parent), parent);
         for cfg in configs() {
             let p = cfg.build().unwrap();
-            let a = p.place(&v, parent, &t, &mut Rng::new(seed));
-            let b = p.place(&v, parent, &t, &mut Rng::new(seed));
+            let a = p.balance_side().unwrap().place(&v, parent, &t, &mut Rng::new(seed));
+            let b = p.balance_side().unwrap().place(&v, parent, &t, &mut Rng::new(seed));
             prop_assert_eq!(a, b);
             prop_assert!(a.cpu.index() < topo.cpu_count());
             prop_assert_eq!(a.level, topo.level_between(parent, a.cpu));

@@ -19,7 +19,7 @@ use zonal_policy::{
 use zonal_topology::{presets, CpuId, Topology};
 
 fn is_soft(cfg: &PolicyConfig) -> bool {
-    cfg.name == PolicyName::ConservativeSoft
+    cfg.name == PolicyName::CONSERVATIVE_SOFT
 }
 
 /// Loads with the edge cases weighted in.
@@ -51,7 +51,7 @@ fn check(
     for victim in topo.victims(thief) {
         let name = p.name();
         let beyond = victim.level.index() >= topo.zone_depth();
-        let Some(s) = p.static_fresh_steal(topo, thief, victim) else {
+        let Some(s) = p.steal_side().static_fresh_steal(topo, thief, victim) else {
             assert!(
                 is_soft(cfg) && beyond,
                 "{name}: no static answer for {thief:?} <- {victim:?}"
@@ -67,7 +67,7 @@ fn check(
         }
         for &(tl, vl) in loads {
             assert_eq!(
-                p.victim(topo, thief, victim, tl, vl),
+                p.steal_side().victim(topo, thief, victim, tl, vl),
                 s.victim_decision(),
                 "{name}: {thief:?} <- {victim:?}, loads {tl}/{vl}"
             );
@@ -77,7 +77,7 @@ fn check(
             task.id = TaskId(id);
             for &ctx in ctxs {
                 assert_eq!(
-                    Some(p.eligibility(topo, &task, thief, ctx)),
+                    Some(p.steal_side().eligibility(topo, &task, thief, ctx)),
                     s.fresh_eligibility(),
                     "{name}: {thief:?} <- {victim:?}, {ctx:?}"
                 );
@@ -117,7 +117,7 @@ fn same_node_fresh_steals_are_allowed_everywhere() {
                 for v in topo.victims(thief) {
                     if topo.node_of(v.cpu) == topo.node_of(thief) {
                         assert_eq!(
-                            p.static_fresh_steal(&topo, thief, v),
+                            p.steal_side().static_fresh_steal(&topo, thief, v),
                             Some(FreshSteal::Allowed),
                             "{} on {preset}",
                             p.name()

@@ -34,7 +34,6 @@ fn main() -> Result<(), SimError> {
     let sim = SimConfig {
         seed: 1,
         cost,
-        age_limit: zonal_sim::experiment::effective_age_limit(&cfg),
         ..SimConfig::default()
     };
     let r = zonal_sim::simulate(&topo, pol.as_ref(), &w, &sim);

@@ -214,10 +214,9 @@ fn policies(args: &Args) -> Result<Vec<String>, Usage> {
             .split(',')
             .map(|p| policy_config(p.trim(), args).map(|c| c.name.to_string()))
             .collect(),
-        None => Ok(PolicyName::ALL
-            .iter()
-            .filter(|n| PolicyConfig::new(**n).build().is_ok())
-            .map(ToString::to_string)
+        None => Ok(PolicyName::all()
+            .filter(|n| PolicyConfig::new(*n).build().is_ok())
+            .map(|n| n.to_string())
             .collect()),
     }
 }

@@ -39,9 +39,10 @@
 //! longer on `from` is counted as stale and skipped.
 
 use zonal_policy::{
-    AttemptOutcome, BalanceOutcome, CpuBalanceState, Migration, Policy, Rng, TaskId, TaskMeta,
+    Ageing, AttemptOutcome, BalanceOutcome, BalanceSide, CpuBalanceState, Migration, Placement,
+    Policy, Rng, TaskId, TaskMeta,
 };
-use zonal_topology::{CpuId, Topology};
+use zonal_topology::{CpuId, Level, Topology};
 
 use crate::cost::CostModel;
 use crate::machine::{MachineState, Segment};
@@ -54,7 +55,7 @@ use crate::workload::Workload;
 ///
 /// ```
 /// let cfg = zonal_sim::SimConfig { seed: 7, ..Default::default() };
-/// assert!(cfg.age_limit.is_none());
+/// assert!(!cfg.trace);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimConfig {
@@ -62,9 +63,6 @@ pub struct SimConfig {
     pub seed: u64,
     /// The cost model.
     pub cost: CostModel,
-    /// Migrations after which a task counts as aged (its pages may follow it); `None` for
-    /// policies without ageing. Must match the policy's own limit.
-    pub age_limit: Option<u32>,
     /// Collect the per-process trace and the migration log.
     pub trace: bool,
     /// Stop at this simulated time, µs, even if processes remain.
@@ -92,7 +90,6 @@ impl Default for SimConfig {
         Self {
             seed: 0,
             cost: CostModel::default(),
-            age_limit: None,
             trace: false,
             time_limit_us: 3_600_000_000,
             origin_at: OriginAt::Parent,
@@ -153,10 +150,13 @@ pub fn simulate(
 
 struct Engine<'a> {
     m: MachineState<'a>,
-    policy: &'a dyn Policy,
+    /// The policy's balance side; `None` for a steal-only policy, which the process model
+    /// runs without balancing (new processes start on their parent's CPU).
+    balancer: Option<&'a dyn BalanceSide>,
     wl: &'a Workload,
     cost: CostModel,
-    age_limit: Option<u32>,
+    /// The policy's ageing rule: an aged process's pages may follow it.
+    ageing: Ageing,
     time_limit_us: u64,
     origin_at: OriginAt,
     procs: Vec<Proc>,
@@ -217,10 +217,10 @@ impl<'a> Engine<'a> {
         };
         Self {
             m: MachineState::new(topo),
-            policy,
+            balancer: policy.balance_side(),
             wl,
             cost: cfg.cost,
-            age_limit: cfg.age_limit,
+            ageing: policy.steal_side().ageing(),
             time_limit_us: cfg.time_limit_us,
             origin_at: cfg.origin_at,
             procs,
@@ -273,7 +273,13 @@ impl<'a> Engine<'a> {
         let topo = self.m.topo;
         let parent = CpuId(self.wl.procs[p].parent_cpu);
         let mut meta = TaskMeta::new(TaskId(p as u64), topo.node_of(parent), parent);
-        let placed = self.policy.place(&self.m, parent, &meta, &mut self.rng);
+        let placed = match self.balancer {
+            Some(b) => b.place(&self.m, parent, &meta, &mut self.rng),
+            None => Placement {
+                cpu: parent,
+                level: Level::LOCAL,
+            },
+        };
         let cpu = if placed.cpu.index() < topo.cpu_count() {
             placed.cpu
         } else {
@@ -342,13 +348,9 @@ impl<'a> Engine<'a> {
             pr.since_us = now;
         }
         self.m.touch(c);
-        if self.m.cpus[c].rq.is_empty() {
-            let out = self.policy.idle_balance(
-                &self.m,
-                CpuId::new(c),
-                &mut self.states[c],
-                &mut self.rng,
-            );
+        if let (true, Some(balancer)) = (self.m.cpus[c].rq.is_empty(), self.balancer) {
+            let out =
+                balancer.idle_balance(&self.m, CpuId::new(c), &mut self.states[c], &mut self.rng);
             self.apply(out, true);
         }
         self.dispatch(c);
@@ -394,9 +396,10 @@ impl<'a> Engine<'a> {
     }
 
     fn tick(&mut self, c: usize) {
-        let out = self
-            .policy
-            .balance(&self.m, CpuId::new(c), &mut self.states[c], &mut self.rng);
+        let out = match self.balancer {
+            Some(b) => b.balance(&self.m, CpuId::new(c), &mut self.states[c], &mut self.rng),
+            None => BalanceOutcome::default(),
+        };
         self.apply(out, false);
         let tick = self.cost.tick_us.max(1);
         let now = self.m.now_us;
@@ -590,15 +593,13 @@ impl<'a> Engine<'a> {
             .is_some_and(|t| (now - t) * 1000 < self.cost.cache_hot_ns);
         let mem_factor = topo.numa_factor(zonal_topology::NodeId(pr.mem_node), to_node);
         pr.pending_ns += self.cost.migration_ns(hot, mem_factor);
-        if let Some(limit) = self.age_limit {
-            if !pr.aged && pr.migrations >= limit {
-                pr.aged = true;
-                self.stats.aged_tasks += 1;
-                if self.cost.pages_follow_aged && pr.mem_node != to_node.0 {
-                    pr.mem_node = to_node.0;
-                    pr.pending_ns += self.cost.page_migration_ns;
-                    self.stats.pages_migrated += 1;
-                }
+        if !pr.aged && self.ageing.is_aged_after(pr.migrations) {
+            pr.aged = true;
+            self.stats.aged_tasks += 1;
+            if self.cost.pages_follow_aged && pr.mem_node != to_node.0 {
+                pr.mem_node = to_node.0;
+                pr.pending_ns += self.cost.page_migration_ns;
+                self.stats.pages_migrated += 1;
             }
         }
         pr.cpu = to as u32;

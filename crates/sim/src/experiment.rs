@@ -28,7 +28,7 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use zonal_policy::{PolicyConfig, PolicyError, PolicyName, Rng};
+use zonal_policy::{PolicyConfig, PolicyError, Rng};
 use zonal_topology::{presets, CpuSpec, Machine, NodeSpec, Topology, TopologyError};
 
 use crate::cost::CostModel;
@@ -42,9 +42,6 @@ pub const RANDOM_WINDOW_MS: u64 = 1_000;
 pub const ALMOST_SAME_WINDOW_MS: u64 = 20;
 /// Share of I/O-bound processes in the mixed workloads.
 pub const MIX_IO_SHARE: f64 = 0.5;
-/// The age limit zonal-policy's conservative filter uses when none is configured (its
-/// `DEFAULT_AGE_LIMIT`, which the crate does not export; see the README's interface notes).
-pub const POLICY_DEFAULT_AGE_LIMIT: u32 = 3;
 
 /// Errors setting up a run.
 #[derive(Debug, thiserror::Error)]
@@ -265,15 +262,12 @@ pub fn paper_procs(system: System) -> &'static [usize] {
     }
 }
 
-/// The age limit the simulator must use with a policy config (for page migration of aged
-/// tasks): the configured one for policies that age tasks, `None` otherwise.
+/// The age limit of the policy a config builds (the policy crate's one ageing rule,
+/// [`StealSide::ageing`](zonal_policy::StealSide::ageing)), for reports; `None` for
+/// policies that do not age tasks, or a config that does not build.
 #[must_use]
 pub fn effective_age_limit(cfg: &PolicyConfig) -> Option<u32> {
-    let ages = matches!(
-        cfg.name,
-        PolicyName::ConservativeHard | PolicyName::ConservativeSoft
-    ) || cfg.conservative_filters == Some(true);
-    ages.then(|| cfg.age_limit.unwrap_or(POLICY_DEFAULT_AGE_LIMIT))
+    cfg.build().ok()?.steal_side().ageing().limit()
 }
 
 /// One simulation to run.
@@ -308,7 +302,6 @@ pub fn run_on(topo: &Topology, job: &Job, trace: bool) -> Result<RunResult, SimE
     let cfg = SimConfig {
         seed: job.seed ^ 0x504F_4C49_4359,
         cost: job.cost,
-        age_limit: effective_age_limit(&job.policy),
         trace,
         origin_at: job.origin_at,
         ..SimConfig::default()

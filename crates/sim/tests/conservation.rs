@@ -81,7 +81,7 @@ fn test_policy_conserves_work() {
 
 #[test]
 fn every_policy_conserves_work() {
-    for name in PolicyName::ALL {
+    for name in PolicyName::all() {
         let Some(p) = common::real(name.as_str()) else {
             continue;
         };
@@ -93,7 +93,6 @@ fn every_policy_conserves_work() {
             let (topo, wl) = workload(system, w, 200, seed);
             let cfg = SimConfig {
                 seed,
-                age_limit: Some(3),
                 ..SimConfig::default()
             };
             let r = simulate(&topo, p.as_ref(), &wl, &cfg);

@@ -35,7 +35,7 @@ fn same_seed_same_trace_with_the_test_policy() {
 
 #[test]
 fn same_seed_same_trace_with_every_policy() {
-    for name in PolicyName::ALL {
+    for name in PolicyName::all() {
         let Some(p) = common::real(name.as_str()) else {
             continue;
         };

@@ -171,12 +171,12 @@ fn every_real_policy_runs_two_equal_processes_side_by_side() {
     // Fork balancing puts the second process on the idle CPU: both finish at 200 ms.
     // `unrestricted` does no fork balancing: the idle CPU steals it at its first 4 ms tick.
     let topo = presets::mesh(1, 1, false, 2).unwrap();
-    for name in zonal_policy::PolicyName::ALL {
+    for name in zonal_policy::PolicyName::all() {
         let Some(p) = common::real(name.as_str()) else {
             continue;
         };
         let r = simulate(&topo, p.as_ref(), &cpu_bound(2, 200), &cfg());
-        if name == zonal_policy::PolicyName::Unrestricted {
+        if name == zonal_policy::PolicyName::UNRESTRICTED {
             assert_eq!(r.stats.avg_tat_us, 202_000.0, "{name}");
             assert_eq!(r.stats.migrations, 1, "{name}");
         } else {
@@ -191,7 +191,7 @@ fn every_real_policy_balances_three_processes_on_two_cpus() {
     // However the first pass goes, 600 ms of work on 2 CPUs cannot end before 300 ms, and
     // with new-idle balancing no CPU idles while work waits: the makespan is 300 ms.
     let topo = presets::mesh(1, 1, false, 2).unwrap();
-    for name in zonal_policy::PolicyName::ALL {
+    for name in zonal_policy::PolicyName::all() {
         let Some(p) = common::real(name.as_str()) else {
             continue;
         };

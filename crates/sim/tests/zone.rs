@@ -15,7 +15,11 @@ fn hard_policy_stays_in_the_zone() {
         return check(&common::Greedy { zone_only: true }, None);
     };
     let cfg = zonal_policy::PolicyConfig::named("conservative-hard").unwrap();
-    check(hard.as_ref(), effective_age_limit(&cfg));
+    assert_eq!(
+        effective_age_limit(&cfg),
+        Some(zonal_policy::DEFAULT_AGE_LIMIT)
+    );
+    check(hard.as_ref(), hard.steal_side().ageing().limit());
 }
 
 fn check(policy: &dyn zonal_policy::Policy, age_limit: Option<u32>) {
@@ -36,7 +40,6 @@ fn check(policy: &dyn zonal_policy::Policy, age_limit: Option<u32>) {
             let cfg = SimConfig {
                 seed,
                 trace: true,
-                age_limit,
                 ..SimConfig::default()
             };
             let r = simulate(&topo, policy, &wl, &cfg);
@@ -98,14 +101,13 @@ fn linux_does_cross_the_zone_somewhere() {
 
 #[test]
 fn conservative_moves_never_take_a_task_farther_from_home() {
-    // DESIGN.md's origin check (`no-farther`): a task away from home only moves to a node
+    // docs/DESIGN.md's origin check (`no-farther`): a task away from home only moves to a node
     // no farther from its origin than the one it leaves, and only to thieves whose zone
     // holds its origin.
     for name in ["conservative-hard", "conservative-soft"] {
         let Some(policy) = common::real(name) else {
             continue;
         };
-        let cfg = zonal_policy::PolicyConfig::named(name).unwrap();
         let mut checked = 0;
         for system in [System::S1, System::S3] {
             let topo = system.topology().unwrap();
@@ -118,7 +120,6 @@ fn conservative_moves_never_take_a_task_farther_from_home() {
                 let sim = SimConfig {
                     seed,
                     trace: true,
-                    age_limit: effective_age_limit(&cfg),
                     ..SimConfig::default()
                 };
                 let r = simulate(&topo, policy.as_ref(), &wl, &sim);

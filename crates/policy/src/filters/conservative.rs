@@ -17,14 +17,7 @@
 //!    too (which keeps them on their birth node); [`OriginRule::Off`] disables both origin
 //!    checks.
 //! 3. **Ageing.** A task that has migrated `age_limit` times is aged: it never moves again
-//!    ([`Refusal::Aged`]).
-//!
-//! # The default age limit
-//!
-//! [`DEFAULT_AGE_LIMIT`] is 3. The paper gives no number. Three moves let a task be pulled
-//! by an idle CPU, corrected once by a periodic pass, and corrected once more; a fourth move
-//! of the same task is, in the paper's terms, most likely a futile migration (ping-pong
-//! between passes). 2 is the next candidate; the simulator sweeps it.
+//!    ([`Refusal::Aged`]). The rule itself is [`Ageing`], defined once for every policy.
 //!
 //! # Cost
 //!
@@ -33,12 +26,10 @@
 
 use zonal_topology::{CpuId, Level, NodeId, Topology, Victim};
 
+use crate::ageing::{Ageing, DEFAULT_AGE_LIMIT};
 use crate::config::OriginRule;
 use crate::decision::{Refusal, VictimDecision};
 use crate::view::TaskMeta;
-
-/// The default `age_limit` (see the module docs for why).
-pub const DEFAULT_AGE_LIMIT: u32 = 3;
 
 /// Under the soft zone, a victim beyond the zone is examined only when its load exceeds
 /// this percentage of the thief's.
@@ -49,6 +40,7 @@ pub const SOFT_VICTIM_PCT: u64 = 150;
     Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum ZoneMode {
     /// Nothing beyond level S is ever a victim.
     #[default]
@@ -91,6 +83,13 @@ impl Default for ConservativeFilter {
 }
 
 impl ConservativeFilter {
+    /// The filter's ageing rule: aged after `age_limit` migrations.
+    #[inline]
+    #[must_use]
+    pub const fn ageing(&self) -> Ageing {
+        Ageing::After(self.age_limit)
+    }
+
     /// Whether an idle `thief` should look at `victim` (loads in one unit for both).
     #[inline]
     pub fn victim(
@@ -143,7 +142,7 @@ impl ConservativeFilter {
         if self.origin != OriginRule::Off {
             self.check_origin(topo, task.origin, from_node, to_node)?;
         }
-        if task.migrations >= self.age_limit {
+        if self.ageing().is_aged(task) {
             return Err(Refusal::Aged);
         }
         Ok(())

@@ -12,4 +12,4 @@
 mod conservative;
 
 pub(crate) use conservative::soft_victim_loaded;
-pub use conservative::{ConservativeFilter, ZoneMode, DEFAULT_AGE_LIMIT, SOFT_VICTIM_PCT};
+pub use conservative::{ConservativeFilter, ZoneMode, SOFT_VICTIM_PCT};

@@ -1,15 +1,15 @@
 //! [`FreshSteal`]: steal-path decisions a policy can give once, in advance.
 //!
-//! A work-stealing runtime asks [`Policy::victim`] and [`Policy::eligibility`] on every
+//! A work-stealing runtime asks [`StealSide::victim`] and [`StealSide::eligibility`] on every
 //! steal. For most (thief, victim) pairs the answer for a *fresh task at home* — the task a
 //! deque is full of — follows from the topology alone, and two dynamic calls per steal of a
-//! task that runs for a few nanoseconds cost more than the task. [`Policy::static_fresh_steal`]
+//! task that runs for a few nanoseconds cost more than the task. [`StealSide::static_fresh_steal`]
 //! lets a policy hand that answer over once.
 //!
 //! # How the built-in policies derive it
 //!
 //! No rule is written twice: the answer is computed by calling the policy's own
-//! [`victim`](Policy::victim) (with zero loads) and [`eligibility`](Policy::eligibility) (on
+//! [`victim`](StealSide::victim) (with zero loads) and [`eligibility`](StealSide::eligibility) (on
 //! [`FreshSteal::task`], clock 0) — see [`derive_fresh_steal`]. What each policy contributes
 //! is the *argument* that those calls do not depend on what was left out:
 //!
@@ -29,12 +29,12 @@ use zonal_topology::{CpuId, Topology, Victim};
 
 use crate::decision::{Eligibility, MoveContext, Refusal, VictimDecision};
 use crate::filters::ZoneMode;
-use crate::linux::Balancer;
-use crate::policy::Policy;
+use crate::policies::linux::Balancer;
+use crate::policy::StealSide;
 use crate::view::{TaskId, TaskMeta};
 
 /// The steal-path answer for fresh tasks at home on one victim, known in advance
-/// ([`Policy::static_fresh_steal`]).
+/// ([`StealSide::static_fresh_steal`]).
 ///
 /// ```
 /// use zonal_policy::{Eligibility, FreshSteal, Refusal, VictimDecision};
@@ -45,6 +45,7 @@ use crate::view::{TaskId, TaskMeta};
 /// ```
 #[must_use]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum FreshSteal {
     /// The victim is examined, and a fresh task at home may be taken.
     Allowed,
@@ -58,7 +59,7 @@ pub enum FreshSteal {
 }
 
 impl FreshSteal {
-    /// What [`Policy::victim`] answers for the pair, whatever the loads.
+    /// What [`StealSide::victim`] answers for the pair, whatever the loads.
     #[inline]
     pub const fn victim_decision(self) -> VictimDecision {
         match self {
@@ -68,7 +69,7 @@ impl FreshSteal {
         }
     }
 
-    /// What [`Policy::eligibility`] answers for [`FreshSteal::task`] moving to the thief,
+    /// What [`StealSide::eligibility`] answers for [`FreshSteal::task`] moving to the thief,
     /// whatever the context; `None` when the victim is not examined at all.
     #[inline]
     #[must_use]
@@ -107,7 +108,7 @@ impl FreshSteal {
 /// The answer read off `policy`'s own `victim` (zero loads) and `eligibility` (on
 /// [`FreshSteal::task`], clock 0, no failures). Only correct where the caller knows that
 /// neither depends on what it leaves out (module docs).
-pub(crate) fn derive_fresh_steal<P: Policy + ?Sized>(
+pub(crate) fn derive_fresh_steal<P: StealSide + ?Sized>(
     policy: &P,
     topo: &Topology,
     thief: CpuId,
@@ -126,7 +127,7 @@ pub(crate) fn derive_fresh_steal<P: Policy + ?Sized>(
     }
 }
 
-/// [`Policy::static_fresh_steal`] for the Linux-derived [`Balancer`] (`linux`,
+/// [`StealSide::static_fresh_steal`] for the Linux-derived [`Balancer`] (`linux`,
 /// `conservative-hard`/`-soft`, `thread-aware`): static except beyond a soft zone, where
 /// the victim decision compares loads.
 pub(crate) fn fresh_steal_of_balancer(

@@ -22,17 +22,17 @@ pub fn topology() -> impl Strategy<Value = Arc<Topology>> {
 /// Every policy name, the filtered variants, and the origin rules and age limits of the
 /// conservative ones.
 pub fn configs() -> Vec<PolicyConfig> {
-    let mut out: Vec<PolicyConfig> = PolicyName::ALL.into_iter().map(PolicyConfig::new).collect();
+    let mut out: Vec<PolicyConfig> = PolicyName::all().map(PolicyConfig::new).collect();
     for name in [
-        PolicyName::ThreadAware,
-        PolicyName::Numalb,
-        PolicyName::AverageWeight,
+        PolicyName::THREAD_AWARE,
+        PolicyName::NUMALB,
+        PolicyName::AVERAGE_WEIGHT,
     ] {
         let mut c = PolicyConfig::new(name);
         c.conservative_filters = Some(true);
         out.push(c);
     }
-    for name in [PolicyName::ConservativeHard, PolicyName::ConservativeSoft] {
+    for name in [PolicyName::CONSERVATIVE_HARD, PolicyName::CONSERVATIVE_SOFT] {
         for origin in [OriginRule::Strict, OriginRule::Off] {
             let mut c = PolicyConfig::new(name);
             c.origin = origin;
@@ -47,12 +47,12 @@ pub fn configs() -> Vec<PolicyConfig> {
 
 /// Whether the configuration enforces the hard zone.
 pub fn is_hard(cfg: &PolicyConfig) -> bool {
-    cfg.name == PolicyName::ConservativeHard || cfg.conservative_filters == Some(true)
+    cfg.name == PolicyName::CONSERVATIVE_HARD || cfg.conservative_filters == Some(true)
 }
 
 /// Whether the configuration applies the conservative filters at all.
 pub fn is_conservative(cfg: &PolicyConfig) -> bool {
-    is_hard(cfg) || cfg.name == PolicyName::ConservativeSoft
+    is_hard(cfg) || cfg.name == PolicyName::CONSERVATIVE_SOFT
 }
 
 /// The migrations after which the configuration ages a task.

@@ -3,8 +3,9 @@
 #![allow(dead_code, unreachable_pub)]
 
 use zonal_policy::{
-    Attempt, AttemptOutcome, BalanceOutcome, CpuBalanceState, Eligibility, MachineView, Migration,
-    MoveContext, Placement, Policy, Refusal, Rng, TaskMeta, VictimDecision,
+    Attempt, AttemptOutcome, BalanceOutcome, BalanceSide, CpuBalanceState, Eligibility,
+    MachineView, Migration, MoveContext, Placement, Policy, Refusal, Rng, StealSide, TaskMeta,
+    VictimDecision,
 };
 use zonal_topology::{CpuId, Topology, Victim};
 
@@ -72,6 +73,16 @@ impl Policy for Greedy {
         "greedy-test"
     }
 
+    fn steal_side(&self) -> &dyn StealSide {
+        self
+    }
+
+    fn balance_side(&self) -> Option<&dyn BalanceSide> {
+        Some(self)
+    }
+}
+
+impl StealSide for Greedy {
     fn victim(
         &self,
         _: &Topology,
@@ -94,7 +105,9 @@ impl Policy for Greedy {
             Eligibility::Allowed
         }
     }
+}
 
+impl BalanceSide for Greedy {
     fn balance(
         &self,
         view: &dyn MachineView,

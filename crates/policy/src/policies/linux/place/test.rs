@@ -14,7 +14,9 @@ fn policy(name: &str) -> Arc<dyn Policy> {
 fn place(p: &dyn Policy, tv: &TestView, parent: u32) -> Placement {
     let topo = tv.view.topology_arc();
     let task = TaskMeta::new(TaskId(999), topo.node_of(CpuId(parent)), CpuId(parent));
-    p.place(&tv.view, CpuId(parent), &task, &mut Rng::new(1))
+    p.balance_side()
+        .unwrap()
+        .place(&tv.view, CpuId(parent), &task, &mut Rng::new(1))
 }
 
 fn linux(tv: &TestView, parent: u32) -> (CpuId, Level) {
@@ -109,7 +111,7 @@ fn busy_groups_compare_load_with_the_imbalance_margin() {
     tv.load(3, 2);
     assert_eq!(linux(&tv, 0), (CpuId(0), Level(0)));
     // At 10% the same loads are imbalanced: node 1's least loaded CPU.
-    let mut cfg = PolicyConfig::new(PolicyName::Linux);
+    let mut cfg = PolicyConfig::new(PolicyName::LINUX);
     cfg.numa_imbalance_pct = Some(10);
     let p = cfg.build().unwrap();
     let pl = place(&*p, &tv, 0);

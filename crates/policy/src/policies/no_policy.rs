@@ -1,16 +1,15 @@
-//! [`NoPolicy`]: no balancing rule at all — every victim examined, every move allowed, no
-//! periodic or new-idle pass, new tasks on the parent's CPU. Plain nearest-first work
+//! [`NoPolicy`]: no balancing rule at all — every victim examined, every move allowed, and
+//! no balance side (no periodic or new-idle pass; drivers place new tasks on the parent). Plain nearest-first work
 //! stealing, as rayon does, and the engine-only baseline of the simulator's benches.
 
 use zonal_topology::{CpuId, Topology, Victim};
 
 use crate::decision::{Eligibility, MoveContext, VictimDecision};
-use crate::policy::{FreshSteal, Policy};
+use crate::policy::{FreshSteal, Policy, StealSide};
 use crate::view::TaskMeta;
 
-/// No balancing rule at all: every victim is examined and every move allowed; the
-/// periodic, new-idle and placement decisions are the [`Policy`] trait's steal-only
-/// defaults. Useful as a baseline and in tests; the real rules are the named policies.
+/// No balancing rule at all: every victim is examined and every move allowed; a steal-only
+/// policy (no balance side). Useful as a baseline and in tests; the real rules are the named policies.
 ///
 /// ```
 /// use zonal_policy::{NoPolicy, Policy};
@@ -24,6 +23,12 @@ impl Policy for NoPolicy {
         "none"
     }
 
+    fn steal_side(&self) -> &dyn StealSide {
+        self
+    }
+}
+
+impl StealSide for NoPolicy {
     fn victim(&self, _: &Topology, _: CpuId, _: &Victim, _: u64, _: u64) -> VictimDecision {
         VictimDecision::Examine
     }

@@ -2,7 +2,7 @@ use crate::{OriginRule, PolicyConfig, PolicyError, PolicyName};
 
 #[test]
 fn every_name_builds_with_defaults() {
-    for name in PolicyName::ALL {
+    for name in PolicyName::all() {
         let p = PolicyConfig::new(name).build().unwrap();
         assert_eq!(p.name(), name.as_str());
     }
@@ -11,9 +11,9 @@ fn every_name_builds_with_defaults() {
 #[test]
 fn composed_filters_show_in_the_name() {
     for name in [
-        PolicyName::ThreadAware,
-        PolicyName::Numalb,
-        PolicyName::AverageWeight,
+        PolicyName::THREAD_AWARE,
+        PolicyName::NUMALB,
+        PolicyName::AVERAGE_WEIGHT,
     ] {
         let mut cfg = PolicyConfig::new(name);
         cfg.conservative_filters = Some(true);
@@ -34,40 +34,40 @@ fn bad_values_are_refused() {
     };
     bad(
         |c| c.age_limit = Some(0),
-        PolicyName::ConservativeHard,
+        PolicyName::CONSERVATIVE_HARD,
         "age_limit",
     );
     bad(
         |c| c.numa_imbalance_pct = Some(1001),
-        PolicyName::Linux,
+        PolicyName::LINUX,
         "numa_imbalance_pct",
     );
     bad(
         |c| c.numalb_alpha = Some(-0.5),
-        PolicyName::Numalb,
+        PolicyName::NUMALB,
         "numalb_alpha",
     );
     bad(
         |c| c.numalb_alpha = Some(f64::NAN),
-        PolicyName::Numalb,
+        PolicyName::NUMALB,
         "numalb_alpha",
     );
     bad(
         |c| c.conservative_filters = Some(true),
-        PolicyName::Linux,
+        PolicyName::LINUX,
         "conservative_filters",
     );
     bad(
         |c| c.conservative_filters = Some(true),
-        PolicyName::Unrestricted,
+        PolicyName::UNRESTRICTED,
         "conservative_filters",
     );
     bad(
         |c| c.conservative_filters = Some(false),
-        PolicyName::ConservativeSoft,
+        PolicyName::CONSERVATIVE_SOFT,
         "conservative_filters",
     );
-    let mut ok = PolicyConfig::new(PolicyName::Linux);
+    let mut ok = PolicyConfig::new(PolicyName::LINUX);
     ok.numa_imbalance_pct = Some(1000);
     ok.origin = OriginRule::Strict;
     assert!(ok.build().is_ok());
@@ -75,7 +75,7 @@ fn bad_values_are_refused() {
 
 #[test]
 fn toml_and_json_round_trip() {
-    let mut cfg = PolicyConfig::new(PolicyName::ConservativeSoft);
+    let mut cfg = PolicyConfig::new(PolicyName::CONSERVATIVE_SOFT);
     cfg.origin = OriginRule::Strict;
     cfg.age_limit = Some(2);
     cfg.numa_imbalance_pct = Some(17);
@@ -88,7 +88,7 @@ fn toml_and_json_round_trip() {
 
     let minimal =
         PolicyConfig::from_toml_str("name = \"thread-aware\"\norigin = \"off\"\n").unwrap();
-    assert_eq!(minimal.name, PolicyName::ThreadAware);
+    assert_eq!(minimal.name, PolicyName::THREAD_AWARE);
     assert_eq!(minimal.origin, OriginRule::Off);
     assert_eq!(minimal.age_limit, None);
     let j = PolicyConfig::from_json_str(r#"{"name":"numalb","numalb_alpha":2.0}"#).unwrap();
@@ -98,7 +98,7 @@ fn toml_and_json_round_trip() {
 #[test]
 fn unknown_names_list_the_valid_ones() {
     let err = PolicyConfig::named("fair-share").unwrap_err().to_string();
-    for name in PolicyName::ALL {
+    for name in PolicyName::all() {
         assert!(err.contains(name.as_str()), "{err}");
     }
     let err = PolicyConfig::from_toml_str("name = \"fair-share\"")

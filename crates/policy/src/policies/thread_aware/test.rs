@@ -40,9 +40,12 @@ fn least_concentrated_group_goes_first() {
     assert_eq!(tasks[order[1]].id, a);
     assert!(!counts.more_concentrated(&tasks[order[0]]));
 
-    let ta = PolicyConfig::new(PolicyName::ThreadAware).build().unwrap();
+    let ta = PolicyConfig::new(PolicyName::THREAD_AWARE).build().unwrap();
     let mut st = CpuBalanceState::new(&topo, CpuId(2));
-    let out = ta.balance(view, CpuId(2), &mut st, &mut Rng::new(1));
+    let out = ta
+        .balance_side()
+        .unwrap()
+        .balance(view, CpuId(2), &mut st, &mut Rng::new(1));
     let cross: Vec<_> = out
         .migrations
         .iter()
@@ -51,9 +54,12 @@ fn least_concentrated_group_goes_first() {
     assert!(!cross.is_empty(), "{out:?}");
     assert_eq!(cross[0].task, b, "{out:?}");
 
-    let lin = PolicyConfig::new(PolicyName::Linux).build().unwrap();
+    let lin = PolicyConfig::new(PolicyName::LINUX).build().unwrap();
     let mut st = CpuBalanceState::new(&topo, CpuId(2));
-    let out = lin.balance(view, CpuId(2), &mut st, &mut Rng::new(1));
+    let out = lin
+        .balance_side()
+        .unwrap()
+        .balance(view, CpuId(2), &mut st, &mut Rng::new(1));
     assert_eq!(out.migrations[0].task, a, "Linux takes the tail");
 }
 
@@ -92,9 +98,12 @@ fn refusal_is_reported_by_the_pass() {
     tv.load(1, 1);
     // Node 1: CPU 2 idle, CPU 3 runs G's sibling.
     tv.add(3, NodeId(1), |t| t.group = Some(GroupId(9)));
-    let ta = PolicyConfig::new(PolicyName::ThreadAware).build().unwrap();
+    let ta = PolicyConfig::new(PolicyName::THREAD_AWARE).build().unwrap();
     let mut st = CpuBalanceState::new(&topo, CpuId(2));
-    let out = ta.balance(&tv.view, CpuId(2), &mut st, &mut Rng::new(1));
+    let out = ta
+        .balance_side()
+        .unwrap()
+        .balance(&tv.view, CpuId(2), &mut st, &mut Rng::new(1));
     // G (share 1/2) is tried first but would join a node holding as many of its group as it
     // leaves: refused. X (alone) moves.
     assert_eq!(out.refused.get(Refusal::GroupConcentration), 1, "{out:?}");

@@ -34,8 +34,8 @@ use crate::decision::{
     Attempt, AttemptOutcome, BalanceOutcome, Migration, MoveContext, MoveKind, Refusal,
 };
 use crate::filters::{soft_victim_loaded, ZoneMode};
+use crate::policies::thread_aware;
 use crate::rules::MoveRules;
-use crate::thread_aware;
 
 use super::groups::{GroupClass, GroupStat, Loads};
 use super::{LinuxParams, Selector};

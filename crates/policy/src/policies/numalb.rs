@@ -36,17 +36,31 @@
 //!
 //! New-idle balancing and placement are Linux's, through the same move rules.
 
-use zonal_topology::{CpuId, Level, NodeId, Topology};
+use std::sync::Arc;
 
+use zonal_topology::{CpuId, NodeId, Topology};
+
+use crate::config::PolicyConfig;
 use crate::decision::{Attempt, AttemptOutcome, BalanceOutcome, Migration, MoveContext, MoveKind};
-use crate::linux::{Balancer, NEVER};
-use crate::policy::Policy;
+use crate::policies::linux::{Balancer, Selector, NEVER};
+use crate::policy::{BalanceSide, Policy};
 use crate::rng::Rng;
 use crate::state::CpuBalanceState;
 use crate::view::{MachineView, TaskMeta};
 
 /// The default communication weight `a` (weight units per message).
 pub const DEFAULT_ALPHA: f64 = 1.0;
+
+/// `numalb` (catalogue constructor): the greedy pass over Linux's steal side, new-idle
+/// balancing and placement, behind the hard conservative filter when
+/// `conservative_filters = true`.
+pub(crate) fn build(cfg: &PolicyConfig) -> Arc<dyn Policy> {
+    Arc::new(Numalb::new(
+        cfg.display_name(),
+        cfg.numalb_alpha.unwrap_or(DEFAULT_ALPHA),
+        Balancer::from_config(cfg, cfg.composed_filter(), Selector::Tail),
+    ))
+}
 
 /// The CPU whose pass runs the centralised step.
 const ROOT: CpuId = CpuId(0);
@@ -126,8 +140,10 @@ impl Numalb {
     }
 }
 
-impl Policy for Numalb {
-    crate::linux::delegate_to_inner_balancer!();
+crate::policies::linux::policy_over_inner_balancer!(Numalb);
+
+impl BalanceSide for Numalb {
+    crate::policies::linux::inner_idle_and_place!();
 
     fn balance(
         &self,
@@ -152,24 +168,15 @@ impl Policy for Numalb {
         }
         self.assign(view, st.nr_balance_failed, &mut out);
         let moved = out.migrations.len() as u32;
-        if moved > 0 {
-            st.interval_us = st.min_interval_us;
+        // The greedy assignment never fails: it moves, or the machine is balanced.
+        let outcome = if moved > 0 {
+            AttemptOutcome::Moved
         } else {
-            st.interval_us = (st.interval_us * 2).min(st.max_interval_us);
-        }
-        st.nr_balance_failed = 0;
-        st.next_due_us = now.saturating_add(st.interval_us);
-        out.attempts.push(Attempt {
-            cpu,
-            level: Level(topo.mal_count().saturating_sub(1) as u8),
-            cpus_scanned: topo.cpu_count() as u32,
-            outcome: if moved > 0 {
-                AttemptOutcome::Moved
-            } else {
-                AttemptOutcome::Balanced
-            },
-            moved,
-        });
+            AttemptOutcome::Balanced
+        };
+        st.record(outcome, now);
+        out.attempts
+            .push(Attempt::whole_machine(topo, cpu, outcome, moved));
         out
     }
 }

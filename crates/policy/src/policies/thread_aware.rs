@@ -21,10 +21,24 @@
 //! view's task lists once per inter-node detach; nothing is allocated (at most
 //! [`NR_MIGRATE_MAX`] groups are tracked, one per candidate).
 
+use std::sync::Arc;
+
 use zonal_topology::{CpuId, NodeId};
 
-use crate::linux::NR_MIGRATE_MAX;
+use crate::config::PolicyConfig;
+use crate::policies::linux::{Balancer, Selector, NR_MIGRATE_MAX};
+use crate::policy::Policy;
 use crate::view::{GroupId, MachineView, TaskMeta};
+
+/// `thread-aware` (catalogue constructor): the Linux walk with this selection across
+/// nodes, behind the hard conservative filter when `conservative_filters = true`.
+pub(crate) fn build(cfg: &PolicyConfig) -> Arc<dyn Policy> {
+    Arc::new(Balancer::from_config(
+        cfg,
+        cfg.composed_filter(),
+        Selector::ThreadAware,
+    ))
+}
 
 /// Per-group thread counts for the candidates of one detach.
 #[derive(Clone, Copy, Debug, Default)]

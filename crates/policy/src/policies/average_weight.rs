@@ -18,16 +18,29 @@
 //!
 //! New-idle balancing and placement are Linux's, through the same move rules.
 
-use zonal_topology::{CpuId, Level, Topology, Victim};
+use std::sync::Arc;
 
+use zonal_topology::{CpuId, Topology, Victim};
+
+use crate::config::PolicyConfig;
 use crate::decision::{
     Attempt, AttemptOutcome, BalanceOutcome, Migration, MoveContext, MoveKind, VictimDecision,
 };
-use crate::linux::{Balancer, NEVER, NR_MIGRATE_MAX};
-use crate::policy::Policy;
+use crate::policies::linux::{Balancer, Selector, NEVER, NR_MIGRATE_MAX};
+use crate::policy::{BalanceSide, Policy};
 use crate::rng::Rng;
 use crate::state::CpuBalanceState;
 use crate::view::MachineView;
+
+/// `average-weight` (catalogue constructor): the threshold pass over Linux's steal side,
+/// new-idle balancing and placement, behind the hard conservative filter when
+/// `conservative_filters = true`.
+pub(crate) fn build(cfg: &PolicyConfig) -> Arc<dyn Policy> {
+    Arc::new(AverageWeight::new(
+        cfg.display_name(),
+        Balancer::from_config(cfg, cfg.composed_filter(), Selector::Tail),
+    ))
+}
 
 /// Average-weight balancing with Linux new-idle balancing and placement.
 #[derive(Clone, Debug)]
@@ -137,8 +150,10 @@ impl AverageWeight {
     }
 }
 
-impl Policy for AverageWeight {
-    crate::linux::delegate_to_inner_balancer!();
+crate::policies::linux::policy_over_inner_balancer!(AverageWeight);
+
+impl BalanceSide for AverageWeight {
+    crate::policies::linux::inner_idle_and_place!();
 
     fn balance(
         &self,
@@ -163,28 +178,9 @@ impl Policy for AverageWeight {
             nr_balance_failed: st.nr_balance_failed,
         };
         let (outcome, moved) = self.shed(view, cpu, ctx, &mut out);
-        match outcome {
-            AttemptOutcome::Moved => {
-                st.nr_balance_failed = 0;
-                st.interval_us = st.min_interval_us;
-            }
-            AttemptOutcome::Balanced => {
-                st.nr_balance_failed = 0;
-                st.interval_us = (st.interval_us * 2).min(st.max_interval_us);
-            }
-            AttemptOutcome::AllRefused | AttemptOutcome::NothingToMove => {
-                st.nr_balance_failed = st.nr_balance_failed.saturating_add(1);
-                st.interval_us = st.min_interval_us;
-            }
-        }
-        st.next_due_us = now.saturating_add(st.interval_us);
-        out.attempts.push(Attempt {
-            cpu,
-            level: Level(topo.mal_count().saturating_sub(1) as u8),
-            cpus_scanned: topo.cpu_count() as u32,
-            outcome,
-            moved,
-        });
+        st.record(outcome, now);
+        out.attempts
+            .push(Attempt::whole_machine(topo, cpu, outcome, moved));
         out
     }
 }

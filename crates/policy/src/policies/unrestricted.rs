@@ -6,7 +6,7 @@
 //!   walks its whole victim order from there (rayon starts its scan at a random victim too),
 //!   taking the *oldest* movable task of the first victim that has one (a deque thief steals
 //!   from the cold end).
-//! - There is no periodic balancing: [`Policy::balance`] steals only when the CPU is idle,
+//! - There is no periodic balancing: [`BalanceSide::balance`] steals only when the CPU is idle,
 //!   and records nothing when it is busy.
 //! - A new task starts on its parent's CPU (work stealing spawns locally).
 
@@ -16,12 +16,17 @@ use crate::decision::{
     Attempt, AttemptOutcome, BalanceOutcome, Eligibility, Migration, MoveContext, Placement,
     VictimDecision,
 };
-use crate::linux::is_idle;
-use crate::policy::Policy;
+use crate::policies::linux::is_idle;
+use crate::policy::{BalanceSide, Policy, StealSide};
 use crate::rng::Rng;
 use crate::rules::MoveRules;
 use crate::state::CpuBalanceState;
 use crate::view::{MachineView, TaskMeta};
+
+/// `unrestricted` (catalogue constructor); it takes no parameters.
+pub(crate) fn build(_cfg: &crate::PolicyConfig) -> std::sync::Arc<dyn Policy> {
+    std::sync::Arc::new(Unrestricted::new())
+}
 
 /// Random work stealing.
 #[derive(Clone, Debug)]
@@ -87,15 +92,18 @@ impl Policy for Unrestricted {
         "unrestricted"
     }
 
+    fn steal_side(&self) -> &dyn StealSide {
+        self
+    }
+
+    fn balance_side(&self) -> Option<&dyn BalanceSide> {
+        Some(self)
+    }
+}
+
+impl StealSide for Unrestricted {
     #[inline]
-    fn victim(
-        &self,
-        _topo: &Topology,
-        _thief: CpuId,
-        _victim: &Victim,
-        _thief_load: u64,
-        _victim_load: u64,
-    ) -> VictimDecision {
+    fn victim(&self, _: &Topology, _: CpuId, _: &Victim, _: u64, _: u64) -> VictimDecision {
         VictimDecision::Examine
     }
 
@@ -120,7 +128,11 @@ impl Policy for Unrestricted {
     ) -> Option<crate::FreshSteal> {
         Some(crate::policy::derive_fresh_steal(self, topo, thief, victim))
     }
+}
 
+/// The simulator's process model has no deques: `unrestricted` steals through the balance
+/// side, at each tick of an idle CPU and at new-idle time.
+impl BalanceSide for Unrestricted {
     fn balance(
         &self,
         view: &dyn MachineView,

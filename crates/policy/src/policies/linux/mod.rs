@@ -1,4 +1,4 @@
-//! The Linux baseline (reference/linux-lb.md), and the walk the conservative and
+//! The Linux baseline (docs/reference/linux-lb.md), and the walk the conservative and
 //! thread-aware policies share with it.
 //!
 //! # The periodic walk (`sched_balance_domains`)
@@ -17,9 +17,10 @@
 //!    level-below span of our node) balances, or, when none is idle, the group's first CPU.
 //!    Any other CPU ends its walk here (Linux clears `continue_balancing`), and the level
 //!    counts as balanced.
-//! 4. One attempt ([`pass`]) at the level's threshold. Balanced: `nr_balance_failed = 0`,
-//!    the interval doubles up to its maximum. An imbalance found: the interval resets to its
-//!    minimum; if nothing moved `nr_balance_failed += 1`, else it resets to 0.
+//! 4. One attempt ([`pass`]) at the level's threshold, booked by the shared back-off
+//!    [`LevelState::record`]: balanced → `nr_balance_failed = 0`, the interval doubles up to
+//!    its maximum; an imbalance found → the interval resets to its minimum, and
+//!    `nr_balance_failed += 1` if nothing moved, else 0.
 //! 5. `next_due_us = now + interval`. One [`Attempt`] is recorded per level attempted.
 //!    Levels the walk can never reach (beyond a hard zone, degenerate) get
 //!    `next_due_us = NEVER_DUE_US`, so callers that sleep until the earliest due level do not
@@ -54,16 +55,23 @@ mod groups;
 mod pass;
 mod place;
 
+use std::sync::Arc;
+
 use zonal_topology::{CpuId, Level, Topology, Victim};
 
-use crate::decision::{BalanceOutcome, Eligibility, MoveContext, Placement, VictimDecision};
-use crate::policy::Policy;
+use crate::ageing::Ageing;
+use crate::config::PolicyConfig;
+use crate::decision::{
+    AttemptOutcome, BalanceOutcome, Eligibility, MoveContext, Placement, VictimDecision,
+};
+use crate::filters::{ConservativeFilter, ZoneMode};
+use crate::policy::{BalanceSide, Policy, StealSide};
 use crate::rng::Rng;
 use crate::rules::MoveRules;
 use crate::state::CpuBalanceState;
 use crate::view::{MachineView, TaskMeta};
 
-pub(crate) use delegate::delegate_to_inner_balancer;
+pub(crate) use delegate::{inner_idle_and_place, policy_over_inner_balancer};
 pub(crate) use groups::{is_idle, with_scratch, Loads};
 pub(crate) use pass::NR_MIGRATE_MAX;
 
@@ -106,6 +114,14 @@ impl Default for LinuxParams {
 }
 
 impl LinuxParams {
+    /// The defaults, with the config's NUMA imbalance threshold.
+    pub(crate) fn from_config(cfg: &PolicyConfig) -> Self {
+        Self {
+            numa_pct: cfg.numa_imbalance_pct.unwrap_or(DEFAULT_NUMA_IMBALANCE_PCT),
+            ..Self::default()
+        }
+    }
+
     /// Linux's `imbalance_pct` of a level (100 + threshold); the soft zone doubles the
     /// threshold beyond the zone.
     pub(crate) fn imbalance_pct(&self, level: Level, soft_beyond_zone: bool) -> u32 {
@@ -122,7 +138,7 @@ impl LinuxParams {
 pub(crate) enum Selector {
     /// Linux: from the tail.
     Tail,
-    /// Chiang & Su at levels ≥ II ([`crate::thread_aware`]).
+    /// Chiang & Su at levels ≥ II ([`crate::policies::thread_aware`]).
     ThreadAware,
 }
 
@@ -136,7 +152,40 @@ pub(crate) struct Balancer {
     selector: Selector,
 }
 
+/// `linux` (catalogue constructor).
+pub(crate) fn build(cfg: &PolicyConfig) -> Arc<dyn Policy> {
+    Arc::new(Balancer::from_config(cfg, None, Selector::Tail))
+}
+
+/// `conservative-hard` and `conservative-soft` (catalogue constructors): the Linux walk
+/// behind the conservative filter.
+pub(crate) fn build_conservative(cfg: &PolicyConfig, zone: ZoneMode) -> Arc<dyn Policy> {
+    Arc::new(Balancer::from_config(
+        cfg,
+        Some(cfg.filter(zone)),
+        Selector::Tail,
+    ))
+}
+
 impl Balancer {
+    /// The balancer a config describes, with the given filter and selection.
+    pub(crate) fn from_config(
+        cfg: &PolicyConfig,
+        filter: Option<ConservativeFilter>,
+        selector: Selector,
+    ) -> Self {
+        let rules = MoveRules {
+            filter,
+            cache_hot: true,
+        };
+        Self::new(
+            cfg.display_name(),
+            LinuxParams::from_config(cfg),
+            rules,
+            selector,
+        )
+    }
+
     pub(crate) fn new(
         name: impl Into<String>,
         params: LinuxParams,
@@ -209,25 +258,14 @@ impl Balancer {
                     continue;
                 }
                 if !should_we_balance(&loads, cpu, level) {
-                    st.nr_balance_failed = 0;
-                    st.interval_us = (st.interval_us * 2).min(st.max_interval_us);
-                    st.next_due_us = now.saturating_add(st.interval_us);
+                    // Another CPU balances this level: for us it counts as balanced.
+                    st.record(AttemptOutcome::Balanced, now);
                     break;
                 }
                 let idle = if busy { IdleKind::Busy } else { IdleKind::Idle };
                 let a =
                     attempter.attempt(&mut loads, cpu, level, idle, st.nr_balance_failed, &mut out);
-                if a.succeeded() {
-                    st.nr_balance_failed = 0;
-                    st.interval_us = st.min_interval_us;
-                } else if a.failed() {
-                    st.nr_balance_failed = st.nr_balance_failed.saturating_add(1);
-                    st.interval_us = st.min_interval_us;
-                } else {
-                    st.nr_balance_failed = 0;
-                    st.interval_us = (st.interval_us * 2).min(st.max_interval_us);
-                }
-                st.next_due_us = now.saturating_add(st.interval_us);
+                st.record(a.outcome, now);
                 out.attempts.push(a);
             }
         });
@@ -333,6 +371,16 @@ impl Policy for Balancer {
         &self.name
     }
 
+    fn steal_side(&self) -> &dyn StealSide {
+        self
+    }
+
+    fn balance_side(&self) -> Option<&dyn BalanceSide> {
+        Some(self)
+    }
+}
+
+impl StealSide for Balancer {
     #[inline]
     fn victim(
         &self,
@@ -359,6 +407,10 @@ impl Policy for Balancer {
         self.rules.eligibility(topo, task, to, ctx)
     }
 
+    fn ageing(&self) -> Ageing {
+        self.rules.ageing()
+    }
+
     fn static_fresh_steal(
         &self,
         topo: &Topology,
@@ -367,7 +419,9 @@ impl Policy for Balancer {
     ) -> Option<crate::FreshSteal> {
         crate::policy::fresh_steal_of_balancer(self, topo, thief, victim)
     }
+}
 
+impl BalanceSide for Balancer {
     fn balance(
         &self,
         view: &dyn MachineView,

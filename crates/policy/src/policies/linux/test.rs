@@ -13,7 +13,7 @@ fn policy(name: &str) -> Arc<dyn Policy> {
 }
 
 fn with_pct(pct: u32) -> Arc<dyn Policy> {
-    let mut cfg = PolicyConfig::new(PolicyName::Linux);
+    let mut cfg = PolicyConfig::new(PolicyName::LINUX);
     cfg.numa_imbalance_pct = Some(pct);
     cfg.build().unwrap()
 }
@@ -24,7 +24,9 @@ fn balance(
     cpu: u32,
     st: &mut CpuBalanceState,
 ) -> crate::BalanceOutcome {
-    p.balance(v, CpuId(cpu), st, &mut Rng::new(7))
+    p.balance_side()
+        .unwrap()
+        .balance(v, CpuId(cpu), st, &mut Rng::new(7))
 }
 
 fn state(topo: &Topology, cpu: u32) -> CpuBalanceState {
@@ -212,7 +214,10 @@ fn new_idle_stops_at_the_first_level_that_yields() {
     tv.load(2, 5);
     let p = policy("linux");
     let mut st = state(&topo, 1);
-    let out = p.idle_balance(&tv.view, CpuId(1), &mut st, &mut Rng::new(1));
+    let out = p
+        .balance_side()
+        .unwrap()
+        .idle_balance(&tv.view, CpuId(1), &mut st, &mut Rng::new(1));
     assert_eq!(out.attempts.len(), 1);
     assert_eq!(out.migrations.len(), 1);
     assert_eq!(out.migrations[0].level, Level(0));
@@ -222,7 +227,10 @@ fn new_idle_stops_at_the_first_level_that_yields() {
     let mut tv = TestView::new(&topo);
     tv.load(0, 1);
     tv.load(2, 5);
-    let out = p.idle_balance(&tv.view, CpuId(1), &mut st, &mut Rng::new(1));
+    let out = p
+        .balance_side()
+        .unwrap()
+        .idle_balance(&tv.view, CpuId(1), &mut st, &mut Rng::new(1));
     assert_eq!(out.attempts.len(), 2);
     assert_eq!(out.attempts[0].outcome, AttemptOutcome::Balanced);
     assert_eq!(out.migrations.len(), 1);
@@ -239,7 +247,10 @@ fn fork_placement_stays_within_reclaim_distance() {
     let task = TaskMeta::new(TaskId(99), NodeId(0), CpuId(0));
     // Idle machine: the parent's own CPU.
     let tv = TestView::new(&topo);
-    let pl = p.place(&tv.view, CpuId(0), &task, &mut Rng::new(1));
+    let pl = p
+        .balance_side()
+        .unwrap()
+        .place(&tv.view, CpuId(0), &task, &mut Rng::new(1));
     assert_eq!(pl.cpu, CpuId(0));
     assert_eq!(pl.level, Level(0));
     // Load every CPU within distance 28 of node 0 except node 5's, and nodes 6 and 7 (node
@@ -261,15 +272,26 @@ fn fork_placement_stays_within_reclaim_distance() {
     };
     let target = topo.cpus_of(NodeId(5))[0];
     let tv = load(&[6, 7]);
-    let pl = p.place(&tv.view, CpuId(0), &task, &mut Rng::new(1));
+    let pl = p
+        .balance_side()
+        .unwrap()
+        .place(&tv.view, CpuId(0), &task, &mut Rng::new(1));
     assert_eq!((pl.cpu, pl.level), (target, Level(3)));
     // With nodes 6 and 7 idle, the walk goes on inside node 5's level-III domain
     // ({2, …, 7}, overlapping NUMA domains) and reaches node 6, level V from the parent, as
     // Linux's does. The hard zone (levels I..IV) is the task's affinity mask: node 5.
     let tv = load(&[]);
-    let pl = p.place(&tv.view, CpuId(0), &task, &mut Rng::new(1));
+    let pl = p
+        .balance_side()
+        .unwrap()
+        .place(&tv.view, CpuId(0), &task, &mut Rng::new(1));
     assert_eq!((pl.cpu, pl.level), (topo.cpus_of(NodeId(6))[0], Level(4)));
-    let pl = policy("conservative-hard").place(&tv.view, CpuId(0), &task, &mut Rng::new(1));
+    let pl = policy("conservative-hard").balance_side().unwrap().place(
+        &tv.view,
+        CpuId(0),
+        &task,
+        &mut Rng::new(1),
+    );
     assert_eq!((pl.cpu, pl.level), (target, Level(3)));
 }
 
@@ -281,7 +303,7 @@ fn least_loaded_cpu_of_the_least_loaded_group() {
     tv.load(1, 2);
     tv.load(2, 2);
     tv.load(3, 1);
-    let pl = policy("linux").place(
+    let pl = policy("linux").balance_side().unwrap().place(
         &tv.view,
         CpuId(0),
         &TaskMeta::new(TaskId(50), NodeId(0), CpuId(0)),
@@ -327,7 +349,7 @@ fn the_zone_bounds_the_periodic_walk() {
     assert!(soft.refused.get(Refusal::OriginOutsideZone) > 0, "{soft:?}");
     assert!(soft.attempts.iter().any(|a| a.level == Level(5)));
 
-    let mut cfg = PolicyConfig::new(PolicyName::ConservativeSoft);
+    let mut cfg = PolicyConfig::new(PolicyName::CONSERVATIVE_SOFT);
     cfg.origin = crate::OriginRule::Off;
     let off = balance(&*cfg.build().unwrap(), &tv.view, 0, &mut state(&topo, 0));
     assert!(off.migrations.iter().any(|m| far.contains(&m.from)));
@@ -390,7 +412,7 @@ fn overlapping_groups_on_a_ring() {
 #[test]
 fn soft_zone_needs_150_percent_beyond_the_zone() {
     let topo = s1();
-    let mut cfg = PolicyConfig::new(PolicyName::ConservativeSoft);
+    let mut cfg = PolicyConfig::new(PolicyName::CONSERVATIVE_SOFT);
     cfg.origin = crate::OriginRule::Off;
     let soft = cfg.build().unwrap();
     let far: Vec<u32> = [8, 9]
@@ -404,7 +426,12 @@ fn soft_zone_needs_150_percent_beyond_the_zone() {
         for &c in &far[1..] {
             tv.load(c, 3);
         }
-        let out = soft.idle_balance(&tv.view, CpuId(0), &mut state(&topo, 0), &mut Rng::new(1));
+        let out = soft.balance_side().unwrap().idle_balance(
+            &tv.view,
+            CpuId(0),
+            &mut state(&topo, 0),
+            &mut Rng::new(1),
+        );
         let top = out.attempts.last().unwrap();
         assert_eq!(top.level, Level(5), "{out:?}");
         if heavy == 3 {
@@ -425,7 +452,7 @@ fn composed_filters_restrict_thread_aware_selection() {
     for &c in topo.cpus_of(NodeId(8)) {
         tv.load(c.0, 4);
     }
-    let mut cfg = PolicyConfig::new(PolicyName::ThreadAware);
+    let mut cfg = PolicyConfig::new(PolicyName::THREAD_AWARE);
     let plain = cfg.build().unwrap();
     cfg.conservative_filters = Some(true);
     let composed = cfg.build().unwrap();

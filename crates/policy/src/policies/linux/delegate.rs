@@ -1,0 +1,56 @@
+//! Delegation to an inner [`Balancer`](super::Balancer) for policies that replace only
+//! Linux's periodic pass.
+//!
+//! `numalb` and `average-weight` bring their own periodic selection; their steal side
+//! (`victim`, `eligibility`, `ageing`, `static_fresh_steal`) *is* the inner balancer's
+//! ([`Policy::steal_side`](crate::Policy::steal_side) hands it out), and so are their
+//! new-idle balancing and fork placement, conservative filter included. The two macros write
+//! that once, for any type with `name: String` and `inner: Balancer` fields.
+
+/// Expands to `impl Policy for $t`: its name, the inner balancer as its steal side, and
+/// itself as its balance side.
+macro_rules! policy_over_inner_balancer {
+    ($t:ty) => {
+        impl $crate::Policy for $t {
+            fn name(&self) -> &str {
+                &self.name
+            }
+
+            fn steal_side(&self) -> &dyn $crate::StealSide {
+                &self.inner
+            }
+
+            fn balance_side(&self) -> Option<&dyn $crate::BalanceSide> {
+                Some(self)
+            }
+        }
+    };
+}
+
+/// Expands, inside an `impl BalanceSide for T` block, to `idle_balance` and `place`,
+/// delegating to `self.inner`; the type writes `balance` itself.
+macro_rules! inner_idle_and_place {
+    () => {
+        fn idle_balance(
+            &self,
+            view: &dyn $crate::MachineView,
+            cpu: ::zonal_topology::CpuId,
+            state: &mut $crate::CpuBalanceState,
+            _rng: &mut $crate::Rng,
+        ) -> $crate::BalanceOutcome {
+            self.inner.new_idle(view, cpu, state)
+        }
+
+        fn place(
+            &self,
+            view: &dyn $crate::MachineView,
+            parent: ::zonal_topology::CpuId,
+            _task: &$crate::TaskMeta,
+            _rng: &mut $crate::Rng,
+        ) -> $crate::Placement {
+            self.inner.placement(view, parent)
+        }
+    };
+}
+
+pub(crate) use {inner_idle_and_place, policy_over_inner_balancer};

@@ -1,0 +1,443 @@
+//! The steal walker: for one thief, which victims to try, in which order, and whether each
+//! task may move — the steal side of a policy, run over any driver's queues.
+//!
+//! The runtime's workers and the simulator's work-stealing mode both call
+//! [`StealWalker::walk`]; they differ only in what a queue is ([`VictimQueues`]). So what the
+//! runtime decides on a 32-node machine can be studied in the simulator, and a replay test
+//! (`crates/runtime/tests/replay.rs`) feeds the runtime's recorded steals back through
+//! [`StealWalker::decide`] to prove the two agree.
+//!
+//! # The walk
+//!
+//! The victim order is [`Topology::victims`] (nearest first), restricted to the CPUs the
+//! driver has workers on, built once per thief. Each [`WalkSlot`] caches the policy's answer
+//! for *fresh tasks at home* on that victim when it depends on the two CPUs alone
+//! ([`StealSide::static_fresh_steal`]). A victim holds up to three kinds of queued work
+//! ([`Source`]):
+//!
+//! - [`Source::Fresh`]: tasks at home that never moved (a worker's deque). Their eligibility
+//!   is one function of (victim node, thief): one answer decides for the whole queue;
+//! - [`Source::Shared`]: a queue the victim shares with its node (a node injector), visited
+//!   once per node: the fresh answer first, then each popped task's real metadata;
+//! - [`Source::Away`]: tasks away from home or already migrated, each checked with its real
+//!   metadata; at most [`AWAY_EXAMINE`] per visit.
+//!
+//! For each slot, in order:
+//!
+//! 0. The driver's cheap hints ([`VictimQueues::probe`]): the away count, and whether the
+//!    shared queue has work.
+//! 1. **Cached `Allowed`** (every same-node victim under every built-in policy, every
+//!    in-zone victim but under `origin = "strict"`): the policy examines this victim whatever
+//!    the loads and lets any fresh task go, so neither `victim` nor the representative
+//!    `eligibility` is asked and the fresh queue is not measured: take one fresh task (step
+//!    3's check of its real metadata still applies), or, finding none, go on to steps 4–5.
+//! 2. Otherwise measure the fresh queue; an empty victim (fresh, away and shared all empty)
+//!    is skipped silently — refusals are counted only for work that exists. The victim
+//!    decision: the cached one, or `victim(thief, victim, thief_load, victim_load)` with the
+//!    driver's thief load and the victim's fresh + away (+1 when its shared queue has work).
+//!    `Skip(r)`: count `r`, next victim. `Stop(r)`: count `r`, the walk ends (the hard zone
+//!    boundary: victims are sorted by level, so nothing after it may be taken).
+//! 3. Fresh queue: the cached fresh answer, or one `eligibility` call on the representative
+//!    task ([`FreshSteal::task`]). Allowed: take one; when the driver says the task is not
+//!    exactly the representative ([`VictimQueues::meta`] is `Some`: another weight or group),
+//!    check its real metadata, and a refused one goes back ([`VictimQueues::put_back`]).
+//!    Refused: count it.
+//! 4. Shared queue: the same fresh answer; allowed → pop one and check its real metadata
+//!    (its origin may differ); refused → count it, put it back.
+//! 5. Away queue: pop up to [`AWAY_EXAMINE`] tasks, check each; each refused one goes back
+//!    to the same queue, and the walk moves on.
+//!
+//! The first allowed task ends the walk ([`Stolen`]); the driver books it (one more
+//! migration for the task, counters, its own steal record).
+//!
+//! # Why no task is lost or run twice
+//!
+//! The walker never holds a task across calls: every task it takes is either returned in
+//! [`Stolen`] or handed back through [`VictimQueues::put_back`] before the next call, and it
+//! takes at most one task at a time. A driver whose `take` hands a task to exactly one
+//! caller and whose `put_back` requeues it on a queue the task's owner still drains keeps
+//! every task exactly once.
+
+use zonal_topology::{CpuId, Topology, Victim};
+
+use crate::decision::{Eligibility, MoveContext, Refusal, VictimDecision};
+use crate::policy::{FreshSteal, StealSide};
+use crate::view::TaskMeta;
+
+/// At most this many tasks of one victim's away queue are examined per visit.
+pub const AWAY_EXAMINE: usize = 4;
+
+/// One victim in a thief's walk, with the policy's answer for fresh tasks at home when it is
+/// known in advance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WalkSlot {
+    /// The victim CPU and its level and tier seen from the thief.
+    pub victim: Victim,
+    /// [`StealSide::static_fresh_steal`] for the pair.
+    pub fresh: Option<FreshSteal>,
+}
+
+/// A kind of queue a victim holds (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Source {
+    /// Tasks at home that never moved (a worker's deque).
+    Fresh,
+    /// A queue shared with the victim's node (a node injector).
+    Shared,
+    /// Tasks away from home or already migrated.
+    Away,
+}
+
+/// The driver's cheap hints about a victim, read before anything is taken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Probe {
+    /// How many tasks its away queue holds (a hint).
+    pub away: usize,
+    /// Whether its shared queue has work *and* should be visited from this slot (once per
+    /// node: the driver says `true` only at the first slot of a node).
+    pub shared: bool,
+}
+
+impl Probe {
+    /// Nothing besides the fresh queue.
+    #[inline]
+    #[must_use]
+    pub const fn only_fresh(&self) -> bool {
+        self.away == 0 && !self.shared
+    }
+}
+
+/// A driver's queues, as the walker sees them during one walk. Slots are indexes into
+/// [`StealWalker::slots`].
+pub trait VictimQueues {
+    /// A queued task.
+    type Task;
+
+    /// The thief's own load, in the unit of [`VictimQueues::fresh_len`] (asked only where
+    /// the policy's victim decision depends on loads).
+    fn thief_load(&self) -> u64;
+
+    /// The cheap hints of slot `slot` (called once per slot, in walk order).
+    fn probe(&mut self, slot: usize) -> Probe;
+
+    /// The length of the fresh queue of `slot` (may cost a fence; asked only where the cached
+    /// answer is not `Allowed`).
+    fn fresh_len(&mut self, slot: usize) -> usize;
+
+    /// Takes one task of `slot`'s queue `from` (oldest first), if any.
+    fn take(&mut self, slot: usize, from: Source) -> Option<Self::Task>;
+
+    /// The metadata of a task just taken, as the policy must see it (its `cpu` the
+    /// victim's); `None` when it is exactly the representative fresh task of the victim
+    /// ([`FreshSteal::task`]: origin = the victim's node, never migrated, never ran, default
+    /// weight, no group), which was already allowed.
+    fn meta(&self, slot: usize, from: Source, task: &Self::Task) -> Option<TaskMeta>;
+
+    /// A refused task goes back, to a queue its owner still drains.
+    fn put_back(&mut self, slot: usize, from: Source, task: Self::Task);
+
+    /// One refusal, at `slot`'s level.
+    fn refused(&mut self, slot: usize, why: Refusal);
+}
+
+/// A successful steal.
+#[derive(Debug)]
+pub struct Stolen<T> {
+    /// The task.
+    pub task: T,
+    /// Its victim's slot.
+    pub slot: usize,
+    /// The queue it came from.
+    pub source: Source,
+    /// `(thief_load, victim_load)` when the victim decision was asked with loads.
+    pub loads: Option<(u64, u64)>,
+}
+
+/// One thief's victim order with the policy's cached answers, and the walk over it.
+///
+/// ```
+/// use zonal_policy::{PolicyConfig, StealWalker, FreshSteal, Refusal};
+/// use zonal_topology::{presets, CpuId};
+/// let topo = presets::preset("s1")?;
+/// let policy = PolicyConfig::named("conservative-hard")?.build()?;
+/// let w = StealWalker::new(policy.steal_side(), &topo, CpuId(0), |_| true);
+/// assert_eq!(w.slots().len(), topo.cpu_count() - 1);
+/// // The same node first, allowed in advance; the walk stops at the zone's end.
+/// assert_eq!(w.slots()[0].fresh, Some(FreshSteal::Allowed));
+/// assert_eq!(w.slots().last().unwrap().fresh, Some(FreshSteal::Stop(Refusal::Zone)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct StealWalker {
+    thief: CpuId,
+    slots: Box<[WalkSlot]>,
+}
+
+impl StealWalker {
+    /// The walk of `thief` over the victims `keep` accepts (the CPUs the driver has workers
+    /// on), nearest first, with `policy`'s cached answers.
+    pub fn new(
+        policy: &dyn StealSide,
+        topo: &Topology,
+        thief: CpuId,
+        mut keep: impl FnMut(CpuId) -> bool,
+    ) -> Self {
+        let slots = topo
+            .victims(thief)
+            .iter()
+            .filter(|v| keep(v.cpu))
+            .map(|v| WalkSlot {
+                victim: *v,
+                fresh: policy.static_fresh_steal(topo, thief, v),
+            })
+            .collect();
+        Self { thief, slots }
+    }
+
+    /// The thief.
+    #[inline]
+    #[must_use]
+    pub fn thief(&self) -> CpuId {
+        self.thief
+    }
+
+    /// The victim order.
+    #[inline]
+    #[must_use]
+    pub fn slots(&self) -> &[WalkSlot] {
+        &self.slots
+    }
+
+    /// The slot of victim `cpu`, if it is in the order.
+    #[must_use]
+    pub fn slot_of(&self, cpu: CpuId) -> Option<usize> {
+        self.slots.iter().position(|s| s.victim.cpu == cpu)
+    }
+
+    /// Walks the victims once (module docs); `None`: nothing the thief may take right now.
+    #[inline]
+    pub fn walk<Q: VictimQueues + ?Sized>(
+        &self,
+        policy: &dyn StealSide,
+        topo: &Topology,
+        ctx: MoveContext,
+        q: &mut Q,
+    ) -> Option<Stolen<Q::Task>> {
+        for (i, slot) in self.slots.iter().enumerate() {
+            let probe = q.probe(i);
+            let (fresh, loads) = if slot.fresh == Some(FreshSteal::Allowed) {
+                if let Some(task) = self.take_checked(policy, topo, ctx, q, i, Source::Fresh) {
+                    return Some(Stolen {
+                        task,
+                        slot: i,
+                        source: Source::Fresh,
+                        loads: None,
+                    });
+                }
+                if probe.only_fresh() {
+                    continue;
+                }
+                (Eligibility::Allowed, None)
+            } else {
+                let fresh_len = q.fresh_len(i);
+                if fresh_len == 0 && probe.only_fresh() {
+                    continue;
+                }
+                let (decision, loads) =
+                    self.victim_decision(policy, topo, slot, q, fresh_len, probe);
+                match decision {
+                    VictimDecision::Examine => {}
+                    VictimDecision::Skip(why) => {
+                        q.refused(i, why);
+                        continue;
+                    }
+                    VictimDecision::Stop(why) => {
+                        q.refused(i, why);
+                        break;
+                    }
+                }
+                let fresh = self.fresh_eligibility(policy, topo, slot, ctx);
+                if fresh_len != 0 {
+                    match fresh {
+                        Eligibility::Allowed => {
+                            if let Some(task) =
+                                self.take_checked(policy, topo, ctx, q, i, Source::Fresh)
+                            {
+                                return Some(Stolen {
+                                    task,
+                                    slot: i,
+                                    source: Source::Fresh,
+                                    loads,
+                                });
+                            }
+                        }
+                        Eligibility::Refused(why) => q.refused(i, why),
+                    }
+                }
+                (fresh, loads)
+            };
+            if probe.shared {
+                match fresh {
+                    Eligibility::Allowed => {
+                        if let Some(task) =
+                            self.take_checked(policy, topo, ctx, q, i, Source::Shared)
+                        {
+                            return Some(Stolen {
+                                task,
+                                slot: i,
+                                source: Source::Shared,
+                                loads,
+                            });
+                        }
+                    }
+                    Eligibility::Refused(why) => q.refused(i, why),
+                }
+            }
+            for _ in 0..probe.away.min(AWAY_EXAMINE) {
+                let Some(task) = q.take(i, Source::Away) else {
+                    break;
+                };
+                if let Some(task) = self.check_taken(policy, topo, ctx, q, i, Source::Away, task) {
+                    return Some(Stolen {
+                        task,
+                        slot: i,
+                        source: Source::Away,
+                        loads,
+                    });
+                }
+            }
+        }
+        None
+    }
+
+    /// What the walk decides for `task` queued on `slot`'s victim: `Ok` when the thief may
+    /// take it. `loads` are the `(thief, victim)` loads the victim decision saw, where it
+    /// depends on them (a walk reports them in [`Stolen::loads`]); `None` reads as idle
+    /// thief, one task on the victim.
+    ///
+    /// # Errors
+    /// The refusal the walk would count for the task: the victim decision's, or the task's.
+    pub fn decide(
+        &self,
+        policy: &dyn StealSide,
+        topo: &Topology,
+        slot: usize,
+        task: &TaskMeta,
+        ctx: MoveContext,
+        loads: Option<(u64, u64)>,
+    ) -> Result<(), Refusal> {
+        let s = &self.slots[slot];
+        let decision = match s.fresh {
+            Some(f) => f.victim_decision(),
+            None => {
+                let (thief, victim) = loads.unwrap_or((0, 1));
+                policy.victim(topo, self.thief, &s.victim, thief, victim)
+            }
+        };
+        match decision {
+            VictimDecision::Examine => {}
+            VictimDecision::Skip(why) | VictimDecision::Stop(why) => return Err(why),
+        }
+        let representative = FreshSteal::task(topo, s.victim.cpu);
+        let same = TaskMeta {
+            id: representative.id,
+            ..*task
+        } == representative;
+        let answer = if same {
+            self.fresh_eligibility(policy, topo, s, ctx)
+        } else {
+            policy.eligibility(topo, task, self.thief, ctx)
+        };
+        match answer {
+            Eligibility::Allowed => Ok(()),
+            Eligibility::Refused(why) => Err(why),
+        }
+    }
+
+    /// The victim decision for a victim that has work: cached, or asked with loads.
+    #[inline]
+    fn victim_decision<Q: VictimQueues + ?Sized>(
+        &self,
+        policy: &dyn StealSide,
+        topo: &Topology,
+        slot: &WalkSlot,
+        q: &Q,
+        fresh_len: usize,
+        probe: Probe,
+    ) -> (VictimDecision, Option<(u64, u64)>) {
+        match slot.fresh {
+            Some(f) => (f.victim_decision(), None),
+            None => {
+                let victim_load = (fresh_len + probe.away) as u64 + u64::from(probe.shared);
+                let loads = (q.thief_load(), victim_load);
+                let d = policy.victim(topo, self.thief, &slot.victim, loads.0, loads.1);
+                (d, Some(loads))
+            }
+        }
+    }
+
+    /// The eligibility of the victim's representative fresh task: cached, or asked once.
+    #[inline]
+    fn fresh_eligibility(
+        &self,
+        policy: &dyn StealSide,
+        topo: &Topology,
+        slot: &WalkSlot,
+        ctx: MoveContext,
+    ) -> Eligibility {
+        match slot.fresh.and_then(FreshSteal::fresh_eligibility) {
+            Some(e) => e,
+            None => {
+                let rep = FreshSteal::task(topo, slot.victim.cpu);
+                policy.eligibility(topo, &rep, self.thief, ctx)
+            }
+        }
+    }
+
+    /// Takes one task of a queue whose fresh answer is `Allowed`, and checks its real
+    /// metadata when it is not the representative.
+    #[inline]
+    fn take_checked<Q: VictimQueues + ?Sized>(
+        &self,
+        policy: &dyn StealSide,
+        topo: &Topology,
+        ctx: MoveContext,
+        q: &mut Q,
+        slot: usize,
+        from: Source,
+    ) -> Option<Q::Task> {
+        let task = q.take(slot, from)?;
+        self.check_taken(policy, topo, ctx, q, slot, from, task)
+    }
+
+    /// Checks a task just taken; a refused one is counted and goes back.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn check_taken<Q: VictimQueues + ?Sized>(
+        &self,
+        policy: &dyn StealSide,
+        topo: &Topology,
+        ctx: MoveContext,
+        q: &mut Q,
+        slot: usize,
+        from: Source,
+        task: Q::Task,
+    ) -> Option<Q::Task> {
+        let Some(meta) = q.meta(slot, from, &task) else {
+            return Some(task);
+        };
+        match policy.eligibility(topo, &meta, self.thief, ctx) {
+            Eligibility::Allowed => Some(task),
+            Eligibility::Refused(why) => {
+                q.refused(slot, why);
+                q.put_back(slot, from, task);
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod test;

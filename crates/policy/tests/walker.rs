@@ -1,0 +1,195 @@
+//! Laws of the steal walker over generated machines, policies and queues:
+//! - under a hard zone, every victim it takes from is in the thief's zone;
+//! - under the conservative policies no task moves farther from its origin
+//!   (`no-farther`: a task away from home; `strict`: any task) and aged tasks never move;
+//! - every task is taken at most once, and refused tasks stay queued (none lost);
+//! - [`StealWalker::decide`] agrees with every steal the walk made;
+//! - the same queues give the same walk.
+
+mod common;
+
+use std::collections::{HashSet, VecDeque};
+
+use common::{age_limit, configs, is_conservative, is_hard, topology};
+use proptest::prelude::*;
+use zonal_policy::{
+    FreshSteal, MoveContext, OriginRule, PolicyConfig, Probe, Refusal, Source, StealWalker, TaskId,
+    TaskMeta, VictimQueues,
+};
+use zonal_topology::{CpuId, NodeId, Topology};
+
+/// Per CPU a fresh queue (tasks at home that never moved), an away queue (the rest).
+#[derive(Clone)]
+struct Queues<'t> {
+    topo: &'t Topology,
+    slot_cpu: Vec<CpuId>,
+    fresh: Vec<VecDeque<TaskMeta>>,
+    away: Vec<VecDeque<TaskMeta>>,
+    thief_load: u64,
+    refusals: Vec<(usize, Refusal)>,
+}
+
+impl<'t> Queues<'t> {
+    fn new(topo: &'t Topology, walker: &StealWalker, tasks: &[TaskMeta]) -> Self {
+        let n = topo.cpu_count();
+        let mut q = Self {
+            topo,
+            slot_cpu: walker.slots().iter().map(|s| s.victim.cpu).collect(),
+            fresh: vec![VecDeque::new(); n],
+            away: vec![VecDeque::new(); n],
+            thief_load: 0,
+            refusals: Vec::new(),
+        };
+        for t in tasks {
+            let rep = FreshSteal::task(topo, t.cpu);
+            if t.origin == rep.origin && t.migrations == 0 {
+                q.fresh[t.cpu.index()].push_back(*t);
+            } else {
+                q.away[t.cpu.index()].push_back(*t);
+            }
+        }
+        q
+    }
+
+    fn ids(&self) -> Vec<TaskId> {
+        self.fresh
+            .iter()
+            .chain(&self.away)
+            .flatten()
+            .map(|t| t.id)
+            .collect()
+    }
+}
+
+impl VictimQueues for Queues<'_> {
+    type Task = TaskMeta;
+
+    fn thief_load(&self) -> u64 {
+        self.thief_load
+    }
+
+    fn probe(&mut self, slot: usize) -> Probe {
+        Probe {
+            away: self.away[self.slot_cpu[slot].index()].len(),
+            shared: false,
+        }
+    }
+
+    fn fresh_len(&mut self, slot: usize) -> usize {
+        self.fresh[self.slot_cpu[slot].index()].len()
+    }
+
+    fn take(&mut self, slot: usize, from: Source) -> Option<TaskMeta> {
+        let c = self.slot_cpu[slot].index();
+        match from {
+            Source::Fresh => self.fresh[c].pop_front(),
+            _ => self.away[c].pop_front(),
+        }
+    }
+
+    fn meta(&self, _slot: usize, from: Source, t: &TaskMeta) -> Option<TaskMeta> {
+        let rep = FreshSteal::task(self.topo, t.cpu);
+        let same = TaskMeta { id: rep.id, ..*t } == rep;
+        (from != Source::Fresh || !same).then_some(*t)
+    }
+
+    fn put_back(&mut self, slot: usize, _from: Source, t: TaskMeta) {
+        self.away[self.slot_cpu[slot].index()].push_back(t);
+    }
+
+    fn refused(&mut self, slot: usize, why: Refusal) {
+        self.refusals.push((slot, why));
+    }
+}
+
+fn tasks(topo: &Topology, seeds: &[(usize, usize, bool, u32, bool)]) -> Vec<TaskMeta> {
+    let nodes: Vec<NodeId> = topo.cpu_nodes().collect();
+    seeds
+        .iter()
+        .enumerate()
+        .map(|(i, &(cpu, origin, home, migrations, heavy))| {
+            let cpu = CpuId::new(cpu % topo.cpu_count());
+            let origin = if home {
+                topo.node_of(cpu)
+            } else {
+                nodes[origin % nodes.len()]
+            };
+            let mut t = TaskMeta::new(TaskId(i as u64), origin, cpu);
+            t.migrations = migrations;
+            if heavy {
+                t.weight = zonal_policy::nice_to_weight(-5);
+            }
+            t
+        })
+        .collect()
+}
+
+/// Walks until nothing more may be taken; checks every law on the way.
+fn check(cfg: &PolicyConfig, topo: &Topology, all: &[TaskMeta], thief: CpuId) {
+    let p = cfg.build().unwrap();
+    let side = p.steal_side();
+    let w = StealWalker::new(side, topo, thief, |_| true);
+    let mut q = Queues::new(topo, &w, all);
+    let ctx = MoveContext::steal(0);
+    let mut taken = HashSet::new();
+    let mut replay = q.clone();
+    while let Some(s) = w.walk(side, topo, ctx, &mut q) {
+        // Determinism: the same queues give the same steal.
+        let again = w.walk(side, topo, ctx, &mut replay).expect("same walk");
+        assert_eq!((again.task.id, again.slot), (s.task.id, s.slot));
+        let t = s.task;
+        let victim = w.slots()[s.slot].victim;
+        assert_eq!(t.cpu, victim.cpu);
+        assert!(taken.insert(t.id), "{}: taken twice {t:?}", p.name());
+        assert_eq!(w.decide(side, topo, s.slot, &t, ctx, s.loads), Ok(()));
+        let (from, to) = (topo.node_of(victim.cpu), topo.node_of(thief));
+        if is_hard(cfg) {
+            assert!(victim.level.index() < topo.zone_depth(), "{}", p.name());
+            assert!(topo.node_in_zone(to, from));
+        }
+        if is_conservative(cfg) {
+            assert!(t.migrations < age_limit(cfg), "{}: aged {t:?}", p.name());
+            assert_eq!(side.ageing().limit(), Some(age_limit(cfg)));
+            let farther = topo.distance(t.origin, to) > topo.distance(t.origin, from);
+            match cfg.origin {
+                OriginRule::NoFarther if t.origin != from => assert!(!farther, "{t:?}"),
+                OriginRule::Strict => assert!(!farther, "{t:?}"),
+                _ => {}
+            }
+        }
+        q.thief_load = 0;
+        replay.thief_load = 0;
+    }
+    // Nothing lost: what is left plus what was taken is what there was.
+    let mut left = q.ids();
+    left.extend(taken.iter().copied());
+    left.sort();
+    let mut want: Vec<TaskId> = all
+        .iter()
+        .filter(|t| t.cpu != thief)
+        .map(|t| t.id)
+        .collect();
+    want.extend(all.iter().filter(|t| t.cpu == thief).map(|t| t.id));
+    want.sort();
+    assert_eq!(left, want, "{}", p.name());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn walker_laws(
+        topo in topology(),
+        seeds in prop::collection::vec(
+            (any::<usize>(), any::<usize>(), any::<bool>(), 0u32..=4, prop::bool::weighted(0.1)),
+            0..80,
+        ),
+        thief in any::<usize>(),
+    ) {
+        let all = tasks(&topo, &seeds);
+        let thief = CpuId::new(thief % topo.cpu_count());
+        for cfg in configs() {
+            check(&cfg, &topo, &all, thief);
+        }
+    }
+}
