@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use zonal_policy::{
-    CpuBalanceState, MoveContext, PolicyConfig, Rng, SnapshotView, TaskId, TaskMeta,
+    CpuBalanceState, CpuPass, MoveContext, PolicyConfig, Rng, SnapshotView, TaskId, TaskMeta,
 };
 use zonal_topology::{presets, CpuId, NodeId, Topology};
 
@@ -135,12 +135,11 @@ fn periodic_pass(c: &mut Criterion) {
             for (shape, steady) in [("steady", true), ("pull", false)] {
                 let view = loaded_view(&topo, steady);
                 let mut st = CpuBalanceState::new(&topo, CpuId(0));
-                let out = policy.balance_side().unwrap().balance(
+                let out = policy.balance_side().unwrap().balance(CpuPass::new(
                     &view,
-                    CpuId(0),
                     &mut st,
                     &mut Rng::new(1),
-                );
+                ));
                 eprintln!(
                     "{name}/{shape}/{n}: {} attempts (levels {:?}), {} migrations, {} CPUs scanned",
                     out.attempts.len(),
@@ -152,12 +151,10 @@ fn periodic_pass(c: &mut Criterion) {
                     b.iter_batched(
                         || (CpuBalanceState::new(&topo, CpuId(0)), Rng::new(1)),
                         |(mut st, mut rng)| {
-                            policy.balance_side().unwrap().balance(
-                                &view,
-                                CpuId(0),
-                                &mut st,
-                                &mut rng,
-                            )
+                            policy
+                                .balance_side()
+                                .unwrap()
+                                .balance(CpuPass::new(&view, &mut st, &mut rng))
                         },
                         BatchSize::SmallInput,
                     )

@@ -32,7 +32,7 @@
 //! - `unrestricted`: random work stealing.
 //!
 //! ```
-//! use zonal_policy::{PolicyConfig, SnapshotView, CpuBalanceState, Rng, TaskMeta, TaskId};
+//! use zonal_policy::{PolicyConfig, SnapshotView, CpuBalanceState, CpuPass, Rng, TaskMeta, TaskId};
 //! use zonal_topology::{presets, CpuId, NodeId};
 //! let topo = presets::preset("s1")?;
 //! let policy = PolicyConfig::named("conservative-hard")?.build()?;
@@ -43,7 +43,7 @@
 //! view.set_now(1_000_000);
 //! let mut state = CpuBalanceState::new(&topo, CpuId(1));
 //! let balancer = policy.balance_side().expect("conservative-hard balances");
-//! let out = balancer.balance(&view, CpuId(1), &mut state, &mut Rng::new(1));
+//! let out = balancer.balance(CpuPass::new(&view, &mut state, &mut Rng::new(1)));
 //! assert!(!out.migrations.is_empty());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -78,7 +78,7 @@ pub use policies::linux::{
 pub use policies::no_policy::NoPolicy;
 pub use policies::numalb::DEFAULT_ALPHA as DEFAULT_NUMALB_ALPHA;
 pub use policies::{catalogue, Constructor, Filters, PolicyEntry, CATALOGUE};
-pub use policy::{BalanceSide, FreshSteal, Policy, Sides, StealSide};
+pub use policy::{BalanceSide, CpuPass, FreshSteal, Policy, Sides, StealSide};
 pub use rng::Rng;
 pub use rules::{cache_nice_tries, MIGRATION_COST_US};
 pub use snapshot::SnapshotView;

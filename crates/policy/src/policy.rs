@@ -49,8 +49,8 @@ use crate::view::{MachineView, TaskMeta};
 
 mod fresh;
 
+pub(crate) use fresh::fresh_steal_of_rules;
 pub use fresh::FreshSteal;
-pub(crate) use fresh::{derive_fresh_steal, fresh_steal_of_balancer};
 
 /// A balancing policy: a name and the sides it has. Object-safe: the runtime and simulator
 /// hold `Arc<dyn Policy>`.
@@ -194,26 +194,52 @@ pub trait StealSide: Send + Sync + fmt::Debug {
     }
 }
 
+/// One CPU's balance-side call: the machine as the driver sees it, the balancing state of
+/// the CPU that balances (its [`CpuBalanceState::cpu`]), and the driver's random stream.
+pub struct CpuPass<'a> {
+    /// The machine.
+    pub view: &'a dyn MachineView,
+    /// The balancing CPU's state (intervals, failures), updated by the pass.
+    pub state: &'a mut CpuBalanceState,
+    /// The driver's random stream (seeded: the same seed, the same decisions).
+    pub rng: &'a mut Rng,
+}
+
+impl<'a> CpuPass<'a> {
+    /// A pass of `state.cpu` over `view`.
+    pub fn new(
+        view: &'a dyn MachineView,
+        state: &'a mut CpuBalanceState,
+        rng: &'a mut Rng,
+    ) -> Self {
+        Self { view, state, rng }
+    }
+
+    /// The CPU that balances.
+    #[inline]
+    #[must_use]
+    pub fn cpu(&self) -> CpuId {
+        self.state.cpu
+    }
+}
+
+impl fmt::Debug for CpuPass<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CpuPass")
+            .field("cpu", &self.state.cpu)
+            .field("now_us", &self.view.now_us())
+            .finish_non_exhaustive()
+    }
+}
+
 /// The balance side of a policy: decisions over the whole machine's load, at the driver's
 /// tick (the simulator's, or the runtime's control plane).
 pub trait BalanceSide: Send + Sync + fmt::Debug {
-    /// One periodic balancing pass for `cpu` at `view.now_us()`.
-    fn balance(
-        &self,
-        view: &dyn MachineView,
-        cpu: CpuId,
-        state: &mut CpuBalanceState,
-        rng: &mut Rng,
-    ) -> BalanceOutcome;
+    /// One periodic balancing pass for `pass.cpu()` at `pass.view.now_us()`.
+    fn balance(&self, pass: CpuPass<'_>) -> BalanceOutcome;
 
-    /// New-idle balancing for `cpu`, which has nothing to run.
-    fn idle_balance(
-        &self,
-        view: &dyn MachineView,
-        cpu: CpuId,
-        state: &mut CpuBalanceState,
-        rng: &mut Rng,
-    ) -> BalanceOutcome;
+    /// New-idle balancing for `pass.cpu()`, which has nothing to run.
+    fn idle_balance(&self, pass: CpuPass<'_>) -> BalanceOutcome;
 
     /// Where a new task, spawned from `parent`, should start.
     fn place(

@@ -13,10 +13,12 @@
 //!
 //! Every check is O(1) and allocation-free: this is the steal path.
 
-use zonal_topology::{CpuId, Level, Topology};
+use zonal_topology::{CpuId, Level, Topology, Victim};
 
-use crate::decision::{Eligibility, MoveContext, Refusal};
+use crate::ageing::Ageing;
+use crate::decision::{Eligibility, MoveContext, Refusal, VictimDecision};
 use crate::filters::ConservativeFilter;
+use crate::policy::{fresh_steal_of_rules, FreshSteal, StealSide};
 use crate::view::TaskMeta;
 
 /// Linux's `sysctl_sched_migration_cost`: a task that ran within 0.5 ms is cache-hot.
@@ -42,16 +44,27 @@ pub(crate) struct MoveRules {
     pub(crate) cache_hot: bool,
 }
 
-impl MoveRules {
-    /// The ageing rule: the filter's when composed, else none.
+/// The shared move rules are the steal side of every Linux-derived policy and of
+/// `unrestricted`: the filter's victim decision, the move rules as eligibility, the filter's
+/// ageing, and the fresh-task answers derived from them (`policy/fresh.rs`).
+impl StealSide for MoveRules {
     #[inline]
-    pub(crate) fn ageing(&self) -> crate::Ageing {
-        self.filter.map_or(crate::Ageing::Never, |f| f.ageing())
+    fn victim(
+        &self,
+        topo: &Topology,
+        _thief: CpuId,
+        victim: &Victim,
+        thief_load: u64,
+        victim_load: u64,
+    ) -> VictimDecision {
+        match &self.filter {
+            Some(f) => f.victim(topo, victim, thief_load, victim_load),
+            None => VictimDecision::Examine,
+        }
     }
 
-    /// Whether `task` may move to `to`.
     #[inline]
-    pub(crate) fn eligibility(
+    fn eligibility(
         &self,
         topo: &Topology,
         task: &TaskMeta,
@@ -64,6 +77,21 @@ impl MoveRules {
         }
     }
 
+    fn ageing(&self) -> Ageing {
+        self.filter.map_or(Ageing::Never, |f| f.ageing())
+    }
+
+    fn static_fresh_steal(
+        &self,
+        topo: &Topology,
+        thief: CpuId,
+        victim: &Victim,
+    ) -> Option<FreshSteal> {
+        fresh_steal_of_rules(self, topo, thief, victim)
+    }
+}
+
+impl MoveRules {
     #[inline]
     pub(crate) fn check(
         &self,

@@ -127,3 +127,21 @@ impl CpuBalanceState {
         Self { cpu, levels }
     }
 }
+
+impl CpuBalanceState {
+    /// For a centralised pass that balances only at the top level (`numalb`,
+    /// `average-weight`): marks every lower level never due, and returns the top level if it
+    /// is due at `now_us`.
+    pub(crate) fn top_level_due(&mut self, now_us: u64) -> Option<&mut LevelState> {
+        let (top, lower) = self.levels.split_last_mut()?;
+        lower.iter_mut().for_each(|s| s.next_due_us = NEVER_DUE_US);
+        (now_us >= top.next_due_us).then_some(top)
+    }
+
+    /// Marks every level never due (a CPU whose pass never balances).
+    pub(crate) fn never_due(&mut self) {
+        self.levels
+            .iter_mut()
+            .for_each(|s| s.next_due_us = NEVER_DUE_US);
+    }
+}

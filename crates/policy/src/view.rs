@@ -7,37 +7,25 @@
 
 use zonal_topology::{CpuId, NodeId, Topology};
 
-/// A task's identity, unique within one view.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Default,
-    serde::Serialize,
-    serde::Deserialize,
-)]
-pub struct TaskId(pub u64);
+/// Writes a plain numeric identifier type (ordered, hashable, serde as the number).
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident($t:ty)) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+        #[derive(serde::Serialize, serde::Deserialize)]
+        pub struct $name(pub $t);
+    };
+}
 
-/// A thread group (the process of a thread, for thread-aware selection).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Default,
-    serde::Serialize,
-    serde::Deserialize,
-)]
-pub struct GroupId(pub u32);
+id_type!(
+    /// A task's identity, unique within one view.
+    TaskId(u64)
+);
+
+id_type!(
+    /// A thread group (the process of a thread, for thread-aware selection).
+    GroupId(u32)
+);
 
 /// Message counts of a task, for NUMALB's communication term.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -225,28 +225,30 @@ impl StealWalker {
         ctx: MoveContext,
         q: &mut Q,
     ) -> Option<Stolen<Q::Task>> {
+        let walk = Walk {
+            policy,
+            topo,
+            ctx,
+            thief: self.thief,
+        };
         for (i, slot) in self.slots.iter().enumerate() {
             let probe = q.probe(i);
             let (fresh, loads) = if slot.fresh == Some(FreshSteal::Allowed) {
-                if let Some(task) = self.take_checked(policy, topo, ctx, q, i, Source::Fresh) {
-                    return Some(Stolen {
-                        task,
-                        slot: i,
-                        source: Source::Fresh,
-                        loads: None,
-                    });
+                // 1. Allowed in advance: no question, no measuring.
+                if let Some(s) = walk.take(q, i, Source::Fresh, None) {
+                    return Some(s);
                 }
                 if probe.only_fresh() {
                     continue;
                 }
                 (Eligibility::Allowed, None)
             } else {
+                // 2. Measure; skip empty victims; the victim decision.
                 let fresh_len = q.fresh_len(i);
                 if fresh_len == 0 && probe.only_fresh() {
                     continue;
                 }
-                let (decision, loads) =
-                    self.victim_decision(policy, topo, slot, q, fresh_len, probe);
+                let (decision, loads) = walk.victim_decision(slot, q, fresh_len, probe);
                 match decision {
                     VictimDecision::Examine => {}
                     VictimDecision::Skip(why) => {
@@ -258,54 +260,28 @@ impl StealWalker {
                         break;
                     }
                 }
-                let fresh = self.fresh_eligibility(policy, topo, slot, ctx);
+                // 3. One answer for the fresh queue.
+                let fresh = walk.fresh_eligibility(slot);
                 if fresh_len != 0 {
-                    match fresh {
-                        Eligibility::Allowed => {
-                            if let Some(task) =
-                                self.take_checked(policy, topo, ctx, q, i, Source::Fresh)
-                            {
-                                return Some(Stolen {
-                                    task,
-                                    slot: i,
-                                    source: Source::Fresh,
-                                    loads,
-                                });
-                            }
-                        }
-                        Eligibility::Refused(why) => q.refused(i, why),
+                    if let Some(s) = walk.take_if(fresh, q, i, Source::Fresh, loads) {
+                        return Some(s);
                     }
                 }
                 (fresh, loads)
             };
+            // 4. The shared queue, once per node.
             if probe.shared {
-                match fresh {
-                    Eligibility::Allowed => {
-                        if let Some(task) =
-                            self.take_checked(policy, topo, ctx, q, i, Source::Shared)
-                        {
-                            return Some(Stolen {
-                                task,
-                                slot: i,
-                                source: Source::Shared,
-                                loads,
-                            });
-                        }
-                    }
-                    Eligibility::Refused(why) => q.refused(i, why),
+                if let Some(s) = walk.take_if(fresh, q, i, Source::Shared, loads) {
+                    return Some(s);
                 }
             }
+            // 5. Away tasks, one by one.
             for _ in 0..probe.away.min(AWAY_EXAMINE) {
                 let Some(task) = q.take(i, Source::Away) else {
                     break;
                 };
-                if let Some(task) = self.check_taken(policy, topo, ctx, q, i, Source::Away, task) {
-                    return Some(Stolen {
-                        task,
-                        slot: i,
-                        source: Source::Away,
-                        loads,
-                    });
+                if let Some(s) = walk.check(q, i, Source::Away, task, loads) {
+                    return Some(s);
                 }
             }
         }
@@ -328,6 +304,12 @@ impl StealWalker {
         ctx: MoveContext,
         loads: Option<(u64, u64)>,
     ) -> Result<(), Refusal> {
+        let walk = Walk {
+            policy,
+            topo,
+            ctx,
+            thief: self.thief,
+        };
         let s = &self.slots[slot];
         let decision = match s.fresh {
             Some(f) => f.victim_decision(),
@@ -346,7 +328,7 @@ impl StealWalker {
             ..*task
         } == representative;
         let answer = if same {
-            self.fresh_eligibility(policy, topo, s, ctx)
+            walk.fresh_eligibility(s)
         } else {
             policy.eligibility(topo, task, self.thief, ctx)
         };
@@ -355,13 +337,22 @@ impl StealWalker {
             Eligibility::Refused(why) => Err(why),
         }
     }
+}
 
+/// What one walk asks with: the policy, the machine, the clock and the thief.
+#[derive(Clone, Copy)]
+struct Walk<'a> {
+    policy: &'a dyn StealSide,
+    topo: &'a Topology,
+    ctx: MoveContext,
+    thief: CpuId,
+}
+
+impl Walk<'_> {
     /// The victim decision for a victim that has work: cached, or asked with loads.
     #[inline]
     fn victim_decision<Q: VictimQueues + ?Sized>(
         &self,
-        policy: &dyn StealSide,
-        topo: &Topology,
         slot: &WalkSlot,
         q: &Q,
         fresh_len: usize,
@@ -372,7 +363,9 @@ impl StealWalker {
             None => {
                 let victim_load = (fresh_len + probe.away) as u64 + u64::from(probe.shared);
                 let loads = (q.thief_load(), victim_load);
-                let d = policy.victim(topo, self.thief, &slot.victim, loads.0, loads.1);
+                let d = self
+                    .policy
+                    .victim(self.topo, self.thief, &slot.victim, loads.0, loads.1);
                 (d, Some(loads))
             }
         }
@@ -380,64 +373,75 @@ impl StealWalker {
 
     /// The eligibility of the victim's representative fresh task: cached, or asked once.
     #[inline]
-    fn fresh_eligibility(
-        &self,
-        policy: &dyn StealSide,
-        topo: &Topology,
-        slot: &WalkSlot,
-        ctx: MoveContext,
-    ) -> Eligibility {
+    fn fresh_eligibility(&self, slot: &WalkSlot) -> Eligibility {
         match slot.fresh.and_then(FreshSteal::fresh_eligibility) {
             Some(e) => e,
             None => {
-                let rep = FreshSteal::task(topo, slot.victim.cpu);
-                policy.eligibility(topo, &rep, self.thief, ctx)
+                let rep = FreshSteal::task(self.topo, slot.victim.cpu);
+                self.policy
+                    .eligibility(self.topo, &rep, self.thief, self.ctx)
             }
         }
     }
 
-    /// Takes one task of a queue whose fresh answer is `Allowed`, and checks its real
-    /// metadata when it is not the representative.
+    /// Under the queue's fresh answer: allowed → take one and check it; refused → count.
     #[inline]
-    fn take_checked<Q: VictimQueues + ?Sized>(
+    fn take_if<Q: VictimQueues + ?Sized>(
         &self,
-        policy: &dyn StealSide,
-        topo: &Topology,
-        ctx: MoveContext,
+        fresh: Eligibility,
         q: &mut Q,
         slot: usize,
         from: Source,
-    ) -> Option<Q::Task> {
-        let task = q.take(slot, from)?;
-        self.check_taken(policy, topo, ctx, q, slot, from, task)
-    }
-
-    /// Checks a task just taken; a refused one is counted and goes back.
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn check_taken<Q: VictimQueues + ?Sized>(
-        &self,
-        policy: &dyn StealSide,
-        topo: &Topology,
-        ctx: MoveContext,
-        q: &mut Q,
-        slot: usize,
-        from: Source,
-        task: Q::Task,
-    ) -> Option<Q::Task> {
-        let Some(meta) = q.meta(slot, from, &task) else {
-            return Some(task);
-        };
-        match policy.eligibility(topo, &meta, self.thief, ctx) {
-            Eligibility::Allowed => Some(task),
+        loads: Option<(u64, u64)>,
+    ) -> Option<Stolen<Q::Task>> {
+        match fresh {
+            Eligibility::Allowed => self.take(q, slot, from, loads),
             Eligibility::Refused(why) => {
                 q.refused(slot, why);
-                q.put_back(slot, from, task);
                 None
             }
         }
     }
-}
 
-#[cfg(test)]
-mod test;
+    /// Takes one task of a queue whose fresh answer is `Allowed`, and checks it.
+    #[inline]
+    fn take<Q: VictimQueues + ?Sized>(
+        &self,
+        q: &mut Q,
+        slot: usize,
+        from: Source,
+        loads: Option<(u64, u64)>,
+    ) -> Option<Stolen<Q::Task>> {
+        let task = q.take(slot, from)?;
+        self.check(q, slot, from, task, loads)
+    }
+
+    /// Checks a task just taken with its real metadata unless it is the representative; a
+    /// refused one is counted and goes back.
+    #[inline]
+    fn check<Q: VictimQueues + ?Sized>(
+        &self,
+        q: &mut Q,
+        slot: usize,
+        from: Source,
+        task: Q::Task,
+        loads: Option<(u64, u64)>,
+    ) -> Option<Stolen<Q::Task>> {
+        if let Some(meta) = q.meta(slot, from, &task) {
+            let answer = self
+                .policy
+                .eligibility(self.topo, &meta, self.thief, self.ctx);
+            if let Eligibility::Refused(why) = answer {
+                q.refused(slot, why);
+                q.put_back(slot, from, task);
+                return None;
+            }
+        }
+        Some(Stolen {
+            task,
+            slot,
+            source: from,
+            loads,
+        })
+    }
+}

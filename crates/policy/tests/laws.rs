@@ -17,8 +17,9 @@ use std::sync::Arc;
 use common::{age_limit, configs, is_conservative, is_hard, topology};
 use proptest::prelude::*;
 use zonal_policy::{
-    BalanceOutcome, CpuBalanceState, Eligibility, GroupId, MachineView, MoveContext, OriginRule,
-    Policy, PolicyConfig, PolicyName, Refusal, Rng, SnapshotView, TaskId, TaskMeta, VictimDecision,
+    BalanceOutcome, CpuBalanceState, CpuPass, Eligibility, GroupId, MachineView, MoveContext,
+    OriginRule, Policy, PolicyConfig, PolicyName, Refusal, Rng, SnapshotView, TaskId, TaskMeta,
+    VictimDecision,
 };
 use zonal_topology::{CpuId, NodeId, Topology};
 
@@ -90,11 +91,14 @@ fn decide(p: &dyn Policy, v: &SnapshotView, cpu: CpuId, seed: u64) -> [BalanceOu
     let topo = v.topology();
     let mut st = CpuBalanceState::new(topo, cpu);
     let mut rng = Rng::new(seed);
-    let a = p.balance_side().unwrap().balance(v, cpu, &mut st, &mut rng);
+    let a = p
+        .balance_side()
+        .unwrap()
+        .balance(CpuPass::new(v, &mut st, &mut rng));
     let b = p
         .balance_side()
         .unwrap()
-        .idle_balance(v, cpu, &mut st, &mut rng);
+        .idle_balance(CpuPass::new(v, &mut st, &mut rng));
     [a, b]
 }
 

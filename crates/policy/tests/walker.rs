@@ -9,12 +9,13 @@
 mod common;
 
 use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
 
 use common::{age_limit, configs, is_conservative, is_hard, topology};
 use proptest::prelude::*;
 use zonal_policy::{
-    FreshSteal, MoveContext, OriginRule, PolicyConfig, Probe, Refusal, Source, StealWalker, TaskId,
-    TaskMeta, VictimQueues,
+    FreshSteal, MoveContext, OriginRule, Policy, PolicyConfig, Probe, Refusal, Source, StealWalker,
+    TaskId, TaskMeta, VictimQueues,
 };
 use zonal_topology::{CpuId, NodeId, Topology};
 
@@ -192,4 +193,86 @@ proptest! {
             check(&cfg, &topo, &all, thief);
         }
     }
+}
+
+/// S1, policy `name`, and CPU 0's walk over every other CPU.
+fn on_s1(name: &str) -> (Topology, Arc<dyn Policy>, StealWalker) {
+    let topo = zonal_topology::presets::preset("s1").unwrap();
+    let p = PolicyConfig::named(name).unwrap().build().unwrap();
+    let w = StealWalker::new(p.steal_side(), &topo, CpuId(0), |_| true);
+    (topo, p, w)
+}
+
+fn fresh_on(topo: &Topology, cpu: CpuId) -> TaskMeta {
+    FreshSteal::task(topo, cpu)
+}
+
+#[test]
+fn takes_the_nearest_fresh_task_first() {
+    let (topo, p, w) = on_s1("linux");
+    let far = topo.cpus_of(NodeId(8))[0];
+    let mut q = Queues::new(
+        &topo,
+        &w,
+        &[fresh_on(&topo, far), fresh_on(&topo, CpuId(1))],
+    );
+    let ctx = MoveContext::steal(0);
+    let got = w.walk(p.steal_side(), &topo, ctx, &mut q).unwrap();
+    assert_eq!(
+        (got.task.cpu, got.source, got.slot),
+        (CpuId(1), Source::Fresh, 0)
+    );
+    assert_eq!(
+        w.walk(p.steal_side(), &topo, ctx, &mut q).unwrap().task.cpu,
+        far
+    );
+    assert!(w.walk(p.steal_side(), &topo, ctx, &mut q).is_none());
+}
+
+#[test]
+fn the_hard_zone_stops_the_walk_and_counts_once() {
+    let (topo, p, w) = on_s1("conservative-hard");
+    let far = topo.cpus_of(NodeId(8))[0];
+    let mut q = Queues::new(&topo, &w, &[fresh_on(&topo, far)]);
+    assert!(w
+        .walk(p.steal_side(), &topo, MoveContext::steal(0), &mut q)
+        .is_none());
+    assert_eq!(q.refusals.len(), 1);
+    assert_eq!(q.refusals[0].1, Refusal::Zone);
+    assert_eq!(q.ids().len(), 1, "a refused victim keeps its task");
+}
+
+#[test]
+fn refused_away_tasks_go_back_and_aged_ones_never_move() {
+    let (topo, p, w) = on_s1("conservative-hard");
+    let mut aged = TaskMeta::new(TaskId(7), NodeId(0), CpuId(1));
+    aged.migrations = 3;
+    let mut q = Queues::new(&topo, &w, &[aged]);
+    let ctx = MoveContext::steal(0);
+    assert!(w.walk(p.steal_side(), &topo, ctx, &mut q).is_none());
+    assert_eq!(q.refusals, vec![(0, Refusal::Aged)]);
+    assert_eq!(q.away[1].len(), 1);
+    assert_eq!(
+        w.decide(p.steal_side(), &topo, 0, &aged, ctx, None),
+        Err(Refusal::Aged)
+    );
+    let young = TaskMeta {
+        migrations: 1,
+        ..aged
+    };
+    assert_eq!(
+        w.decide(p.steal_side(), &topo, 0, &young, ctx, None),
+        Ok(())
+    );
+}
+
+#[test]
+fn keep_restricts_the_order() {
+    let (topo, p, _) = on_s1("unrestricted");
+    let w = StealWalker::new(p.steal_side(), &topo, CpuId(0), |c| c.index() < 4);
+    let cpus: Vec<_> = w.slots().iter().map(|s| s.victim.cpu.index()).collect();
+    assert_eq!(cpus.len(), 3);
+    assert!(cpus.iter().all(|&c| c != 0 && c < 4));
+    assert_eq!(w.slot_of(CpuId(1)), Some(0));
+    assert_eq!(w.slot_of(CpuId(9)), None);
 }

@@ -39,8 +39,8 @@
 //! longer on `from` is counted as stale and skipped.
 
 use zonal_policy::{
-    Ageing, AttemptOutcome, BalanceOutcome, BalanceSide, CpuBalanceState, Migration, Placement,
-    Policy, Rng, TaskId, TaskMeta,
+    Ageing, AttemptOutcome, BalanceOutcome, BalanceSide, CpuBalanceState, CpuPass, Migration,
+    Placement, Policy, Rng, TaskId, TaskMeta,
 };
 use zonal_topology::{CpuId, Level, Topology};
 
@@ -350,7 +350,7 @@ impl<'a> Engine<'a> {
         self.m.touch(c);
         if let (true, Some(balancer)) = (self.m.cpus[c].rq.is_empty(), self.balancer) {
             let out =
-                balancer.idle_balance(&self.m, CpuId::new(c), &mut self.states[c], &mut self.rng);
+                balancer.idle_balance(CpuPass::new(&self.m, &mut self.states[c], &mut self.rng));
             self.apply(out, true);
         }
         self.dispatch(c);
@@ -397,7 +397,7 @@ impl<'a> Engine<'a> {
 
     fn tick(&mut self, c: usize) {
         let out = match self.balancer {
-            Some(b) => b.balance(&self.m, CpuId::new(c), &mut self.states[c], &mut self.rng),
+            Some(b) => b.balance(CpuPass::new(&self.m, &mut self.states[c], &mut self.rng)),
             None => BalanceOutcome::default(),
         };
         self.apply(out, false);

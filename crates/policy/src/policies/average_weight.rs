@@ -26,10 +26,8 @@ use crate::config::PolicyConfig;
 use crate::decision::{
     Attempt, AttemptOutcome, BalanceOutcome, Migration, MoveContext, MoveKind, VictimDecision,
 };
-use crate::policies::linux::{Balancer, Selector, NEVER, NR_MIGRATE_MAX};
-use crate::policy::{BalanceSide, Policy};
-use crate::rng::Rng;
-use crate::state::CpuBalanceState;
+use crate::policies::linux::{Balancer, Selector, NR_MIGRATE_MAX};
+use crate::policy::{BalanceSide, CpuPass, Policy};
 use crate::view::MachineView;
 
 /// `average-weight` (catalogue constructor): the threshold pass over Linux's steal side,
@@ -155,23 +153,12 @@ crate::policies::linux::policy_over_inner_balancer!(AverageWeight);
 impl BalanceSide for AverageWeight {
     crate::policies::linux::inner_idle_and_place!();
 
-    fn balance(
-        &self,
-        view: &dyn MachineView,
-        cpu: CpuId,
-        state: &mut CpuBalanceState,
-        _rng: &mut Rng,
-    ) -> BalanceOutcome {
+    fn balance(&self, pass: CpuPass<'_>) -> BalanceOutcome {
         let mut out = BalanceOutcome::default();
-        let topo = view.topology();
-        let now = view.now_us();
-        let Some((st, lower)) = state.levels.split_last_mut() else {
+        let (view, cpu, now) = (pass.view, pass.cpu(), pass.view.now_us());
+        let Some(st) = pass.state.top_level_due(now) else {
             return out;
         };
-        lower.iter_mut().for_each(|s| s.next_due_us = NEVER);
-        if now < st.next_due_us {
-            return out;
-        }
         let ctx = MoveContext {
             kind: MoveKind::Periodic,
             now_us: now,
@@ -180,7 +167,7 @@ impl BalanceSide for AverageWeight {
         let (outcome, moved) = self.shed(view, cpu, ctx, &mut out);
         st.record(outcome, now);
         out.attempts
-            .push(Attempt::whole_machine(topo, cpu, outcome, moved));
+            .push(Attempt::whole_machine(view.topology(), cpu, outcome, moved));
         out
     }
 }

@@ -42,10 +42,8 @@ use zonal_topology::{CpuId, NodeId, Topology};
 
 use crate::config::PolicyConfig;
 use crate::decision::{Attempt, AttemptOutcome, BalanceOutcome, Migration, MoveContext, MoveKind};
-use crate::policies::linux::{Balancer, Selector, NEVER};
-use crate::policy::{BalanceSide, Policy};
-use crate::rng::Rng;
-use crate::state::CpuBalanceState;
+use crate::policies::linux::{Balancer, Selector};
+use crate::policy::{BalanceSide, CpuPass, Policy};
 use crate::view::{MachineView, TaskMeta};
 
 /// The default communication weight `a` (weight units per message).
@@ -145,27 +143,16 @@ crate::policies::linux::policy_over_inner_balancer!(Numalb);
 impl BalanceSide for Numalb {
     crate::policies::linux::inner_idle_and_place!();
 
-    fn balance(
-        &self,
-        view: &dyn MachineView,
-        cpu: CpuId,
-        state: &mut CpuBalanceState,
-        _rng: &mut Rng,
-    ) -> BalanceOutcome {
+    fn balance(&self, pass: CpuPass<'_>) -> BalanceOutcome {
         let mut out = BalanceOutcome::default();
-        let topo = view.topology();
-        let Some((st, lower)) = state.levels.split_last_mut() else {
+        let (view, cpu, now) = (pass.view, pass.cpu(), pass.view.now_us());
+        if cpu != ROOT {
+            pass.state.never_due();
+            return out;
+        }
+        let Some(st) = pass.state.top_level_due(now) else {
             return out;
         };
-        lower.iter_mut().for_each(|s| s.next_due_us = NEVER);
-        let now = view.now_us();
-        if cpu != ROOT {
-            state.levels.iter_mut().for_each(|s| s.next_due_us = NEVER);
-            return out;
-        }
-        if now < st.next_due_us {
-            return out;
-        }
         self.assign(view, st.nr_balance_failed, &mut out);
         let moved = out.migrations.len() as u32;
         // The greedy assignment never fails: it moves, or the machine is balanced.
@@ -176,7 +163,7 @@ impl BalanceSide for Numalb {
         };
         st.record(outcome, now);
         out.attempts
-            .push(Attempt::whole_machine(topo, cpu, outcome, moved));
+            .push(Attempt::whole_machine(view.topology(), cpu, outcome, moved));
         out
     }
 }

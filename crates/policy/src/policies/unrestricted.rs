@@ -10,17 +10,13 @@
 //!   and records nothing when it is busy.
 //! - A new task starts on its parent's CPU (work stealing spawns locally).
 
-use zonal_topology::{CpuId, Level, Topology, Victim};
+use zonal_topology::{CpuId, Level};
 
-use crate::decision::{
-    Attempt, AttemptOutcome, BalanceOutcome, Eligibility, Migration, MoveContext, Placement,
-    VictimDecision,
-};
+use crate::decision::{Attempt, AttemptOutcome, BalanceOutcome, Migration, MoveContext, Placement};
 use crate::policies::linux::is_idle;
-use crate::policy::{BalanceSide, Policy, StealSide};
+use crate::policy::{BalanceSide, CpuPass, Policy, StealSide};
 use crate::rng::Rng;
 use crate::rules::MoveRules;
-use crate::state::CpuBalanceState;
 use crate::view::{MachineView, TaskMeta};
 
 /// `unrestricted` (catalogue constructor); it takes no parameters.
@@ -92,8 +88,10 @@ impl Policy for Unrestricted {
         "unrestricted"
     }
 
+    /// Its move rules, without filter or cache-hotness: every victim is examined, every
+    /// fresh task may go, and the answers are static.
     fn steal_side(&self) -> &dyn StealSide {
-        self
+        &self.rules
     }
 
     fn balance_side(&self) -> Option<&dyn BalanceSide> {
@@ -101,60 +99,19 @@ impl Policy for Unrestricted {
     }
 }
 
-impl StealSide for Unrestricted {
-    #[inline]
-    fn victim(&self, _: &Topology, _: CpuId, _: &Victim, _: u64, _: u64) -> VictimDecision {
-        VictimDecision::Examine
-    }
-
-    #[inline]
-    fn eligibility(
-        &self,
-        topo: &Topology,
-        task: &TaskMeta,
-        to: CpuId,
-        ctx: MoveContext,
-    ) -> Eligibility {
-        self.rules.eligibility(topo, task, to, ctx)
-    }
-
-    /// Every victim is examined and a fresh task (never ran, migratable, not running) is
-    /// always allowed: nothing here reads a load or the clock.
-    fn static_fresh_steal(
-        &self,
-        topo: &Topology,
-        thief: CpuId,
-        victim: &Victim,
-    ) -> Option<crate::FreshSteal> {
-        Some(crate::policy::derive_fresh_steal(self, topo, thief, victim))
-    }
-}
-
 /// The simulator's process model has no deques: `unrestricted` steals through the balance
 /// side, at each tick of an idle CPU and at new-idle time.
 impl BalanceSide for Unrestricted {
-    fn balance(
-        &self,
-        view: &dyn MachineView,
-        cpu: CpuId,
-        _state: &mut CpuBalanceState,
-        rng: &mut Rng,
-    ) -> BalanceOutcome {
-        if is_idle(&view.cpu_load(cpu)) {
-            self.steal(view, cpu, rng)
+    fn balance(&self, pass: CpuPass<'_>) -> BalanceOutcome {
+        if is_idle(&pass.view.cpu_load(pass.cpu())) {
+            self.steal(pass.view, pass.cpu(), pass.rng)
         } else {
             BalanceOutcome::default()
         }
     }
 
-    fn idle_balance(
-        &self,
-        view: &dyn MachineView,
-        cpu: CpuId,
-        _state: &mut CpuBalanceState,
-        rng: &mut Rng,
-    ) -> BalanceOutcome {
-        self.steal(view, cpu, rng)
+    fn idle_balance(&self, pass: CpuPass<'_>) -> BalanceOutcome {
+        self.steal(pass.view, pass.cpu(), pass.rng)
     }
 
     fn place(

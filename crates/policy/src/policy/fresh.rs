@@ -29,8 +29,8 @@ use zonal_topology::{CpuId, Topology, Victim};
 
 use crate::decision::{Eligibility, MoveContext, Refusal, VictimDecision};
 use crate::filters::ZoneMode;
-use crate::policies::linux::Balancer;
 use crate::policy::StealSide;
+use crate::rules::MoveRules;
 use crate::view::{TaskId, TaskMeta};
 
 /// The steal-path answer for fresh tasks at home on one victim, known in advance
@@ -127,18 +127,17 @@ pub(crate) fn derive_fresh_steal<P: StealSide + ?Sized>(
     }
 }
 
-/// [`StealSide::static_fresh_steal`] for the Linux-derived [`Balancer`] (`linux`,
-/// `conservative-hard`/`-soft`, `thread-aware`): static except beyond a soft zone, where
-/// the victim decision compares loads.
-pub(crate) fn fresh_steal_of_balancer(
-    b: &Balancer,
+/// [`StealSide::static_fresh_steal`] for the shared move rules (`linux`,
+/// `conservative-hard`/`-soft`, `thread-aware`, `numalb`, `average-weight`, `unrestricted`):
+/// static except beyond a soft zone, where the victim decision compares loads.
+pub(crate) fn fresh_steal_of_rules(
+    rules: &MoveRules,
     topo: &Topology,
     thief: CpuId,
     victim: &Victim,
 ) -> Option<FreshSteal> {
-    let soft_beyond = b
-        .rules
+    let soft_beyond = rules
         .filter
         .is_some_and(|f| f.zone == ZoneMode::Soft && f.beyond_zone(topo, victim.level));
-    (!soft_beyond).then(|| derive_fresh_steal(b, topo, thief, victim))
+    (!soft_beyond).then(|| derive_fresh_steal(rules, topo, thief, victim))
 }

@@ -3,9 +3,8 @@
 #![allow(dead_code, unreachable_pub)]
 
 use zonal_policy::{
-    Attempt, AttemptOutcome, BalanceOutcome, BalanceSide, CpuBalanceState, Eligibility,
-    MachineView, Migration, MoveContext, Placement, Policy, Refusal, Rng, StealSide, TaskMeta,
-    VictimDecision,
+    Attempt, AttemptOutcome, BalanceOutcome, BalanceSide, CpuPass, Eligibility, MachineView,
+    Migration, MoveContext, Placement, Policy, Refusal, Rng, StealSide, TaskMeta, VictimDecision,
 };
 use zonal_topology::{CpuId, Topology, Victim};
 
@@ -108,30 +107,18 @@ impl StealSide for Greedy {
 }
 
 impl BalanceSide for Greedy {
-    fn balance(
-        &self,
-        view: &dyn MachineView,
-        cpu: CpuId,
-        state: &mut CpuBalanceState,
-        _: &mut Rng,
-    ) -> BalanceOutcome {
-        let now = view.now_us();
-        let l = &mut state.levels[0];
+    fn balance(&self, pass: CpuPass<'_>) -> BalanceOutcome {
+        let now = pass.view.now_us();
+        let l = &mut pass.state.levels[0];
         if now < l.next_due_us {
             return BalanceOutcome::default();
         }
         l.next_due_us = now + 8_000;
-        self.pull(view, cpu, 2)
+        self.pull(pass.view, pass.cpu(), 2)
     }
 
-    fn idle_balance(
-        &self,
-        view: &dyn MachineView,
-        cpu: CpuId,
-        _: &mut CpuBalanceState,
-        _: &mut Rng,
-    ) -> BalanceOutcome {
-        self.pull(view, cpu, 2)
+    fn idle_balance(&self, pass: CpuPass<'_>) -> BalanceOutcome {
+        self.pull(pass.view, pass.cpu(), 2)
     }
 
     fn place(&self, view: &dyn MachineView, parent: CpuId, _: &TaskMeta, _: &mut Rng) -> Placement {

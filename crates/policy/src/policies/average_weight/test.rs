@@ -1,3 +1,4 @@
+use crate::CpuPass;
 use zonal_topology::CpuId;
 
 use crate::decision::AttemptOutcome;
@@ -16,10 +17,10 @@ fn a_cpu_above_the_average_sheds_to_those_below() {
     let mut tv = TestView::new(&topo);
     tv.load(0, 4);
     let mut st = CpuBalanceState::new(&topo, CpuId(0));
-    let out = aw()
-        .balance_side()
-        .unwrap()
-        .balance(&tv.view, CpuId(0), &mut st, &mut Rng::new(1));
+    let out =
+        aw().balance_side()
+            .unwrap()
+            .balance(CpuPass::new(&tv.view, &mut st, &mut Rng::new(1)));
     // Threshold 4096 / 4 = 1024: three tasks go, one to each idle CPU, nearest first.
     let to: Vec<u32> = out.migrations.iter().map(|m| m.to.0).collect();
     assert_eq!(to.len(), 3, "{out:?}");
@@ -35,10 +36,10 @@ fn cpus_at_or_below_the_average_do_nothing() {
     tv.load(0, 4);
     tv.load(1, 1);
     let mut st = CpuBalanceState::new(&topo, CpuId(1));
-    let out = aw()
-        .balance_side()
-        .unwrap()
-        .balance(&tv.view, CpuId(1), &mut st, &mut Rng::new(1));
+    let out =
+        aw().balance_side()
+            .unwrap()
+            .balance(CpuPass::new(&tv.view, &mut st, &mut Rng::new(1)));
     assert!(out.migrations.is_empty());
     assert_eq!(out.attempts[0].outcome, AttemptOutcome::Balanced);
 }
@@ -55,10 +56,10 @@ fn weights_follow_nice_values() {
     });
     tv.load(2, 2);
     let mut st = CpuBalanceState::new(&topo, CpuId(0));
-    let out = aw()
-        .balance_side()
-        .unwrap()
-        .balance(&tv.view, CpuId(0), &mut st, &mut Rng::new(1));
+    let out =
+        aw().balance_side()
+            .unwrap()
+            .balance(CpuPass::new(&tv.view, &mut st, &mut Rng::new(1)));
     assert_eq!(out.migrations.len(), 1);
     assert_eq!(out.migrations[0].to, CpuId(1));
 }

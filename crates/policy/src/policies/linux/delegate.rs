@@ -17,7 +17,7 @@ macro_rules! policy_over_inner_balancer {
             }
 
             fn steal_side(&self) -> &dyn $crate::StealSide {
-                &self.inner
+                &self.inner.rules
             }
 
             fn balance_side(&self) -> Option<&dyn $crate::BalanceSide> {
@@ -31,14 +31,8 @@ macro_rules! policy_over_inner_balancer {
 /// delegating to `self.inner`; the type writes `balance` itself.
 macro_rules! inner_idle_and_place {
     () => {
-        fn idle_balance(
-            &self,
-            view: &dyn $crate::MachineView,
-            cpu: ::zonal_topology::CpuId,
-            state: &mut $crate::CpuBalanceState,
-            _rng: &mut $crate::Rng,
-        ) -> $crate::BalanceOutcome {
-            self.inner.new_idle(view, cpu, state)
+        fn idle_balance(&self, pass: $crate::CpuPass<'_>) -> $crate::BalanceOutcome {
+            self.inner.new_idle(pass.view, pass.state)
         }
 
         fn place(

@@ -57,15 +57,12 @@ mod place;
 
 use std::sync::Arc;
 
-use zonal_topology::{CpuId, Level, Topology, Victim};
+use zonal_topology::{CpuId, Level, Topology};
 
-use crate::ageing::Ageing;
 use crate::config::PolicyConfig;
-use crate::decision::{
-    AttemptOutcome, BalanceOutcome, Eligibility, MoveContext, Placement, VictimDecision,
-};
+use crate::decision::{AttemptOutcome, BalanceOutcome, Placement};
 use crate::filters::{ConservativeFilter, ZoneMode};
-use crate::policy::{BalanceSide, Policy, StealSide};
+use crate::policy::{BalanceSide, CpuPass, Policy, StealSide};
 use crate::rng::Rng;
 use crate::rules::MoveRules;
 use crate::state::CpuBalanceState;
@@ -219,9 +216,9 @@ impl Balancer {
     pub(crate) fn periodic(
         &self,
         view: &dyn MachineView,
-        cpu: CpuId,
         state: &mut CpuBalanceState,
     ) -> BalanceOutcome {
+        let cpu = state.cpu;
         let topo = view.topology();
         let node = topo.node_of(cpu);
         let now = view.now_us();
@@ -276,9 +273,9 @@ impl Balancer {
     pub(crate) fn new_idle(
         &self,
         view: &dyn MachineView,
-        cpu: CpuId,
         state: &CpuBalanceState,
     ) -> BalanceOutcome {
+        let cpu = state.cpu;
         let topo = view.topology();
         let node = topo.node_of(cpu);
         let m = topo.mal_count();
@@ -372,7 +369,7 @@ impl Policy for Balancer {
     }
 
     fn steal_side(&self) -> &dyn StealSide {
-        self
+        &self.rules
     }
 
     fn balance_side(&self) -> Option<&dyn BalanceSide> {
@@ -380,66 +377,13 @@ impl Policy for Balancer {
     }
 }
 
-impl StealSide for Balancer {
-    #[inline]
-    fn victim(
-        &self,
-        topo: &Topology,
-        _thief: CpuId,
-        victim: &Victim,
-        thief_load: u64,
-        victim_load: u64,
-    ) -> VictimDecision {
-        match &self.rules.filter {
-            Some(f) => f.victim(topo, victim, thief_load, victim_load),
-            None => VictimDecision::Examine,
-        }
-    }
-
-    #[inline]
-    fn eligibility(
-        &self,
-        topo: &Topology,
-        task: &TaskMeta,
-        to: CpuId,
-        ctx: MoveContext,
-    ) -> Eligibility {
-        self.rules.eligibility(topo, task, to, ctx)
-    }
-
-    fn ageing(&self) -> Ageing {
-        self.rules.ageing()
-    }
-
-    fn static_fresh_steal(
-        &self,
-        topo: &Topology,
-        thief: CpuId,
-        victim: &Victim,
-    ) -> Option<crate::FreshSteal> {
-        crate::policy::fresh_steal_of_balancer(self, topo, thief, victim)
-    }
-}
-
 impl BalanceSide for Balancer {
-    fn balance(
-        &self,
-        view: &dyn MachineView,
-        cpu: CpuId,
-        state: &mut CpuBalanceState,
-        _rng: &mut Rng,
-    ) -> BalanceOutcome {
-        self.periodic(view, cpu, state)
+    fn balance(&self, pass: CpuPass<'_>) -> BalanceOutcome {
+        self.periodic(pass.view, pass.state)
     }
 
-    fn idle_balance(
-        &self,
-        view: &dyn MachineView,
-        cpu: CpuId,
-        state: &mut CpuBalanceState,
-        _rng: &mut Rng,
-    ) -> BalanceOutcome {
-        self.new_idle(view, cpu, state)
+    fn idle_balance(&self, pass: CpuPass<'_>) -> BalanceOutcome {
+        self.new_idle(pass.view, pass.state)
     }
 
     fn place(

@@ -1,3 +1,4 @@
+use crate::CpuPass;
 use std::sync::Arc;
 
 use zonal_topology::{CpuId, Level, NodeId, Topology};
@@ -24,9 +25,10 @@ fn balance(
     cpu: u32,
     st: &mut CpuBalanceState,
 ) -> crate::BalanceOutcome {
+    assert_eq!(st.cpu, CpuId(cpu));
     p.balance_side()
         .unwrap()
-        .balance(v, CpuId(cpu), st, &mut Rng::new(7))
+        .balance(CpuPass::new(v, st, &mut Rng::new(7)))
 }
 
 fn state(topo: &Topology, cpu: u32) -> CpuBalanceState {
@@ -214,10 +216,10 @@ fn new_idle_stops_at_the_first_level_that_yields() {
     tv.load(2, 5);
     let p = policy("linux");
     let mut st = state(&topo, 1);
-    let out = p
-        .balance_side()
-        .unwrap()
-        .idle_balance(&tv.view, CpuId(1), &mut st, &mut Rng::new(1));
+    let out =
+        p.balance_side()
+            .unwrap()
+            .idle_balance(CpuPass::new(&tv.view, &mut st, &mut Rng::new(1)));
     assert_eq!(out.attempts.len(), 1);
     assert_eq!(out.migrations.len(), 1);
     assert_eq!(out.migrations[0].level, Level(0));
@@ -227,10 +229,10 @@ fn new_idle_stops_at_the_first_level_that_yields() {
     let mut tv = TestView::new(&topo);
     tv.load(0, 1);
     tv.load(2, 5);
-    let out = p
-        .balance_side()
-        .unwrap()
-        .idle_balance(&tv.view, CpuId(1), &mut st, &mut Rng::new(1));
+    let out =
+        p.balance_side()
+            .unwrap()
+            .idle_balance(CpuPass::new(&tv.view, &mut st, &mut Rng::new(1)));
     assert_eq!(out.attempts.len(), 2);
     assert_eq!(out.attempts[0].outcome, AttemptOutcome::Balanced);
     assert_eq!(out.migrations.len(), 1);
@@ -426,12 +428,11 @@ fn soft_zone_needs_150_percent_beyond_the_zone() {
         for &c in &far[1..] {
             tv.load(c, 3);
         }
-        let out = soft.balance_side().unwrap().idle_balance(
+        let out = soft.balance_side().unwrap().idle_balance(CpuPass::new(
             &tv.view,
-            CpuId(0),
             &mut state(&topo, 0),
             &mut Rng::new(1),
-        );
+        ));
         let top = out.attempts.last().unwrap();
         assert_eq!(top.level, Level(5), "{out:?}");
         if heavy == 3 {

@@ -1,3 +1,4 @@
+use crate::CpuPass;
 use zonal_topology::{CpuId, NodeId};
 
 use crate::testing::{two_nodes, TestView};
@@ -17,11 +18,11 @@ fn balanced_machines_see_no_moves() {
         tv.load(c, 3);
     }
     let mut st = CpuBalanceState::new(&topo, CpuId(0));
-    let out =
-        numalb(1.0)
-            .balance_side()
-            .unwrap()
-            .balance(&tv.view, CpuId(0), &mut st, &mut Rng::new(1));
+    let out = numalb(1.0).balance_side().unwrap().balance(CpuPass::new(
+        &tv.view,
+        &mut st,
+        &mut Rng::new(1),
+    ));
     assert!(
         out.migrations.is_empty(),
         "ties keep tasks in place: {out:?}"
@@ -35,21 +36,21 @@ fn heaviest_first_onto_the_cheapest_cpu() {
     let mut tv = TestView::new(&topo);
     tv.load(0, 4);
     let mut st = CpuBalanceState::new(&topo, CpuId(0));
-    let out =
-        numalb(1.0)
-            .balance_side()
-            .unwrap()
-            .balance(&tv.view, CpuId(0), &mut st, &mut Rng::new(1));
+    let out = numalb(1.0).balance_side().unwrap().balance(CpuPass::new(
+        &tv.view,
+        &mut st,
+        &mut Rng::new(1),
+    ));
     let mut to: Vec<u32> = out.migrations.iter().map(|m| m.to.0).collect();
     to.sort_unstable();
     assert_eq!(to, [1, 2, 3], "{out:?}");
     // Only the root CPU runs the centralised step.
     let mut st = CpuBalanceState::new(&topo, CpuId(1));
-    let out =
-        numalb(1.0)
-            .balance_side()
-            .unwrap()
-            .balance(&tv.view, CpuId(1), &mut st, &mut Rng::new(1));
+    let out = numalb(1.0).balance_side().unwrap().balance(CpuPass::new(
+        &tv.view,
+        &mut st,
+        &mut Rng::new(1),
+    ));
     assert!(out.migrations.is_empty() && out.attempts.is_empty());
 }
 
@@ -68,18 +69,18 @@ fn communication_keeps_tasks_near_their_partners() {
     let mut st = CpuBalanceState::new(&topo, CpuId(0));
     // Staying costs 1024 − 600; CPU 1 (same node, busy) 1024 + 600·1; CPU 2 (idle, remote)
     // 0 + 600·2 = 1200. It stays.
-    let out =
-        numalb(1.0)
-            .balance_side()
-            .unwrap()
-            .balance(&tv.view, CpuId(0), &mut st, &mut Rng::new(1));
+    let out = numalb(1.0).balance_side().unwrap().balance(CpuPass::new(
+        &tv.view,
+        &mut st,
+        &mut Rng::new(1),
+    ));
     assert!(out.migrations.iter().all(|m| m.task != chatty), "{out:?}");
     // Without the communication term it moves to an idle CPU.
     let mut st = CpuBalanceState::new(&topo, CpuId(0));
-    let out =
-        numalb(0.0)
-            .balance_side()
-            .unwrap()
-            .balance(&tv.view, CpuId(0), &mut st, &mut Rng::new(1));
+    let out = numalb(0.0).balance_side().unwrap().balance(CpuPass::new(
+        &tv.view,
+        &mut st,
+        &mut Rng::new(1),
+    ));
     assert!(out.migrations.iter().any(|m| m.task == chatty), "{out:?}");
 }

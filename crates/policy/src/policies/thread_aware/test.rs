@@ -1,3 +1,4 @@
+use crate::CpuPass;
 use std::sync::Arc;
 
 use zonal_topology::{CpuId, Level, NodeId};
@@ -45,7 +46,7 @@ fn least_concentrated_group_goes_first() {
     let out = ta
         .balance_side()
         .unwrap()
-        .balance(view, CpuId(2), &mut st, &mut Rng::new(1));
+        .balance(CpuPass::new(view, &mut st, &mut Rng::new(1)));
     let cross: Vec<_> = out
         .migrations
         .iter()
@@ -59,7 +60,7 @@ fn least_concentrated_group_goes_first() {
     let out = lin
         .balance_side()
         .unwrap()
-        .balance(view, CpuId(2), &mut st, &mut Rng::new(1));
+        .balance(CpuPass::new(view, &mut st, &mut Rng::new(1)));
     assert_eq!(out.migrations[0].task, a, "Linux takes the tail");
 }
 
@@ -103,7 +104,7 @@ fn refusal_is_reported_by_the_pass() {
     let out = ta
         .balance_side()
         .unwrap()
-        .balance(&tv.view, CpuId(2), &mut st, &mut Rng::new(1));
+        .balance(CpuPass::new(&tv.view, &mut st, &mut Rng::new(1)));
     // G (share 1/2) is tried first but would join a node holding as many of its group as it
     // leaves: refused. X (alone) moves.
     assert_eq!(out.refused.get(Refusal::GroupConcentration), 1, "{out:?}");

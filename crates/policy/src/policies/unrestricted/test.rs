@@ -1,3 +1,4 @@
+use crate::CpuPass;
 use zonal_topology::{CpuId, NodeId};
 
 use crate::testing::{s1, TestView};
@@ -14,27 +15,26 @@ fn steals_the_oldest_movable_task_of_a_random_victim() {
     let far = topo.cpus_of(NodeId(8))[0];
     let ids = tv.load(far.0, 3);
     let mut st = CpuBalanceState::new(&topo, CpuId(0));
-    let out =
-        un().balance_side()
-            .unwrap()
-            .idle_balance(&tv.view, CpuId(0), &mut st, &mut Rng::new(3));
+    let out = un().balance_side().unwrap().idle_balance(CpuPass::new(
+        &tv.view,
+        &mut st,
+        &mut Rng::new(3),
+    ));
     assert_eq!(out.migrations.len(), 1);
     assert_eq!(out.migrations[0].task, ids[1], "the running one is skipped");
     assert_eq!(out.refused.get(crate::Refusal::Running), 1);
     // Same seed, same decision; and any seed finds the only victim.
     for seed in 0..20 {
-        let a = un().balance_side().unwrap().idle_balance(
+        let a = un().balance_side().unwrap().idle_balance(CpuPass::new(
             &tv.view,
-            CpuId(0),
             &mut st,
             &mut Rng::new(seed),
-        );
-        let b = un().balance_side().unwrap().idle_balance(
+        ));
+        let b = un().balance_side().unwrap().idle_balance(CpuPass::new(
             &tv.view,
-            CpuId(0),
             &mut st,
             &mut Rng::new(seed),
-        );
+        ));
         assert_eq!(a, b);
         assert_eq!(a.migrations[0].from, far);
     }
@@ -52,7 +52,7 @@ fn random_start_spreads_thieves() {
         .map(|seed| {
             un().balance_side()
                 .unwrap()
-                .idle_balance(&tv.view, CpuId(0), &mut st, &mut Rng::new(seed))
+                .idle_balance(CpuPass::new(&tv.view, &mut st, &mut Rng::new(seed)))
                 .migrations[0]
                 .from
         })
@@ -67,10 +67,10 @@ fn busy_cpus_do_not_balance_and_children_stay_home() {
     tv.load(0, 1);
     tv.load(1, 5);
     let mut st = CpuBalanceState::new(&topo, CpuId(0));
-    let out = un()
-        .balance_side()
-        .unwrap()
-        .balance(&tv.view, CpuId(0), &mut st, &mut Rng::new(1));
+    let out =
+        un().balance_side()
+            .unwrap()
+            .balance(CpuPass::new(&tv.view, &mut st, &mut Rng::new(1)));
     assert!(out.attempts.is_empty());
     let t = TaskMeta::new(TaskId(77), NodeId(0), CpuId(1));
     assert_eq!(
