@@ -14,7 +14,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{age_limit, configs, is_conservative, is_hard, topology};
+use common::{age_limit, configs, is_builtin, is_conservative, is_hard, topology};
 use proptest::prelude::*;
 use zonal_policy::{
     BalanceOutcome, CpuBalanceState, CpuPass, Eligibility, GroupId, MachineView, MoveContext,
@@ -86,20 +86,16 @@ fn build_view(topo: &Arc<Topology>, seeds: &[TaskSeed]) -> SnapshotView {
     v
 }
 
-/// Runs every decision for `cpu` and returns the outcomes (periodic, new-idle).
+/// Runs every decision for `cpu` and returns the outcomes (periodic, new-idle); nothing for
+/// a steal-only policy.
 fn decide(p: &dyn Policy, v: &SnapshotView, cpu: CpuId, seed: u64) -> [BalanceOutcome; 2] {
-    let topo = v.topology();
-    let mut st = CpuBalanceState::new(topo, cpu);
+    let Some(b) = p.balance_side() else {
+        return Default::default();
+    };
+    let mut st = CpuBalanceState::new(v.topology(), cpu);
     let mut rng = Rng::new(seed);
-    let a = p
-        .balance_side()
-        .unwrap()
-        .balance(CpuPass::new(v, &mut st, &mut rng));
-    let b = p
-        .balance_side()
-        .unwrap()
-        .idle_balance(CpuPass::new(v, &mut st, &mut rng));
-    [a, b]
+    let a = b.balance(CpuPass::new(v, &mut st, &mut rng));
+    [a, b.idle_balance(CpuPass::new(v, &mut st, &mut rng))]
 }
 
 fn find(v: &SnapshotView, cpu: CpuId, id: TaskId) -> Option<&TaskMeta> {
@@ -170,7 +166,7 @@ fn check_steal_path(cfg: &PolicyConfig, v: &SnapshotView, thief: CpuId) {
         if is_hard(cfg) && beyond {
             assert_eq!(d, VictimDecision::Stop(Refusal::Zone));
         }
-        if !is_conservative(cfg) {
+        if is_builtin(cfg) && !is_conservative(cfg) {
             assert_eq!(d, VictimDecision::Examine);
         }
         for t in v.tasks(victim.cpu) {
@@ -247,8 +243,11 @@ proptest! {
         let t = TaskMeta::new(TaskId(u64::MAX), topo.node_of(parent), parent);
         for cfg in configs() {
             let p = cfg.build().unwrap();
-            let a = p.balance_side().unwrap().place(&v, parent, &t, &mut Rng::new(seed));
-            let b = p.balance_side().unwrap().place(&v, parent, &t, &mut Rng::new(seed));
+            let Some(side) = p.balance_side() else {
+                continue;
+            };
+            let a = side.place(&v, parent, &t, &mut Rng::new(seed));
+            let b = side.place(&v, parent, &t, &mut Rng::new(seed));
             prop_assert_eq!(a, b);
             prop_assert!(a.cpu.index() < topo.cpu_count());
             prop_assert_eq!(a.level, topo.level_between(parent, a.cpu));

@@ -1,16 +1,16 @@
-//! The promise of [`Policy::static_fresh_steal`], over generated machines (the paper's
+//! The promise of [`StealSide::static_fresh_steal`], over generated machines (the paper's
 //! presets, fan-out trees, meshes and tori), every policy name and its variants:
 //!
 //! - whenever it answers `Some(s)`, `victim` answers `s.victim_decision()` for *any* loads;
 //! - and, when that is `Examine`, `eligibility` of the fresh task at home answers
 //!   `s.fresh_eligibility()` in *any* context (clock, failures, kind) and for any task id;
-//! - it answers for every pair except beyond a soft zone (so that callers can skip the
-//!   policy calls everywhere else), and a hard zone is never crossed: beyond it the answer
-//!   is `Stop(Zone)`.
+//! - every built-in policy answers for every pair except beyond a soft zone (so that callers
+//!   can skip the policy calls everywhere else), and a hard zone is never crossed: beyond it
+//!   the answer is `Stop(Zone)`.
 
 mod common;
 
-use common::{configs, is_hard, topology};
+use common::{configs, is_builtin, is_hard, topology};
 use proptest::prelude::*;
 use zonal_policy::{
     FreshSteal, MoveContext, MoveKind, Policy, PolicyConfig, PolicyName, Refusal, TaskId,
@@ -53,7 +53,7 @@ fn check(
         let beyond = victim.level.index() >= topo.zone_depth();
         let Some(s) = p.steal_side().static_fresh_steal(topo, thief, victim) else {
             assert!(
-                is_soft(cfg) && beyond,
+                !is_builtin(cfg) || (is_soft(cfg) && beyond),
                 "{name}: no static answer for {thief:?} <- {victim:?}"
             );
             continue;
@@ -106,11 +106,13 @@ proptest! {
 }
 
 /// Same-node victims: every built-in policy lets a fresh task go (the runtime's hot case).
+/// (A policy added to the catalogue need not answer in advance; when it does, the promise
+/// is checked above.)
 #[test]
 fn same_node_fresh_steals_are_allowed_everywhere() {
     for preset in ["s1", "s2", "s3"] {
         let topo = presets::preset(preset).unwrap();
-        for cfg in configs() {
+        for cfg in configs().into_iter().filter(is_builtin) {
             let p = cfg.build().unwrap();
             for c in 0..topo.cpu_count() {
                 let thief = CpuId::new(c);

@@ -59,3 +59,19 @@ pub fn is_conservative(cfg: &PolicyConfig) -> bool {
 pub fn age_limit(cfg: &PolicyConfig) -> u32 {
     cfg.age_limit.unwrap_or(DEFAULT_AGE_LIMIT)
 }
+
+/// Whether the configuration is one of the seven policies of the paper's comparison, whose
+/// every rule the laws know (a policy added to the catalogue is checked by the general laws
+/// only).
+pub fn is_builtin(cfg: &PolicyConfig) -> bool {
+    [
+        PolicyName::LINUX,
+        PolicyName::CONSERVATIVE_HARD,
+        PolicyName::CONSERVATIVE_SOFT,
+        PolicyName::THREAD_AWARE,
+        PolicyName::NUMALB,
+        PolicyName::AVERAGE_WEIGHT,
+        PolicyName::UNRESTRICTED,
+    ]
+    .contains(&cfg.name)
+}

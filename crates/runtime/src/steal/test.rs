@@ -14,7 +14,7 @@ fn pool(cfg: PolicyConfig) -> crate::ThreadPool {
 
 #[test]
 fn victim_orders_cache_the_static_answers() {
-    let mut strict = PolicyConfig::new(PolicyName::ConservativeHard);
+    let mut strict = PolicyConfig::new(PolicyName::CONSERVATIVE_HARD);
     strict.origin = OriginRule::Strict;
     let cfgs = PolicyName::ALL
         .into_iter()
@@ -38,9 +38,9 @@ fn victim_orders_cache_the_static_answers() {
                 let beyond = s.victim.level.index() >= topo.zone_depth();
                 let same_node = topo.node_of(s.victim.cpu) == topo.node_of(thief);
                 let expected = match name {
-                    PolicyName::ConservativeHard if beyond => Some(FreshSteal::Stop(Refusal::Zone)),
-                    PolicyName::ConservativeSoft if beyond => None,
-                    PolicyName::ConservativeHard if origin == OriginRule::Strict && !same_node => {
+                    PolicyName::CONSERVATIVE_HARD if beyond => Some(FreshSteal::Stop(Refusal::Zone)),
+                    PolicyName::CONSERVATIVE_SOFT if beyond => None,
+                    PolicyName::CONSERVATIVE_HARD if origin == OriginRule::Strict && !same_node => {
                         Some(FreshSteal::Refused(Refusal::Origin))
                     }
                     _ => Some(FreshSteal::Allowed),
