@@ -38,7 +38,10 @@ use zonal::runtime::{NodeBuffer, PoolMetrics, TaskOptions, ThreadPool, ThreadPoo
 use zonal::topology::{NodeId, Topology};
 
 #[derive(Parser, Debug)]
-#[command(about = "Run real workloads on the Zonal pool and report how the policy balanced them")]
+#[command(
+    about = "Run real workloads on the Zonal pool and report how the policy balanced them",
+    after_help = format!("Policies (--policy NAME, or all):\n{}", PolicyName::help_lines())
+)]
 struct Args {
     /// A named preset topology (s1, s2, s3, …): a virtual pool, one worker per virtual CPU.
     #[arg(long, conflicts_with_all = ["xml", "nodes"])]
@@ -560,10 +563,7 @@ fn main() {
     let args = Args::parse();
     calibrate();
     let policies: Vec<String> = if args.policy == "all" {
-        PolicyName::ALL
-            .iter()
-            .map(|p| p.as_str().to_owned())
-            .collect()
+        PolicyName::all().map(|p| p.as_str().to_owned()).collect()
     } else {
         if let Err(e) = PolicyConfig::named(&args.policy) {
             eprintln!("error: {e}");

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use crossbeam_deque::{Injector, Worker};
 use crossbeam_utils::CachePadded;
-use zonal_policy::{Policy, PolicyConfig};
+use zonal_policy::{Policy, PolicyConfig, StealWalker};
 use zonal_topology::{CpuId, Topology};
 
 use crate::blocks::SharedBlocks;
@@ -16,7 +16,7 @@ use crate::error::{BuildError, ErrorKind};
 use crate::metrics::WorkerCounters;
 use crate::pin::Binder;
 use crate::pool::ThreadPool;
-use crate::registry::{Registry, VictimSlot, WorkerShared, WorkerThread};
+use crate::registry::{Registry, WorkerShared, WorkerThread};
 use crate::sleep::Sleep;
 use crate::task::Meta;
 use crate::StealRecord;
@@ -328,30 +328,21 @@ impl ThreadPoolBuilder {
         for (w, &c) in cpus.iter().enumerate() {
             cpu_worker[c.index()] = w;
         }
-        let victims = cpus
+        let side = policy.steal_side();
+        let walkers: Box<[StealWalker]> = cpus
             .iter()
-            .map(|&c| {
-                topo.victims(c)
+            .map(|&c| StealWalker::new(side, &topo, c, |v| cpu_worker[v.index()] != usize::MAX))
+            .collect();
+        let slot_worker = walkers
+            .iter()
+            .map(|w| {
+                w.slots()
                     .iter()
-                    .filter(|v| cpu_worker[v.cpu.index()] != usize::MAX)
-                    .map(|v| VictimSlot {
-                        worker: cpu_worker[v.cpu.index()],
-                        victim: *v,
-                        fresh: policy.static_fresh_steal(&topo, c, v),
-                    })
+                    .map(|s| cpu_worker[s.victim.cpu.index()])
                     .collect()
             })
             .collect();
-        let sibling = cpus
-            .iter()
-            .map(|&c| {
-                topo.cpus_of(topo.node_of(c))
-                    .iter()
-                    .copied()
-                    .find(|&o| o != c && cpu_worker[o.index()] != usize::MAX)
-                    .unwrap_or(c)
-            })
-            .collect();
+        let ageing = side.ageing();
         let mut node_has_workers = vec![false; topo.node_count()];
         for &c in &cpus {
             node_has_workers[topo.node_of(c).index()] = true;
@@ -365,8 +356,9 @@ impl ThreadPoolBuilder {
             shared,
             worker_cpu: cpus.clone().into_boxed_slice(),
             worker_node,
-            victims,
-            sibling,
+            walkers,
+            slot_worker,
+            ageing,
             node_injectors,
             fresh_meta: (0..topo.node_count())
                 .map(|n| Meta::fresh(n as u32))

@@ -16,8 +16,8 @@ use std::time::Instant;
 
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use crossbeam_utils::CachePadded;
-use zonal_policy::{Eligibility, FreshSteal, MoveContext, Policy, Refusal};
-use zonal_topology::{CpuId, NodeId, Topology, Victim};
+use zonal_policy::{Ageing, Policy, StealWalker};
+use zonal_topology::{CpuId, NodeId, Topology};
 
 use crate::blocks::{LocalBlocks, SharedBlocks};
 use crate::error::SpawnError;
@@ -37,21 +37,6 @@ pub(crate) type PanicHandler = dyn Fn(Box<dyn Any + Send>) + Send + Sync;
 pub(crate) type ThreadHandler = dyn Fn(usize) + Send + Sync;
 /// A steal observer.
 pub(crate) type StealObserver = dyn Fn(&crate::StealRecord) + Send + Sync;
-
-/// A worker's victims that have a worker, nearest first.
-pub(crate) type VictimList = Box<[VictimSlot]>;
-
-/// One victim of a worker's victim order.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct VictimSlot {
-    /// The victim's worker index.
-    pub(crate) worker: usize,
-    /// The victim as the topology's victim order names it (CPU, level).
-    pub(crate) victim: Victim,
-    /// The policy's answer for fresh tasks at home on this victim, decided once when the
-    /// pool is built ([`Policy::static_fresh_steal`]); `None`: ask on every steal.
-    pub(crate) fresh: Option<FreshSteal>,
-}
 
 /// The state of one worker that other threads touch.
 pub(crate) struct WorkerShared {
@@ -74,11 +59,13 @@ pub(crate) struct Registry {
     pub(crate) shared: Box<[CachePadded<WorkerShared>]>,
     pub(crate) worker_cpu: Box<[CpuId]>,
     pub(crate) worker_node: Box<[u32]>,
-    /// Per worker: its victims that have a worker, nearest first, with the policy's cached
-    /// answers.
-    pub(crate) victims: Box<[VictimList]>,
-    /// Per worker: another worker of its node (itself if alone), for the ageing probe.
-    pub(crate) sibling: Box<[CpuId]>,
+    /// Per worker: its steal walk (the policy crate's [`StealWalker`]) over the CPUs that
+    /// have a worker, nearest first, with the policy's cached answers.
+    pub(crate) walkers: Box<[StealWalker]>,
+    /// Per worker, per slot of its walk: the victim's worker index.
+    pub(crate) slot_worker: Box<[Box<[usize]>]>,
+    /// The policy's ageing rule (`StealSide::ageing`), read once.
+    pub(crate) ageing: Ageing,
     pub(crate) node_injectors: Box<[CachePadded<Injector<Task>>]>,
     /// Per node: `Meta::fresh(node)`, the metadata of the bare jobs of that node's deques
     /// (`Task::meta`).
@@ -239,21 +226,11 @@ impl WorkerThread {
         }
     }
 
-    /// The ageing probe: would the policy refuse to move this task even to a CPU of this
-    /// very node, for the reason `Aged`? (The policy interface has no "is aged" query.)
+    /// Whether the task is aged under the policy's one ageing rule (then no thief may see it).
     fn is_aged(&self, task: &Task) -> bool {
-        let meta = task.meta(&self.home);
-        if meta.migrations == 0 {
-            return false;
-        }
-        let r = &*self.registry;
-        let meta = meta.to_policy(task.job.id(), self.cpu);
-        r.policy.eligibility(
-            &r.topo,
-            &meta,
-            r.sibling[self.index],
-            MoveContext::steal(r.now_us()),
-        ) == Eligibility::Refused(Refusal::Aged)
+        self.registry
+            .ageing
+            .is_aged_after(task.meta(&self.home).migrations)
     }
 
     /// Pops the most recent task of our own deque (for `join`).

@@ -1,18 +1,33 @@
-//! The steal path: an idle worker walks its victims nearest first and asks the policy.
-//! The protocol, and why no task is lost or run twice, is in `README.md` next to this file.
+//! The steal path: an idle worker runs the policy crate's steal walker over the pool's
+//! queues. The protocol, and why no task is lost or run twice, is in `README.md` next to
+//! this file.
 
 use std::sync::atomic::Ordering;
 
-use zonal_policy::{Eligibility, FreshSteal, MoveContext, VictimDecision};
-use zonal_topology::Level;
+use zonal_policy::{
+    MoveContext, Probe, Refusal, Source, StealWalker, TaskMeta, VictimQueues, NICE_0_WEIGHT,
+};
+use zonal_topology::{CpuId, Level};
 
 use crate::job::Task;
 use crate::metrics::bump;
-use crate::registry::{pop_injector, steal_loop, WorkerThread, CLOCK_REFRESH};
-use crate::task::{Meta, NO_ORIGIN};
+use crate::registry::{
+    pop_injector, steal_loop, Registry, WorkerShared, WorkerThread, CLOCK_REFRESH,
+};
+use crate::task::{Meta, NO_GROUP, NO_ORIGIN};
 
-/// At most this many tasks of one victim's away queue are examined per visit.
-const AWAY_EXAMINE: usize = 4;
+/// Where a stolen task came from.
+#[derive(Clone, Copy)]
+struct Victim {
+    /// The victim's worker (`usize::MAX` for a node injector).
+    worker: usize,
+    /// The CPU of the walk's slot.
+    cpu: CpuId,
+    /// The node the task was queued on.
+    node: u32,
+    /// The slot's level seen from the thief.
+    level: Level,
+}
 
 /// What one steal did, for [`ThreadPoolBuilder::steal_observer`](crate::ThreadPoolBuilder::steal_observer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -21,6 +36,10 @@ pub struct StealRecord {
     pub thief: usize,
     /// The worker stolen from (`usize::MAX` for a node injector).
     pub victim: usize,
+    /// The thief's CPU (OS index of the pool's topology).
+    pub thief_cpu: u32,
+    /// The victim's CPU (for a node injector: the CPU of the walk's slot it was visited from).
+    pub victim_cpu: u32,
     /// The thief's node (dense index).
     pub thief_node: u32,
     /// The node the task was queued on.
@@ -33,6 +52,9 @@ pub struct StealRecord {
     pub migrations_before: u32,
     /// Which queue it came from.
     pub queue: QueueKind,
+    /// `(thief load, victim load)` when the policy's victim decision read loads (beyond a
+    /// soft zone); `None` when its answer was known in advance.
+    pub loads: Option<(u64, u64)>,
 }
 
 /// The queue a stolen task came from.
@@ -48,16 +70,14 @@ pub enum QueueKind {
 }
 
 impl WorkerThread {
-    /// Walks the victim order once. `None`: nothing we may take right now.
+    /// Walks the victim order once, through the policy crate's [`StealWalker`] over this
+    /// pool's queues ([`Thief`]). `None`: nothing we may take right now.
     #[cold]
     pub(crate) fn steal(&self) -> Option<(Task, Meta)> {
         let r = &*self.registry;
         if r.num_workers() <= 1 {
             return None;
         }
-        let topo = &*r.topo;
-        let policy = &*r.policy;
-        let counters = self.counters();
         // The policies' clock: coarse (see `WorkerThread::clock_us`).
         let walks = self.walks.get().wrapping_add(1);
         self.walks.set(walks);
@@ -65,175 +85,31 @@ impl WorkerThread {
             self.clock_us.set(r.now_us());
         }
         let ctx = MoveContext::steal(self.clock_us.get());
-        let mut last_node = self.node;
-        for slot in r.victims[self.index].iter() {
-            let (w, victim) = (slot.worker, &slot.victim);
-            let vs = &r.shared[w];
-            let vnode = r.worker_node[w];
-            let injector = &r.node_injectors[vnode as usize];
-            let inj_has = vnode != last_node && !injector.is_empty();
-            last_node = vnode;
-            let away_len = vs.away_len.load(Ordering::Relaxed);
-            let level = victim.level.index();
-            // 1. Fresh tasks at home: their eligibility depends on (victim node, us) only,
-            //    so one answer — cached at build time, or one check with a representative
-            //    task — decides for the whole deque.
-            let fresh = if slot.fresh == Some(FreshSteal::Allowed) {
-                // The policy examines this victim and lets fresh tasks go whatever the loads
-                // (`Policy::static_fresh_steal`): no call, and no need to know the deque's
-                // length first (`Stealer::len` costs a fence; an empty deque answers `Empty`,
-                // and no refusal can arise to be counted).
-                if let Some(t) = steal_loop(|| vs.stealer.steal()) {
-                    if let Some(t) = self.verify(t, w, victim, ctx) {
-                        return Some(self.took(t, w, vnode, victim.level, QueueKind::Deque));
-                    }
-                }
-                if away_len == 0 && !inj_has {
-                    continue;
-                }
-                Eligibility::Allowed
-            } else {
-                let deque_len = vs.stealer.len();
-                if deque_len == 0 && away_len == 0 && !inj_has {
-                    continue;
-                }
-                let decision = match slot.fresh {
-                    Some(f) => f.victim_decision(),
-                    None => {
-                        let load = (deque_len + away_len) as u64 + u64::from(inj_has);
-                        policy.victim(topo, self.cpu, victim, self.deque.len() as u64, load)
-                    }
-                };
-                match decision {
-                    VictimDecision::Examine => {}
-                    VictimDecision::Skip(why) => {
-                        counters.refuse(why, level);
-                        continue;
-                    }
-                    VictimDecision::Stop(why) => {
-                        counters.refuse(why, level);
-                        break;
-                    }
-                }
-                let fresh = match slot.fresh.and_then(FreshSteal::fresh_eligibility) {
-                    Some(e) => e,
-                    None => {
-                        let rep = Meta::fresh(vnode).to_policy(0, victim.cpu);
-                        policy.eligibility(topo, &rep, self.cpu, ctx)
-                    }
-                };
-                if deque_len != 0 {
-                    match fresh {
-                        Eligibility::Allowed => {
-                            if let Some(t) = steal_loop(|| vs.stealer.steal()) {
-                                if let Some(t) = self.verify(t, w, victim, ctx) {
-                                    return Some(self.took(
-                                        t,
-                                        w,
-                                        vnode,
-                                        victim.level,
-                                        QueueKind::Deque,
-                                    ));
-                                }
-                            }
-                        }
-                        Eligibility::Refused(why) => counters.refuse(why, level),
-                    }
-                }
-                fresh
-            };
-            // 2. The victim node's injector, once per node.
-            //    The same representative answer as the deque's, then a real check after the
-            //    pop.
-            if inj_has {
-                match fresh {
-                    Eligibility::Allowed => {
-                        if let Some(t) = steal_loop(|| injector.steal()) {
-                            let mut m = t.meta(&r.fresh_meta[vnode as usize]);
-                            if m.origin == NO_ORIGIN {
-                                // Fixed in the header too: a refused task goes back queued.
-                                m.origin = vnode;
-                                t.set_meta(m);
-                            }
-                            let meta = m.to_policy(t.job.id(), victim.cpu);
-                            match policy.eligibility(topo, &meta, self.cpu, ctx) {
-                                Eligibility::Allowed => {
-                                    return Some(self.took(
-                                        t,
-                                        usize::MAX,
-                                        vnode,
-                                        victim.level,
-                                        QueueKind::NodeInjector,
-                                    ));
-                                }
-                                Eligibility::Refused(why) => {
-                                    counters.refuse(why, level);
-                                    injector.push(t);
-                                    r.sleep.new_work(vnode);
-                                }
-                            }
-                        }
-                    }
-                    Eligibility::Refused(why) => counters.refuse(why, level),
-                }
+        let walker = &r.walkers[self.index];
+        let mut thief = Thief {
+            me: self,
+            walker,
+            slot_worker: &r.slot_worker[self.index],
+            last_node: self.node,
+        };
+        let stolen = walker.walk(r.policy.steal_side(), &r.topo, ctx, &mut thief)?;
+        let w = thief.slot_worker[stolen.slot];
+        let slot = walker.slots()[stolen.slot];
+        let (victim, queue) = match stolen.source {
+            Source::Fresh => (w, QueueKind::Deque),
+            Source::Away => {
+                r.shared[w].away_len.fetch_sub(1, Ordering::Relaxed);
+                (w, QueueKind::Away)
             }
-            // 3. Away tasks: checked one by one with their real metadata (their origins
-            //    differ); a refused task is pushed back to the same queue (its owner still
-            //    has it). At most AWAY_EXAMINE pops per visit.
-            if away_len != 0 {
-                for _ in 0..away_len.min(AWAY_EXAMINE) {
-                    let Some(t) = pop_injector(&vs.away) else {
-                        break;
-                    };
-                    let meta = t
-                        .meta(&r.fresh_meta[vnode as usize])
-                        .to_policy(t.job.id(), victim.cpu);
-                    match policy.eligibility(topo, &meta, self.cpu, ctx) {
-                        Eligibility::Allowed => {
-                            vs.away_len.fetch_sub(1, Ordering::Relaxed);
-                            return Some(self.took(t, w, vnode, victim.level, QueueKind::Away));
-                        }
-                        Eligibility::Refused(why) => {
-                            counters.refuse(why, level);
-                            vs.away.push(t);
-                            r.sleep.new_work(vnode);
-                        }
-                    }
-                }
-            }
-        }
-        None
-    }
-
-    /// Re-checks a task stolen from a deque with its real metadata (a policy may look at its
-    /// weight or group). A refused task goes back to its victim's away queue.
-    fn verify(
-        &self,
-        t: Task,
-        w: usize,
-        victim: &zonal_topology::Victim,
-        ctx: MoveContext,
-    ) -> Option<Task> {
-        let r = &*self.registry;
-        let m = t.meta(&r.fresh_meta[r.worker_node[w] as usize]);
-        if m.weight == zonal_policy::NICE_0_WEIGHT && m.group == crate::task::NO_GROUP {
-            // Exactly the representative task already checked.
-            return Some(t);
-        }
-        let meta = m.to_policy(t.job.id(), victim.cpu);
-        match r.policy.eligibility(&r.topo, &meta, self.cpu, ctx) {
-            Eligibility::Allowed => Some(t),
-            Eligibility::Refused(why) => {
-                // A bare job is a default task: it returned above, and never leaves its deque.
-                debug_assert!(!t.job.is_bare());
-                self.counters().refuse(why, victim.level.index());
-                let vs = &r.shared[w];
-                vs.away_len.fetch_add(1, Ordering::Relaxed);
-                vs.away.push(t);
-                r.sleep.new_work(r.worker_node[w]);
-                None
-            }
-        }
+            _ => (usize::MAX, QueueKind::NodeInjector),
+        };
+        let from = Victim {
+            worker: victim,
+            cpu: slot.victim.cpu,
+            node: r.worker_node[w],
+            level: slot.victim.level,
+        };
+        Some(self.took(stolen.task, from, queue, stolen.loads))
     }
 
     /// Books a successful steal: one more migration for the task (in the returned copy of
@@ -241,11 +117,16 @@ impl WorkerThread {
     fn took(
         &self,
         t: Task,
-        victim: usize,
-        vnode: u32,
-        level: Level,
+        from: Victim,
         queue: QueueKind,
+        loads: Option<(u64, u64)>,
     ) -> (Task, Meta) {
+        let Victim {
+            worker: victim,
+            cpu: victim_cpu,
+            node: vnode,
+            level,
+        } = from;
         let r = &*self.registry;
         let c = self.counters();
         let l = level.index();
@@ -267,17 +148,129 @@ impl WorkerThread {
             let rec = StealRecord {
                 thief: self.index,
                 victim,
+                thief_cpu: self.cpu.0,
+                victim_cpu: victim_cpu.0,
                 thief_node: self.node,
                 victim_node: vnode,
                 origin,
                 level: level.0,
                 migrations_before: meta.migrations,
                 queue,
+                loads,
             };
             let _ = crate::unwind::halt_unwinding(|| obs(&rec));
         }
         meta.migrations = meta.migrations.saturating_add(1);
         (t, meta)
+    }
+}
+
+/// One walk's view of the pool's queues, for the [`StealWalker`] (`VictimQueues`):
+///
+/// | walker's source | queue | `take` | `put_back` of a refused task |
+/// |---|---|---|---|
+/// | `Fresh` | the victim's deque | steal the oldest | the victim's away queue |
+/// | `Shared` | the victim node's injector, at the first slot of each node | steal one (an injected task takes the node as origin) | the same injector |
+/// | `Away` | the victim's away queue | pop one | the same queue |
+///
+/// Every push back is followed by a wake-up check (`sleep/README.md`), so a parked owner is
+/// not stranded.
+struct Thief<'a> {
+    me: &'a WorkerThread,
+    walker: &'a StealWalker,
+    slot_worker: &'a [usize],
+    /// The node of the previous slot: a node's injector is visited once, at its first slot.
+    last_node: u32,
+}
+
+impl<'a> Thief<'a> {
+    #[inline]
+    fn victim(&self, slot: usize) -> (&'a WorkerShared, u32) {
+        let r: &'a Registry = &self.me.registry;
+        let w = self.slot_worker[slot];
+        (&r.shared[w], r.worker_node[w])
+    }
+}
+
+impl VictimQueues for Thief<'_> {
+    type Task = Task;
+
+    #[inline]
+    fn thief_load(&self) -> u64 {
+        self.me.deque.len() as u64
+    }
+
+    #[inline]
+    fn probe(&mut self, slot: usize) -> Probe {
+        let (vs, vnode) = self.victim(slot);
+        let injector = &self.me.registry.node_injectors[vnode as usize];
+        let shared = vnode != self.last_node && !injector.is_empty();
+        self.last_node = vnode;
+        Probe {
+            away: vs.away_len.load(Ordering::Relaxed),
+            shared,
+        }
+    }
+
+    #[inline]
+    fn fresh_len(&mut self, slot: usize) -> usize {
+        self.victim(slot).0.stealer.len()
+    }
+
+    #[inline]
+    fn take(&mut self, slot: usize, from: Source) -> Option<Task> {
+        let (vs, vnode) = self.victim(slot);
+        let r = &*self.me.registry;
+        match from {
+            Source::Fresh => steal_loop(|| vs.stealer.steal()),
+            Source::Away => pop_injector(&vs.away),
+            _ => {
+                let t = steal_loop(|| r.node_injectors[vnode as usize].steal())?;
+                let mut m = t.meta(&r.fresh_meta[vnode as usize]);
+                if m.origin == NO_ORIGIN {
+                    // Fixed in the header too: a refused task goes back queued.
+                    m.origin = vnode;
+                    t.set_meta(m);
+                }
+                Some(t)
+            }
+        }
+    }
+
+    #[inline]
+    fn meta(&self, slot: usize, from: Source, t: &Task) -> Option<TaskMeta> {
+        let (_, vnode) = self.victim(slot);
+        let r = &*self.me.registry;
+        let m = t.meta(&r.fresh_meta[vnode as usize]);
+        if from == Source::Fresh && m.weight == NICE_0_WEIGHT && m.group == NO_GROUP {
+            // A deque holds fresh tasks at home: this one is exactly the representative
+            // task the walker already allowed. (A bare job always is: it never leaves its
+            // deque through `put_back`.)
+            return None;
+        }
+        Some(m.to_policy(t.job.id(), self.walker.slots()[slot].victim.cpu))
+    }
+
+    #[inline]
+    fn put_back(&mut self, slot: usize, from: Source, t: Task) {
+        let (vs, vnode) = self.victim(slot);
+        let r = &*self.me.registry;
+        match from {
+            Source::Fresh => {
+                debug_assert!(!t.job.is_bare());
+                vs.away_len.fetch_add(1, Ordering::Relaxed);
+                vs.away.push(t);
+            }
+            Source::Away => vs.away.push(t),
+            _ => r.node_injectors[vnode as usize].push(t),
+        }
+        r.sleep.new_work(vnode);
+    }
+
+    #[inline]
+    fn refused(&mut self, slot: usize, why: Refusal) {
+        let level = self.walker.slots()[slot].victim.level.index();
+        self.me.counters().refuse(why, level);
     }
 }
 

@@ -1,4 +1,4 @@
-//! The victim orders cache exactly what the policy answers in advance.
+//! The workers' steal walks cache exactly what the policy answers in advance.
 
 use zonal_policy::{FreshSteal, OriginRule, PolicyConfig, PolicyName, Refusal};
 
@@ -16,29 +16,31 @@ fn pool(cfg: PolicyConfig) -> crate::ThreadPool {
 fn victim_orders_cache_the_static_answers() {
     let mut strict = PolicyConfig::new(PolicyName::CONSERVATIVE_HARD);
     strict.origin = OriginRule::Strict;
-    let cfgs = PolicyName::ALL
-        .into_iter()
-        .map(PolicyConfig::new)
-        .chain([strict]);
+    let cfgs = PolicyName::all().map(PolicyConfig::new).chain([strict]);
     for cfg in cfgs {
         let (name, origin) = (cfg.name, cfg.origin);
         let p = pool(cfg);
         let r = p.registry();
         let topo = &*r.topo;
-        for (w, slots) in r.victims.iter().enumerate() {
+        for (w, walker) in r.walkers.iter().enumerate() {
             let thief = r.worker_cpu[w];
-            assert_eq!(slots.len(), r.num_workers() - 1);
-            for s in slots.iter() {
-                assert_eq!(s.worker, w_of(r, s.victim.cpu));
+            assert_eq!(walker.thief(), thief);
+            assert_eq!(walker.slots().len(), r.num_workers() - 1);
+            for (i, s) in walker.slots().iter().enumerate() {
+                assert_eq!(r.slot_worker[w][i], w_of(r, s.victim.cpu));
                 assert_eq!(
                     s.fresh,
-                    r.policy.static_fresh_steal(topo, thief, &s.victim),
+                    r.policy
+                        .steal_side()
+                        .static_fresh_steal(topo, thief, &s.victim),
                     "{name}"
                 );
                 let beyond = s.victim.level.index() >= topo.zone_depth();
                 let same_node = topo.node_of(s.victim.cpu) == topo.node_of(thief);
                 let expected = match name {
-                    PolicyName::CONSERVATIVE_HARD if beyond => Some(FreshSteal::Stop(Refusal::Zone)),
+                    PolicyName::CONSERVATIVE_HARD if beyond => {
+                        Some(FreshSteal::Stop(Refusal::Zone))
+                    }
                     PolicyName::CONSERVATIVE_SOFT if beyond => None,
                     PolicyName::CONSERVATIVE_HARD if origin == OriginRule::Strict && !same_node => {
                         Some(FreshSteal::Refused(Refusal::Origin))
@@ -67,8 +69,8 @@ fn no_policy_is_cached_as_allowed_everywhere() {
         .expect("pool on s2");
     let r = p.registry();
     assert!(r
-        .victims
+        .walkers
         .iter()
-        .flat_map(|v| v.iter())
+        .flat_map(|w| w.slots())
         .all(|s| s.fresh == Some(FreshSteal::Allowed)));
 }

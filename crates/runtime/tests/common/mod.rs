@@ -2,7 +2,9 @@
 //! enforcement can be tested independently of zonal-policy's implementations.
 #![allow(dead_code, unreachable_pub, missing_docs)]
 
-use zonal_policy::{Eligibility, MoveContext, Policy, Refusal, TaskMeta, VictimDecision};
+use zonal_policy::{
+    Ageing, Eligibility, MoveContext, Policy, Refusal, StealSide, TaskMeta, VictimDecision,
+};
 use zonal_topology::{CpuId, Topology, Victim};
 
 /// Conservative, hard zone, `NoFarther` origin rule, ageing after `age_limit` migrations.
@@ -14,6 +16,16 @@ pub struct MiniConservative {
 impl Policy for MiniConservative {
     fn name(&self) -> &str {
         "mini-conservative"
+    }
+
+    fn steal_side(&self) -> &dyn StealSide {
+        self
+    }
+}
+
+impl StealSide for MiniConservative {
+    fn ageing(&self) -> Ageing {
+        Ageing::After(self.age_limit)
     }
 
     fn victim(&self, topo: &Topology, thief: CpuId, v: &Victim, _: u64, _: u64) -> VictimDecision {
