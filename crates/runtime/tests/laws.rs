@@ -9,36 +9,13 @@ mod common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use common::link;
 use zonal_policy::{Policy, PolicyConfig};
-use zonal_runtime::{StealRecord, TaskOptions, ThreadPool, ThreadPoolBuilder};
+use zonal_runtime::{StealRecord, ThreadPool, ThreadPoolBuilder};
 use zonal_topology::{NodeId, Topology};
 
 const CHAINS: usize = 2_000;
 const HOPS: u32 = 6;
-
-fn spin(iters: u32) -> u64 {
-    let mut x = 0u64;
-    for i in 0..iters {
-        x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(u64::from(i)));
-    }
-    x
-}
-
-/// One link of a chain: a little work, then its continuation (same origin, migrations
-/// inherited), so that tasks travel and age.
-fn link(done: Arc<AtomicUsize>, hops_left: u32) {
-    if hops_left == 0 {
-        spin(2_000);
-        done.fetch_add(1, Ordering::Relaxed);
-        return;
-    }
-    // Queue the continuation first and work after, so that it waits in a queue (the away
-    // queue once the chain has left home) where thieves can see it.
-    zonal_runtime::spawn_with(TaskOptions::new().continuation(), move || {
-        link(done, hops_left - 1)
-    });
-    spin(2_000);
-}
 
 /// Runs the chains: all born on nodes 0 and 15 (far apart), so every other node's workers
 /// must steal across levels to help.

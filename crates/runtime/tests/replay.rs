@@ -8,36 +8,18 @@
 //! [`StealWalker::decide`] must allow the move — the runtime and the walker decide alike.
 //! The same records replayed under another policy show that the check can fail.
 
+mod common;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use common::{link, spin};
 use zonal_policy::{MoveContext, Policy, PolicyConfig, StealWalker, TaskId, TaskMeta};
-use zonal_runtime::{QueueKind, StealRecord, TaskOptions, ThreadPoolBuilder};
+use zonal_runtime::{QueueKind, StealRecord, ThreadPoolBuilder};
 use zonal_topology::{CpuId, Level, NodeId, Topology};
 
 const CHAINS: usize = 600;
 const HOPS: u32 = 5;
-
-fn spin(iters: u32) -> u64 {
-    let mut x = 0u64;
-    for i in 0..iters {
-        x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(u64::from(i)));
-    }
-    x
-}
-
-/// A little work, then a continuation that inherits the origin and migrations.
-fn link(done: Arc<AtomicUsize>, hops_left: u32) {
-    if hops_left == 0 {
-        spin(1_000);
-        done.fetch_add(1, Ordering::Relaxed);
-        return;
-    }
-    zonal_runtime::spawn_with(TaskOptions::new().continuation(), move || {
-        link(done, hops_left - 1)
-    });
-    spin(1_000);
-}
 
 /// Runs the chains under `policy` and returns the pool's topology and its steal records.
 fn record(policy: &Arc<dyn Policy>) -> (Topology, Vec<StealRecord>) {

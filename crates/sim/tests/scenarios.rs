@@ -171,15 +171,7 @@ fn every_real_policy_runs_two_equal_processes_side_by_side() {
     // Fork balancing puts the second process on the idle CPU: both finish at 200 ms.
     // `unrestricted` does no fork balancing: the idle CPU steals it at its first 4 ms tick.
     let topo = presets::mesh(1, 1, false, 2).unwrap();
-    for name in zonal_policy::PolicyName::all() {
-        let Some(p) = common::real(name.as_str()) else {
-            continue;
-        };
-        if p.balance_side().is_none() {
-            // A steal-only policy does not balance processes (its stealing is simulated by
-            // the work-stealing mode).
-            continue;
-        }
+    for (name, p) in common::balancing_policies() {
         let r = simulate(&topo, p.as_ref(), &cpu_bound(2, 200), &cfg());
         if name == zonal_policy::PolicyName::UNRESTRICTED {
             assert_eq!(r.stats.avg_tat_us, 202_000.0, "{name}");
@@ -196,15 +188,7 @@ fn every_real_policy_balances_three_processes_on_two_cpus() {
     // However the first pass goes, 600 ms of work on 2 CPUs cannot end before 300 ms, and
     // with new-idle balancing no CPU idles while work waits: the makespan is 300 ms.
     let topo = presets::mesh(1, 1, false, 2).unwrap();
-    for name in zonal_policy::PolicyName::all() {
-        let Some(p) = common::real(name.as_str()) else {
-            continue;
-        };
-        if p.balance_side().is_none() {
-            // A steal-only policy does not balance processes (its stealing is simulated by
-            // the work-stealing mode).
-            continue;
-        }
+    for (name, p) in common::balancing_policies() {
         let r = simulate(&topo, p.as_ref(), &cpu_bound(3, 200), &cfg());
         assert_eq!(r.stats.finished, 3, "{name}");
         assert!(r.stats.makespan_us >= 300_000, "{name}");

@@ -138,3 +138,12 @@ impl BalanceSide for Greedy {
 pub fn real(name: &str) -> Option<std::sync::Arc<dyn Policy>> {
     zonal_policy::PolicyConfig::named(name).ok()?.build().ok()
 }
+
+/// Every catalogue policy that has a balance side (a steal-only policy does not balance
+/// processes: its stealing is simulated by the work-stealing mode), with its name.
+pub fn balancing_policies(
+) -> impl Iterator<Item = (zonal_policy::PolicyName, std::sync::Arc<dyn Policy>)> {
+    zonal_policy::PolicyName::all()
+        .filter_map(|n| real(n.as_str()).map(|p| (n, p)))
+        .filter(|(_, p)| p.balance_side().is_some())
+}
