@@ -7,7 +7,7 @@
 //! ```
 //!
 //! Without an input flag it describes this machine through hwloc (the CPUs this process may
-//! use). `--json` prints the [`TopologyReport`] (DESIGN.md: `node_ids`, `levels`, `spans`,
+//! use). `--json` prints the [`TopologyReport`] (docs/DESIGN.md: `node_ids`, `levels`, `spans`,
 //! `mal_count`, `zone_depth`, …); otherwise a human view: an lstopo-like tree, the levels
 //! table and each node's zone. Warnings (an asymmetric matrix, assumed distances) go to
 //! stderr. A bad input prints its typed error and exits with status 2.

@@ -9,7 +9,7 @@ cargo build --release --examples
 echo "== This machine (hwloc)"
 cargo run -q --release --example topology
 
-shared="${ZONAL_TOPOLOGIES_DIR:-../shared/topologies}"
+shared="${ZONAL_TOPOLOGIES_DIR:-crates/topology/tests/data}"
 if [ -f "$shared/64amd64-4p2n4ca2co.xml" ]; then
   echo; echo "== A real 8-node machine: $shared/64amd64-4p2n4ca2co.xml"
   cargo run -q --release --example topology -- --xml "$shared/64amd64-4p2n4ca2co.xml"

@@ -77,7 +77,7 @@ pub struct SimConfig {
 #[serde(rename_all = "kebab-case")]
 pub enum OriginAt {
     /// The node of the CPU it was forked from: its data lives with its parent, and fork
-    /// placement may already start it away from home (the default; DESIGN.md: "where it was
+    /// placement may already start it away from home (the default; docs/DESIGN.md: "where it was
     /// spawned").
     #[default]
     Parent,

@@ -100,7 +100,7 @@ pub struct Topology {
     zone_len: Vec<u32>,
 }
 
-/// The default zone depth for `M` memory access levels (DESIGN.md): `M/2 + 1` when `M ≥ 4`,
+/// The default zone depth for `M` memory access levels (docs/DESIGN.md): `M/2 + 1` when `M ≥ 4`,
 /// otherwise every level.
 ///
 /// ```

@@ -1,4 +1,4 @@
-//! The machine model as data: the JSON of `examples/topology --json` (DESIGN.md).
+//! The machine model as data: the JSON of `examples/topology --json` (docs/DESIGN.md).
 //!
 //! `node_ids` are OS ids ascending; `levels` the distinct distances over CPU nodes;
 //! `spans[level]` one row per node in `node_ids` order listing the OS ids within that
@@ -120,7 +120,7 @@ impl TopologyReport {
 
 impl TopologyReport {
     /// The report as indented JSON, with every list of numbers on one line (as in
-    /// `shared/topologies/expected.json`), which keeps spans readable. Ends with a newline.
+    /// `crates/topology/tests/data/expected.json`), which keeps spans readable. Ends with a newline.
     ///
     /// ```
     /// let t = zonal_topology::presets::preset("s1")?;

@@ -5,7 +5,7 @@
 //! |---|---|
 //! | (none) | this machine through hwloc, restricted to the CPUs this process may use |
 //! | `--xml FILE` | an hwloc XML export |
-//! | `--nodes FILE.json` | a sysfs node dump (DESIGN.md) |
+//! | `--nodes FILE.json` | a sysfs node dump (docs/DESIGN.md) |
 //! | `--sysfs ROOT` | `ROOT/sys/devices/system/node` |
 //! | `--preset NAME` | the paper's `s1`, `s2`, `s3` |
 //! | `--fanout 4,4,4 [--cpus-per-node N]` | a hierarchical fan-out |

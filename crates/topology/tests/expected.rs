@@ -1,15 +1,12 @@
 //! Behaviour: our hierarchy matches what Linux's `sched_init_numa` derives from real machines.
 //!
-//! Every machine in `../shared/topologies` (beside the repository; `ZONAL_TOPOLOGIES_DIR`
-//! overrides it) is loaded the way the CLI loads it — `.xml` through hwloc, `.json` through
-//! the `--nodes` reader — and summarised by the same [`TopologyReport`] the CLI prints.
-//! `levels`, `spans` and `cpuless_nodes` must equal `expected.json`.
-//!
-//! The files are evidence kept outside the repository (never copy them in). When the
-//! directory is missing the tests skip loudly, except under `CI=true`, where they fail.
+//! Every machine in `tests/data/` (real machines from hwloc's test suite; `SOURCE.md`
+//! there says where each comes from and carries hwloc's licence; `ZONAL_TOPOLOGIES_DIR`
+//! overrides the folder) is loaded the way the CLI loads it — `.xml` through hwloc, `.json`
+//! through the `--nodes` reader — and summarised by the same [`TopologyReport`] the CLI
+//! prints. `levels`, `spans` and `cpuless_nodes` must equal `expected.json`.
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -17,33 +14,19 @@ use zonal_topology::{from_nodes_file, CpuId, Machine, Topology, TopologyError, T
 
 const ENV_DIR: &str = "ZONAL_TOPOLOGIES_DIR";
 
-/// The evidence directory, or `None` (after a loud message) when it is absent outside CI.
+/// The evidence directory: `tests/data/`, or `ZONAL_TOPOLOGIES_DIR`. It must hold
+/// `expected.json`: a missing folder fails the tests, it never skips them.
 fn topologies_dir() -> Option<PathBuf> {
     let dir = std::env::var_os(ENV_DIR).map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/topologies"),
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data"),
         PathBuf::from,
     );
-    if dir.join("expected.json").is_file() {
-        return Some(dir);
-    }
-    let ci = std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1");
     assert!(
-        !ci,
-        "CI=true but the topology evidence is missing: no expected.json in {} \
-         (clone shared/ beside the repository or set {ENV_DIR})",
+        dir.join("expected.json").is_file(),
+        "the topology evidence is missing: no expected.json in {}",
         dir.display()
     );
-    // Written to the real stderr, past the test harness's capture, once per run.
-    static LOUD: std::sync::Once = std::sync::Once::new();
-    LOUD.call_once(|| {
-        let _ = writeln!(
-            std::io::stderr(),
-            "\n!!!!!! SKIPPED: no topology evidence at {} (set {ENV_DIR}); \
-             the hierarchy was NOT checked against real machines !!!!!!\n",
-            dir.display()
-        );
-    });
-    None
+    Some(dir)
 }
 
 /// Loads a machine as the CLI would; `None` for an XML file when hwloc is compiled out.

@@ -1,4 +1,4 @@
-//! The conservative balancer's three rules (Mehta & Kanungo, as DESIGN.md reads them).
+//! The conservative balancer's three rules (Mehta & Kanungo, as docs/DESIGN.md reads them).
 //!
 //! # The rules, in the order they are checked
 //!

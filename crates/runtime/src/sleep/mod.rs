@@ -1,5 +1,5 @@
 //! Parking idle workers without lost wake-ups. The protocol is written down in
-//! [`README.md`](https://example.invalid/zonal/crates/runtime/src/sleep/README.md), next to
+//! `README.md`, next to
 //! this file; the comments below cite its numbered steps.
 
 use std::sync::atomic::Ordering;

@@ -1,6 +1,6 @@
 //! The JSON layout of [`TopologyReport`](super::TopologyReport): indented like
 //! serde_json's pretty printer, but with every array of scalars on one line, as in
-//! `shared/topologies/expected.json` — a span is one line, not one line per node id.
+//! `crates/topology/tests/data/expected.json` — a span is one line, not one line per node id.
 //!
 //! It is a streaming [`Formatter`]: a 1024-node report (hundreds of MB) is written without
 //! being held in memory. An array's layout is decided by its first element: a scalar starts

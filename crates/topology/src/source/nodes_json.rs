@@ -6,7 +6,7 @@
 //! ```
 //! `distance` is the node's row in the order of `nodes`. `cpus` may be given as a list of OS
 //! indexes or, like sysfs, as a `cpulist` string (`"0-3,8"`); extra fields are ignored, so the
-//! dumps in `shared/topologies/` read as they are. A node without `cpus`/`cpulist` is
+//! dumps in `crates/topology/tests/data/` read as they are. A node without `cpus`/`cpulist` is
 //! memory-only. If no node has a `distance`, several nodes get Linux's 10/20 fallback.
 
 use std::path::Path;
