@@ -12,8 +12,9 @@
 //!   [`ProcRecord`] per process, and optionally the paper-format trace.
 //! - [`WorkloadSpec`] draws workloads; [`experiment`] defines the paper's systems and
 //!   workloads (Tables 3–5) and runs grids; [`paper`] holds the paper's figures;
-//!   [`report`] prints tables, CSV and JSON, [`plot`] SVG plots; [`cli`] is the `paper`
-//!   example's command line.
+//!   [`report`] is the data of a run's report (its JSON object). The `paper` example
+//!   (`examples/paper/`) holds the command line, the markdown and CSV tables and the SVG
+//!   plots: this library has no command-line code.
 //! - [`cost`] holds every constant of the cost model, with its source.
 //!
 //! ## Determinism
@@ -22,13 +23,11 @@
 //! randomness comes from one [`Rng`](zonal_policy::Rng) seeded from [`SimConfig::seed`].
 //! The same inputs give a byte-identical trace.
 
-pub mod cli;
 pub mod cost;
 mod engine;
 pub mod experiment;
 mod machine;
 pub mod paper;
-pub mod plot;
 mod queue;
 pub mod report;
 mod stats;

@@ -12,8 +12,9 @@
 //! - [`Topology::new`] builds levels, spans, the zone and victim orders; queries such as
 //!   [`Topology::distance`], [`Topology::level_between`], [`Topology::in_zone`],
 //!   [`Topology::numa_factor`] and [`Topology::victims`] are O(1) and allocation-free.
-//! - [`MachineSource`] selects a source the way the CLI flags do; [`TopologyReport`] is the
-//!   JSON interface of `examples/topology` and [`render_human`] its human view (an
+//! - [`TopologyReport`] is the machine model as data: the JSON interface of
+//!   `examples/topology`. The example (`examples/topology/`) holds the command line, the
+//!   choice of a source from its flags and the human view (an
 //!   lstopo-like tree, the levels table and the zones).
 //!
 //! ```
@@ -30,9 +31,7 @@ mod error;
 mod hierarchy;
 mod ids;
 mod machine;
-mod render;
 mod report;
-mod select;
 mod source;
 
 pub use error::{Result, TopologyError};
@@ -42,9 +41,7 @@ pub use machine::{
     CpuInfo, CpuSpec, DistanceOrigin, Machine, NodeInfo, NodeSpec, LOCAL_DISTANCE, MAX_DISTANCE,
     REMOTE_DISTANCE,
 };
-pub use render::render_human;
 pub use report::TopologyReport;
-pub use select::{MachineSource, DEFAULT_CPUS_PER_NODE};
 pub use source::cpulist::{format_cpulist, parse_cpulist};
 #[cfg(feature = "hwloc")]
 pub use source::hwloc::{allowed_cpus, from_xml_file, this_machine, this_machine_unrestricted};

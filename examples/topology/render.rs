@@ -16,15 +16,12 @@
 //! ```
 //!
 //! Warnings (an asymmetric matrix, assumed distances) are not part of the view: they are in
-//! [`TopologyReport::warnings`](crate::TopologyReport::warnings), for stderr.
+//! [`TopologyReport::warnings`](zonal_topology::TopologyReport::warnings), for stderr.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::hierarchy::Topology;
-use crate::ids::{Level, NodeId};
-use crate::machine::DistanceOrigin;
-use crate::source::cpulist::format_cpulist;
+use zonal_topology::{format_cpulist, DistanceOrigin, Level, NodeId, Topology};
 
 /// Above this many CPU nodes, a level's span sizes are summarised as `size ×count`.
 const PER_NODE_SIZES_UP_TO: usize = 16;
@@ -39,7 +36,7 @@ const PER_NODE_SIZES_UP_TO: usize = 16;
 /// # Ok::<(), zonal_topology::TopologyError>(())
 /// ```
 #[must_use]
-pub fn render_human(t: &Topology) -> String {
+pub(crate) fn render_human(t: &Topology) -> String {
     let mut out = String::new();
     tree(t, &mut out);
     out.push('\n');
@@ -215,7 +212,7 @@ fn zones(t: &Topology, out: &mut String) {
 #[cfg(test)]
 mod test {
     use super::*;
-    use crate::machine::{CpuSpec, Machine, NodeSpec};
+    use zonal_topology::{CpuSpec, Machine, NodeSpec};
 
     #[test]
     fn renders_tree_levels_and_zones() {
@@ -263,14 +260,14 @@ Zones (levels I-II): nodes inside each node's zone
 
     #[test]
     fn large_machines_summarise_span_sizes() {
-        let t = crate::presets::mesh(6, 6, false, 1).unwrap();
+        let t = zonal_topology::presets::mesh(6, 6, false, 1).unwrap();
         let text = render_human(&t);
         // Level II of a 6×6 mesh: corners see 3 nodes, edges 4, the inside 5.
         assert!(text.contains("3 ×4, 4 ×16, 5 ×16"), "{text}");
         assert!(
             text.contains("Machine \"mesh-6x6x1\" (36 CPUs, 36 NUMA nodes; distances: synthetic)")
         );
-        let s1 = crate::presets::preset("s1").unwrap();
+        let s1 = zonal_topology::presets::preset("s1").unwrap();
         let text = render_human(&s1);
         assert!(
             text.contains("  V            34  no    14 (every node)"),

@@ -1,5 +1,7 @@
-//! The `paper` example's command line: the whole grid, one configuration as JSON, or the
-//! sensitivity sweep.
+//! Reproduces Mehta & Kanungo's Tables 1–5 on the zonal-sim simulator: the whole grid, one
+//! configuration as JSON, or the sensitivity sweep. The command line, rendering (`render.rs`)
+//! and plots (`plot.rs`) live here; the simulator and its experiment runner are the
+//! `zonal-sim` library (see `crates/sim/README.md`).
 //!
 //! ```text
 //! cargo run --release --example paper                      # grid → tables, CSV, SVG in out/paper
@@ -14,71 +16,73 @@ use std::time::Instant;
 use clap::Parser;
 use zonal_policy::{OriginRule, PolicyConfig, PolicyName};
 
-use crate::cost::CostModel;
-use crate::engine::OriginAt;
-use crate::experiment::{self, paper_procs, paper_workload, Job, Summary, System, WorkloadId};
-use crate::paper;
-use crate::report::{self, Row};
-use crate::workload::{Arrival, ExecTime, WorkloadSpec};
+use zonal_sim::experiment::{self, paper_procs, paper_workload, Job, Summary, System, WorkloadId};
+use zonal_sim::paper;
+use zonal_sim::report::{self, Row};
+use zonal_sim::{Arrival, CostModel, ExecTime, OriginAt, WorkloadSpec};
 
-/// Command-line arguments of `examples/paper.rs`.
+mod plot;
+mod render;
+
+/// Command-line arguments.
 #[derive(Debug, Parser)]
 #[command(
     name = "paper",
-    about = "Reproduce Mehta & Kanungo's Tables 1-5 on the zonal-sim NUMA simulator"
+    about = "Reproduce Mehta & Kanungo's Tables 1-5 on the zonal-sim NUMA simulator",
+    after_help = format!("Policies (--policy, --policies):\n{}", PolicyName::help_lines())
 )]
-pub struct Args {
+struct Args {
     /// One run: the system (s1, s2, s3, 8-4-6, 8-2-3).
     #[arg(long)]
-    pub system: Option<String>,
+    system: Option<String>,
     /// One run: the workload (w1, w2, w3).
     #[arg(long)]
-    pub workload: Option<String>,
+    workload: Option<String>,
     /// One run: the number of processes.
     #[arg(long)]
-    pub procs: Option<usize>,
+    procs: Option<usize>,
     /// One run: the policy (default linux).
     #[arg(long)]
-    pub policy: Option<String>,
+    policy: Option<String>,
     /// One run: the seed.
     #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    seed: u64,
     /// One run: print one JSON object.
     #[arg(long)]
-    pub json: bool,
+    json: bool,
     /// One run: print the per-process trace (inside the JSON with --json).
     #[arg(long)]
-    pub trace: bool,
+    trace: bool,
     /// Origin rule of the conservative policies: strict, no-farther, off.
     #[arg(long)]
-    pub origin: Option<String>,
+    origin: Option<String>,
     /// Age limit of the conservative policies.
     #[arg(long)]
-    pub age_limit: Option<u32>,
+    age_limit: Option<u32>,
     /// Where a process's origin is: parent (the node it forks from) or placement.
     #[arg(long, default_value = "parent")]
-    pub origin_at: String,
+    origin_at: String,
     /// Multiplies the remote-access penalty.
     #[arg(long, default_value_t = 1.0)]
-    pub remote_scale: f64,
+    remote_scale: f64,
     /// Multiplies the migration costs.
     #[arg(long, default_value_t = 1.0)]
-    pub migration_scale: f64,
+    migration_scale: f64,
     /// Grid: output directory.
     #[arg(long, default_value = "out/paper")]
-    pub out: PathBuf,
+    out: PathBuf,
     /// Grid: seeds per configuration.
     #[arg(long, default_value_t = 5)]
-    pub seeds: u64,
+    seeds: u64,
     /// Grid: worker threads (default: available parallelism).
     #[arg(long)]
-    pub threads: Option<usize>,
+    threads: Option<usize>,
     /// Grid: comma-separated policies (default: every policy that builds).
     #[arg(long)]
-    pub policies: Option<String>,
+    policies: Option<String>,
     /// Run the sensitivity sweep instead of the grid.
     #[arg(long)]
-    pub sweep: bool,
+    sweep: bool,
 }
 
 /// Usage errors: exit code 2.
@@ -91,9 +95,12 @@ impl<E: std::fmt::Display> From<E> for Usage {
     }
 }
 
+fn main() {
+    std::process::exit(run_main());
+}
+
 /// Parses `std::env::args` and runs; returns the process exit code.
-#[must_use]
-pub fn main() -> i32 {
+fn run_main() -> i32 {
     let args = Args::parse();
     match run(&args) {
         Ok(()) => 0,
@@ -221,6 +228,14 @@ fn policies(args: &Args) -> Result<Vec<String>, Usage> {
     }
 }
 
+/// Runs the jobs on the grid's threads behind a progress bar.
+fn run_with_progress(jobs: &[Job], args: &Args) -> Result<Vec<zonal_sim::RunResult>, Usage> {
+    let pb = progress_bar(jobs.len());
+    let results = experiment::run_all(jobs, threads(args), &|| pb.inc(1))?;
+    pb.finish_and_clear();
+    Ok(results)
+}
+
 fn progress_bar(n: usize) -> indicatif::ProgressBar {
     let pb = indicatif::ProgressBar::new(n as u64);
     if let Ok(style) =
@@ -268,7 +283,7 @@ fn grid(args: &Args) -> Result<(), Usage> {
             for seed in 1..=args.seeds {
                 jobs.push(Job {
                     system: r.system,
-                    label: report::table1_label(i),
+                    label: render::table1_label(i),
                     workload: WorkloadSpec {
                         procs: r.procs,
                         exec: ExecTime::Fixed(r.exec_ms),
@@ -285,9 +300,7 @@ fn grid(args: &Args) -> Result<(), Usage> {
             }
         }
     }
-    let pb = progress_bar(jobs.len());
-    let results = experiment::run_all(&jobs, threads(args), &|| pb.inc(1))?;
-    pb.finish_and_clear();
+    let results = run_with_progress(&jobs, args)?;
     let rows: Vec<Row> = jobs
         .into_iter()
         .zip(results)
@@ -305,18 +318,18 @@ fn grid(args: &Args) -> Result<(), Usage> {
         args.remote_scale,
         args.migration_scale
     );
-    md.push_str(&report::headline(&rows, &policies));
+    md.push_str(&render::headline(&rows, &policies));
     md.push('\n');
-    md.push_str(&report::table1(&rows));
+    md.push_str(&render::table1(&rows));
     md.push('\n');
-    md.push_str(&report::table2(&rows, &policies));
+    md.push_str(&render::table2(&rows, &policies));
     md.push('\n');
-    md.push_str(&report::tat_tables(&rows));
-    md.push_str(&report::all_policies(&rows, &policies));
+    md.push_str(&render::tat_tables(&rows));
+    md.push_str(&render::all_policies(&rows, &policies));
     std::fs::create_dir_all(&args.out)?;
     std::fs::write(args.out.join("tables.md"), &md)?;
-    std::fs::write(args.out.join("runs.csv"), report::csv(&rows))?;
-    crate::plot::tat_plots(&rows, &policies, &args.out).map_err(Usage)?;
+    std::fs::write(args.out.join("runs.csv"), render::csv(&rows))?;
+    plot::tat_plots(&rows, &policies, &args.out).map_err(Usage)?;
     print!("{md}");
     eprintln!(
         "{} runs in {:.1} s; wrote {}/tables.md, runs.csv, tat-s1.svg, tat-s2.svg, tat-s3.svg",
@@ -368,9 +381,7 @@ fn sweep(args: &Args) -> Result<(), Usage> {
             }
         }
     }
-    let pb = progress_bar(jobs.len());
-    let results = experiment::run_all(&jobs, threads(args), &|| pb.inc(1))?;
-    pb.finish_and_clear();
+    let results = run_with_progress(&jobs, args)?;
     let mut md = format!(
         "## Sensitivity: gain % of {contender} over linux (mean ± 95% CI over {} seeds)\n\nRows: remote-access penalty scale (0 = no NUMA penalty, 1 = SLIT ratio × memory-bound share). Columns: migration-cost scale (× direct 5 µs + cache refill 100 µs).\n",
         args.seeds

@@ -1,5 +1,4 @@
-//! Choosing a machine description: the input flags of `examples/topology` as data, so that
-//! every example and tool selects machines the same way.
+//! Choosing a machine description from the `topology` example's input flags.
 //!
 //! | flag | source |
 //! |---|---|
@@ -14,17 +13,14 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::error::{Result, TopologyError};
-use crate::hierarchy::Topology;
-use crate::machine::Machine;
-use crate::source::{nodes_json, presets, sysfs};
+use zonal_topology::{presets, Machine, Result, Topology, TopologyError};
 
 /// CPUs per node of a generated machine when none is asked for.
-pub const DEFAULT_CPUS_PER_NODE: usize = 1;
+pub(crate) const DEFAULT_CPUS_PER_NODE: usize = 1;
 
 /// Where a machine description comes from.
 ///
-/// ```
+/// ```text
 /// use zonal_topology::MachineSource;
 /// let src = MachineSource::Fanout { fanout: MachineSource::parse_fanout("4,4")?, cpus_per_node: 2 };
 /// let t = src.topology()?;
@@ -34,7 +30,7 @@ pub const DEFAULT_CPUS_PER_NODE: usize = 1;
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum MachineSource {
+pub(crate) enum MachineSource {
     /// This machine through hwloc, restricted to the CPUs this process may use.
     ThisMachine,
     /// An hwloc XML export.
@@ -74,12 +70,12 @@ impl MachineSource {
     /// [`TopologyError::UnknownPreset`], [`TopologyError::InvalidGenerator`], and the
     /// validation errors of [`Machine::from_specs`]. Without the `hwloc` feature, this
     /// machine and XML files give [`TopologyError::Hwloc`].
-    pub fn load(&self) -> Result<Machine> {
+    pub(crate) fn load(&self) -> Result<Machine> {
         match self {
-            Self::ThisMachine => this_machine(),
-            Self::Xml(path) => xml(path),
-            Self::Nodes(path) => nodes_json::from_nodes_file(path),
-            Self::Sysfs(root) => sysfs::from_sysfs_root(root),
+            Self::ThisMachine => zonal_topology::this_machine(),
+            Self::Xml(path) => zonal_topology::from_xml_file(path),
+            Self::Nodes(path) => zonal_topology::from_nodes_file(path),
+            Self::Sysfs(root) => zonal_topology::from_sysfs_root(root),
             Self::Preset(name) => presets::preset_machine(name),
             Self::Fanout {
                 fanout,
@@ -98,7 +94,7 @@ impl MachineSource {
     ///
     /// # Errors
     /// As [`load`](Self::load).
-    pub fn topology(&self) -> Result<Topology> {
+    pub(crate) fn topology(&self) -> Result<Topology> {
         self.load().map(Topology::new)
     }
 
@@ -107,12 +103,12 @@ impl MachineSource {
     /// # Errors
     /// [`TopologyError::InvalidGenerator`] naming the bad part.
     ///
-    /// ```
+    /// ```text
     /// assert_eq!(zonal_topology::MachineSource::parse_fanout("4, 2")?, vec![4, 2]);
     /// assert!(zonal_topology::MachineSource::parse_fanout("4,,x").is_err());
     /// # Ok::<(), zonal_topology::TopologyError>(())
     /// ```
-    pub fn parse_fanout(text: &str) -> Result<Vec<usize>> {
+    pub(crate) fn parse_fanout(text: &str) -> Result<Vec<usize>> {
         text.split(',')
             .map(|part| {
                 let part = part.trim();
@@ -132,12 +128,12 @@ impl MachineSource {
     /// # Errors
     /// [`TopologyError::InvalidGenerator`] naming the text.
     ///
-    /// ```
+    /// ```text
     /// assert_eq!(zonal_topology::MachineSource::parse_mesh("32x16")?, (32, 16));
     /// assert!(zonal_topology::MachineSource::parse_mesh("8").is_err());
     /// # Ok::<(), zonal_topology::TopologyError>(())
     /// ```
-    pub fn parse_mesh(text: &str) -> Result<(usize, usize)> {
+    pub(crate) fn parse_mesh(text: &str) -> Result<(usize, usize)> {
         let bad = || {
             TopologyError::InvalidGenerator(format!(
                 "mesh {text:?}: expected WIDTHxHEIGHT such as 8x8"
@@ -185,34 +181,6 @@ impl fmt::Display for MachineSource {
                 write!(f, " --cpus-per-node {cpus_per_node}")
             }
         }
-    }
-}
-
-#[cfg(feature = "hwloc")]
-fn this_machine() -> Result<Machine> {
-    crate::source::hwloc::this_machine()
-}
-
-#[cfg(feature = "hwloc")]
-fn xml(path: &std::path::Path) -> Result<Machine> {
-    crate::source::hwloc::from_xml_file(path)
-}
-
-#[cfg(not(feature = "hwloc"))]
-fn this_machine() -> Result<Machine> {
-    Err(without_hwloc("this machine".into()))
-}
-
-#[cfg(not(feature = "hwloc"))]
-fn xml(path: &std::path::Path) -> Result<Machine> {
-    Err(without_hwloc(path.display().to_string()))
-}
-
-#[cfg(not(feature = "hwloc"))]
-fn without_hwloc(origin: String) -> TopologyError {
-    TopologyError::Hwloc {
-        origin,
-        message: "zonal-topology was built without its `hwloc` feature".into(),
     }
 }
 

@@ -5,15 +5,15 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use crate::experiment::{paper_procs, Summary, System, WorkloadId};
-use crate::paper;
-use crate::report::Row;
+use zonal_sim::experiment::{paper_procs, Summary, System, WorkloadId};
+use zonal_sim::paper;
+use zonal_sim::report::Row;
 
 /// Writes `dir/tat-<system>.svg` for S1–S3.
 ///
 /// # Errors
 /// A message if a file cannot be drawn or written.
-pub fn tat_plots(rows: &[Row], policies: &[String], dir: &Path) -> Result<(), String> {
+pub(crate) fn tat_plots(rows: &[Row], policies: &[String], dir: &Path) -> Result<(), String> {
     for system in [System::S1, System::S2, System::S3] {
         let path = dir.join(format!("tat-{}.svg", system.as_str()));
         draw(rows, policies, system, &path).map_err(|e| format!("{}: {e}", path.display()))?;

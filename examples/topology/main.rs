@@ -17,7 +17,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{ArgGroup, Parser};
-use zonal_topology::{render_human, MachineSource, TopologyReport, DEFAULT_CPUS_PER_NODE};
+use zonal_topology::TopologyReport;
+
+mod render;
+mod select;
+
+use render::render_human;
+use select::{MachineSource, DEFAULT_CPUS_PER_NODE};
 
 /// Describe a machine's NUMA levels (as Linux's sched_init_numa builds them) and
 /// load-balancing zones.

@@ -1,0 +1,331 @@
+//! Rendering of the `paper` example: the paper's Tables 1–5 in markdown with its figures
+//! beside ours, and CSV.
+//!
+//! Every figure of ours is a mean over seeds with a 95% interval (Student's t). Gains are
+//! `(linux − policy) / linux` in percent, computed per seed (every policy sees the same
+//! workload for a seed) and then summarised.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use zonal::policy::Refusal;
+use zonal_sim::experiment::{Summary, System, WorkloadId};
+use zonal_sim::paper;
+use zonal_sim::report::Row;
+use zonal_sim::RunStats;
+
+/// (system, label, procs, policy) → runs sorted by seed.
+type Groups<'a> = BTreeMap<(System, String, usize, String), Vec<&'a Row>>;
+
+fn group(rows: &[Row]) -> Groups<'_> {
+    let mut g: Groups<'_> = BTreeMap::new();
+    for r in rows {
+        g.entry((
+            r.job.system,
+            r.job.label.clone(),
+            r.job.workload.procs,
+            r.job.policy.name.to_string(),
+        ))
+        .or_default()
+        .push(r);
+    }
+    for v in g.values_mut() {
+        v.sort_by_key(|r| r.job.seed);
+    }
+    g
+}
+
+fn summary(runs: &[&Row], f: impl Fn(&RunStats) -> f64) -> Summary {
+    Summary::of(&runs.iter().map(|r| f(&r.stats)).collect::<Vec<_>>())
+}
+
+/// Per-seed gain of `policy` over `base` in average TAT, percent.
+fn gain(base: &[&Row], policy: &[&Row]) -> Summary {
+    let xs: Vec<f64> = base
+        .iter()
+        .filter_map(|b| {
+            let p = policy.iter().find(|p| p.job.seed == b.job.seed)?;
+            Some(100.0 * (b.stats.avg_tat_us - p.stats.avg_tat_us) / b.stats.avg_tat_us)
+        })
+        .collect();
+    Summary::of(&xs)
+}
+
+fn pm(s: Summary, digits: usize) -> String {
+    if s.n == 0 {
+        "–".into()
+    } else {
+        format!("{:.*} ± {:.*}", digits, s.mean, digits, s.ci95)
+    }
+}
+
+const TAT_MS: fn(&RunStats) -> f64 = |s| s.avg_tat_us / 1000.0;
+
+/// The label of Table 1's row `i`.
+#[must_use]
+pub(crate) fn table1_label(i: usize) -> String {
+    format!("t1-{i}")
+}
+
+/// Table 1: the Linux balancer's unsuccessful attempts, paper beside ours.
+#[must_use]
+pub(crate) fn table1(rows: &[Row]) -> String {
+    let g = group(rows);
+    let mut out = String::from(
+        "## Table 1 — unsuccessful balancing attempts of the Linux balancer\n\n\
+         | system | workload | paper attempts | paper failed | paper % | our attempts | our failed | our % |\n\
+         |---|---|---|---|---|---|---|---|\n",
+    );
+    for (i, r) in paper::TABLE1.iter().enumerate() {
+        let key = (r.system, table1_label(i), r.procs, "linux".to_string());
+        let Some(runs) = g.get(&key) else { continue };
+        let _ = writeln!(
+            out,
+            "| {} | {}; {}; {} ms | {} | {} | {:.2} | {} | {} | {} |",
+            r.system.paper_label(),
+            if r.io_bound { "IO bound" } else { "CPU bound" },
+            r.procs,
+            r.exec_ms,
+            r.attempts,
+            r.failed,
+            100.0 * f64::from(r.failed) / f64::from(r.attempts),
+            pm(summary(runs, |s| s.lb_attempts as f64), 0),
+            pm(summary(runs, |s| s.lb_attempts_unsuccessful as f64), 0),
+            pm(summary(runs, RunStats::unsuccessful_pct), 1),
+        );
+    }
+    out
+}
+
+/// Table 2: where 200 processes ran (S1, W2), by level relative to their origin.
+#[must_use]
+pub(crate) fn table2(rows: &[Row], policies: &[String]) -> String {
+    let g = group(rows);
+    let mut out = String::from(
+        "## Table 2 — level (relative to origin) on which 200 processes ran most (S1, W2)\n\n\
+         | source | I | II | III | IV | V | VI |\n|---|---|---|---|---|---|---|\n",
+    );
+    let _ = writeln!(
+        out,
+        "| paper, Linux | {} |",
+        paper::TABLE2
+            .iter()
+            .map(|n| format!("{n} ({:.1}%)", f64::from(*n) / 2.0))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    for p in policies {
+        let key = (System::S1, "w2".to_string(), 200, p.clone());
+        let Some(runs) = g.get(&key) else { continue };
+        let cells: Vec<String> = (0..6)
+            .map(|l| {
+                let s = summary(runs, |s| {
+                    s.exec_by_level.get(l).copied().unwrap_or(0) as f64
+                });
+                format!("{:.1} ({:.1}%)", s.mean, s.mean / 2.0)
+            })
+            .collect();
+        let _ = writeln!(out, "| ours, {p} | {} |", cells.join(" | "));
+    }
+    out
+}
+
+/// Tables 3–5: average TAT of Linux and the conservative policies, paper beside ours.
+#[must_use]
+pub(crate) fn tat_tables(rows: &[Row]) -> String {
+    let g = group(rows);
+    let mut out = String::new();
+    for (n, system) in [(3, System::S1), (4, System::S2), (5, System::S3)] {
+        let _ = writeln!(
+            out,
+            "## Table {n} — {} ({}): average turnaround time, ms\n",
+            system.as_str().to_uppercase(),
+            system.paper_label()
+        );
+        for w in WorkloadId::ALL {
+            let _ = writeln!(
+                out,
+                "### {} {}\n\n| procs | paper Linux | paper Cons. | paper gain % | ours linux | ours cons-hard | gain % | ours cons-soft | gain % |\n|---|---|---|---|---|---|---|---|---|",
+                system.as_str().to_uppercase(),
+                w.as_str().to_uppercase()
+            );
+            for &procs in crate::experiment::paper_procs(system) {
+                let get = |p: &str| {
+                    g.get(&(system, w.as_str().to_string(), procs, p.to_string()))
+                        .map(Vec::as_slice)
+                        .unwrap_or(&[])
+                };
+                let (lin, hard, soft) = (
+                    get("linux"),
+                    get("conservative-hard"),
+                    get("conservative-soft"),
+                );
+                if lin.is_empty() {
+                    continue;
+                }
+                let (pl, pc) = paper::tat(system, w, procs).unwrap_or((0, 0));
+                let _ = writeln!(
+                    out,
+                    "| {procs} | {pl} | {pc} | {:.2} | {} | {} | {} | {} | {} |",
+                    100.0 * f64::from(pl.saturating_sub(pc)) / f64::from(pl.max(1)),
+                    pm(summary(lin, TAT_MS), 0),
+                    pm(summary(hard, TAT_MS), 0),
+                    pm(gain(lin, hard), 2),
+                    pm(summary(soft, TAT_MS), 0),
+                    pm(gain(lin, soft), 2),
+                );
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Every policy on every grid point: TAT, gain over linux, and the mechanisms the paper
+/// credits (attempts, migrations, futile migrations, remote execution).
+#[must_use]
+pub(crate) fn all_policies(rows: &[Row], policies: &[String]) -> String {
+    let g = group(rows);
+    let mut out = String::from(
+        "## All policies\n\nMeans over seeds. *far* = processes that ran most beyond level IV (V–VI) of their origin.\n\n\
+         | point | policy | avg TAT ms | gain % vs linux | attempts | unsucc. % | migrations | futile | aged | far |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for system in [System::S1, System::S2, System::S3] {
+        for w in WorkloadId::ALL {
+            for &procs in crate::experiment::paper_procs(system) {
+                let key = |p: &str| (system, w.as_str().to_string(), procs, p.to_string());
+                let Some(lin) = g.get(&key("linux")) else {
+                    continue;
+                };
+                for p in policies {
+                    let Some(runs) = g.get(&key(p)) else { continue };
+                    let mean = |f: fn(&RunStats) -> f64| summary(runs, f).mean;
+                    let _ = writeln!(
+                        out,
+                        "| {} {} {procs} | {p} | {} | {} | {:.0} | {:.1} | {:.0} | {:.0} | {:.0} | {:.1} |",
+                        system.as_str().to_uppercase(),
+                        w.as_str().to_uppercase(),
+                        pm(summary(runs, TAT_MS), 0),
+                        pm(gain(lin, runs), 2),
+                        mean(|s| s.lb_attempts as f64),
+                        mean(RunStats::unsuccessful_pct),
+                        mean(|s| s.migrations as f64),
+                        mean(|s| s.futile_migrations as f64),
+                        mean(|s| s.aged_tasks as f64),
+                        mean(|s| s.exec_by_level.iter().skip(4).sum::<u64>() as f64),
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Mean gain of each policy over linux across the whole grid (Tables 3–5's points).
+#[must_use]
+pub(crate) fn headline(rows: &[Row], policies: &[String]) -> String {
+    let g = group(rows);
+    let mut out = String::from(
+        "## Headline — gain over linux across the grid\n\n| policy | mean gain % | min | max | points where it loses |\n|---|---|---|---|---|\n",
+    );
+    let mut paper_gains = Vec::new();
+    for system in [System::S1, System::S2, System::S3] {
+        for w in WorkloadId::ALL {
+            for &procs in crate::experiment::paper_procs(system) {
+                if let Some((l, c)) = paper::tat(system, w, procs) {
+                    paper_gains.push(100.0 * f64::from(l - c) / f64::from(l));
+                }
+            }
+        }
+    }
+    let row = |name: &str, xs: &[f64], losses: usize| {
+        let s = Summary::of(xs);
+        let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        format!(
+            "| {name} | {:.2} | {min:.2} | {max:.2} | {losses} of {} |\n",
+            s.mean,
+            xs.len()
+        )
+    };
+    out.push_str(&row("paper: Cons. vs Linux", &paper_gains, 0));
+    for p in policies.iter().filter(|p| *p != "linux") {
+        let mut xs = Vec::new();
+        let mut losses = 0;
+        for ((system, label, procs, pol), runs) in &g {
+            if pol != p || label.starts_with("t1") {
+                continue;
+            }
+            let Some(lin) = g.get(&(*system, label.clone(), *procs, "linux".into())) else {
+                continue;
+            };
+            let s = gain(lin, runs);
+            if s.mean + s.ci95 < 0.0 {
+                losses += 1;
+            }
+            xs.push(s.mean);
+        }
+        if !xs.is_empty() {
+            out.push_str(&row(&format!("ours: {p}"), &xs, losses));
+        }
+    }
+    out.push_str("\n\"Loses\" = the 95% interval of the per-seed gain lies below zero.\n");
+    out
+}
+
+/// One CSV line per run.
+#[must_use]
+pub(crate) fn csv(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "system,workload,procs,policy,seed,avg_tat_ms,makespan_ms,lb_attempts,lb_attempts_unsuccessful,lb_passes,lb_cost_ms,migrations,futile_migrations,aged_tasks,pages_migrated,events",
+    );
+    for l in 1..=6 {
+        let _ = write!(out, ",migrations_l{l}");
+    }
+    for l in 1..=6 {
+        let _ = write!(out, ",exec_l{l}");
+    }
+    for r in Refusal::ALL {
+        let _ = write!(out, ",refused_{}", r.as_str());
+    }
+    out.push('\n');
+    for r in rows {
+        let s = &r.stats;
+        let _ = write!(
+            out,
+            "{},{},{},{},{},{:.3},{:.3},{},{},{},{:.3},{},{},{},{},{}",
+            r.job.system,
+            r.job.label,
+            r.job.workload.procs,
+            r.job.policy.name,
+            r.job.seed,
+            s.avg_tat_us / 1000.0,
+            s.makespan_us as f64 / 1000.0,
+            s.lb_attempts,
+            s.lb_attempts_unsuccessful,
+            s.lb_passes,
+            s.lb_cost_us / 1000.0,
+            s.migrations,
+            s.futile_migrations,
+            s.aged_tasks,
+            s.pages_migrated,
+            s.events
+        );
+        for l in 0..6 {
+            let _ = write!(
+                out,
+                ",{}",
+                s.migrations_by_level.get(l).copied().unwrap_or(0)
+            );
+        }
+        for l in 0..6 {
+            let _ = write!(out, ",{}", s.exec_by_level.get(l).copied().unwrap_or(0));
+        }
+        for reason in Refusal::ALL {
+            let _ = write!(out, ",{}", s.refused.get(reason));
+        }
+        out.push('\n');
+    }
+    out
+}
