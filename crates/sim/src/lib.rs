@@ -16,6 +16,9 @@
 //!   (`examples/paper/`) holds the command line, the markdown and CSV tables and the SVG
 //!   plots: this library has no command-line code.
 //! - [`cost`] holds every constant of the cost model, with its source.
+//! - Work-stealing mode: [`simulate_stealing`] runs a seeded fork-join [`TaskGraph`] on
+//!   simulated workers with deques, every steal decided by the policy crate's steal walker —
+//!   the walk the runtime's workers run ([`StealRun`] says what happened).
 //!
 //! ## Determinism
 //!
@@ -31,12 +34,17 @@ pub mod paper;
 mod queue;
 pub mod report;
 mod stats;
+mod steal;
 mod trace;
 mod workload;
 
 pub use cost::CostModel;
 pub use engine::{simulate, OriginAt, SimConfig};
 pub use stats::{MigrationRecord, ProcRecord, RunResult, RunStats};
+pub use steal::{
+    simulate_stealing, GraphSpec, GraphTask, StealModeError, StealRun, TaskGraph, IDLE_BACKOFF_NS,
+    MAX_SEGMENTS, MAX_SLICE_US, MAX_TASKS, REMOTE_SHARE, STEAL_NS,
+};
 pub use trace::fnv1a;
 pub use workload::{
     Arrival, Burst, ExecTime, ProcSpec, Workload, WorkloadSpec, IO_BURST_CPU_MS, IO_WAIT_MS,
