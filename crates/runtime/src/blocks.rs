@@ -65,7 +65,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use crate::registry::WorkerThread;
+use crate::worker::WorkerThread;
 
 /// Block sizes, one per class.
 const CLASS_SIZE: [usize; CLASSES] = [32, 64];
@@ -451,14 +451,12 @@ unsafe fn release(b: BlockPtr, class: usize) {
         unsafe { dealloc(b, unowned_layout(class)) };
         return;
     }
-    let wt = WorkerThread::current();
-    // SAFETY: a non-null WORKER points at this thread's live WorkerThread.
-    match unsafe { wt.as_ref() } {
+    WorkerThread::with_current(|w| match w {
         // SAFETY: the block is ours and free.
         Some(w) if ptr::eq(w.blocks.shared, owner) => unsafe { w.blocks.push_local(b, class) },
         // SAFETY: the owner's registry is alive (module docs) and the block is free.
         _ => unsafe { (*owner).push_remote(b, class) },
-    }
+    })
 }
 
 #[cfg(test)]

@@ -2,23 +2,14 @@
 
 use std::any::Any;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
-use std::sync::{mpsc, Arc};
-use std::time::Instant;
+use std::sync::Arc;
 
-use crossbeam_deque::{Injector, Worker};
-use crossbeam_utils::CachePadded;
-use zonal_policy::{Policy, PolicyConfig, StealWalker};
+use zonal_policy::{Policy, PolicyConfig};
 use zonal_topology::{CpuId, Topology};
 
-use crate::blocks::SharedBlocks;
+use crate::construct::{Hooks, Threads};
 use crate::error::{BuildError, ErrorKind};
-use crate::metrics::WorkerCounters;
-use crate::pin::Binder;
 use crate::pool::ThreadPool;
-use crate::registry::{Registry, WorkerShared, WorkerThread};
-use crate::sleep::Sleep;
-use crate::task::Meta;
 use crate::StealRecord;
 
 /// The policy a pool is built with when none is named.
@@ -68,7 +59,7 @@ pub enum VirtualPlacement {
     Spread,
 }
 
-type NameFn = Box<dyn FnMut(usize) -> String>;
+pub(crate) type NameFn = Box<dyn FnMut(usize) -> String>;
 
 /// Builds a [`ThreadPool`].
 ///
@@ -305,134 +296,26 @@ impl ThreadPoolBuilder {
                 placement
             );
         }
-        let topo = Arc::new(topo);
-        let n = cpus.len();
-        let levels = topo.mal_count();
-
-        let deques: Vec<Worker<Task>> = (0..n).map(|_| Worker::new_lifo()).collect();
-        let shared = deques
-            .iter()
-            .map(|d| {
-                CachePadded::new(WorkerShared {
-                    stealer: d.stealer(),
-                    inbox: Injector::new(),
-                    away: Injector::new(),
-                    away_len: AtomicUsize::new(0),
-                    counters: CachePadded::new(WorkerCounters::new(levels)),
-                    blocks: CachePadded::new(SharedBlocks::new()),
-                })
-            })
-            .collect();
-        let worker_node: Box<[u32]> = cpus.iter().map(|&c| topo.node_of(c).0).collect();
-        let mut cpu_worker = vec![usize::MAX; topo.cpu_count()];
-        for (w, &c) in cpus.iter().enumerate() {
-            cpu_worker[c.index()] = w;
-        }
-        let side = policy.steal_side();
-        let walkers: Box<[StealWalker]> = cpus
-            .iter()
-            .map(|&c| StealWalker::new(side, &topo, c, |v| cpu_worker[v.index()] != usize::MAX))
-            .collect();
-        let slot_worker = walkers
-            .iter()
-            .map(|w| {
-                w.slots()
-                    .iter()
-                    .map(|s| cpu_worker[s.victim.cpu.index()])
-                    .collect()
-            })
-            .collect();
-        let ageing = side.ageing();
-        let mut node_has_workers = vec![false; topo.node_count()];
-        for &c in &cpus {
-            node_has_workers[topo.node_of(c).index()] = true;
-        }
-        let node_injectors = (0..topo.node_count())
-            .map(|_| CachePadded::new(Injector::new()))
-            .collect();
-        let registry = Arc::new(Registry {
-            topo: Arc::clone(&topo),
-            policy,
-            shared,
-            worker_cpu: cpus.clone().into_boxed_slice(),
-            worker_node,
-            walkers,
-            slot_worker,
-            ageing,
-            node_injectors,
-            fresh_meta: (0..topo.node_count())
-                .map(|n| Meta::fresh(n as u32))
-                .collect(),
-            node_has_workers: node_has_workers.into_boxed_slice(),
-            global: Injector::new(),
-            sleep: Sleep::new(n),
-            terminate: AtomicBool::new(false),
-            pending: CachePadded::new(AtomicUsize::new(0)),
-            injected: CachePadded::new(AtomicU64::new(0)),
+        let hooks = Hooks {
             panic_handler: self.panic_handler.take(),
             start_handler: self.start_handler.take(),
             exit_handler: self.exit_handler.take(),
             observer: self.observer.take(),
-            epoch: Instant::now(),
-        });
-
-        let binder = targets.iter().any(Option::is_some).then(Binder::new);
-        let (tx, rx) = mpsc::channel::<Result<(), BuildError>>();
-        let mut threads = Vec::with_capacity(n);
-        let mut first_err = None;
-        for (i, deque) in deques.into_iter().enumerate() {
-            let name = match &mut self.thread_name {
-                Some(f) => f(i),
-                None => format!("zonal-worker-{i}"),
-            };
-            let mut b = std::thread::Builder::new().name(name);
-            if let Some(s) = self.stack_size {
-                b = b.stack_size(s);
-            }
-            let reg = Arc::clone(&registry);
-            let target = targets[i];
-            let binder = binder.clone();
-            let tx = tx.clone();
-            let spawned = b.spawn(move || {
-                let res = match (target, &binder) {
-                    (Some(cpu), Some(bd)) => bd.bind_current_thread(cpu).map_err(|reason| {
-                        BuildError::new(ErrorKind::Pin {
-                            worker: i,
-                            cpu,
-                            reason,
-                        })
-                    }),
-                    _ => Ok(()),
-                };
-                let _ = tx.send(res);
-                WorkerThread::new(deque, i, reg).run();
-            });
-            match spawned {
-                Ok(h) => threads.push(h),
-                Err(source) => {
-                    first_err = Some(BuildError::new(ErrorKind::Spawn { worker: i, source }));
-                    break;
-                }
-            }
-        }
-        drop(tx);
-        for _ in 0..threads.len() {
-            match rx.recv() {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => {
-                    first_err.get_or_insert(e);
-                }
-                Err(_) => break,
-            }
-        }
-        let pool = ThreadPool::new(registry, threads, placement, is_virtual);
-        match first_err {
-            None => Ok(pool),
-            Some(e) => {
-                drop(pool); // terminates and joins the workers already started
-                Err(e)
-            }
-        }
+        };
+        let threads = Threads {
+            name: self.thread_name.take(),
+            stack_size: self.stack_size,
+        };
+        crate::construct::start(
+            Arc::new(topo),
+            policy,
+            cpus,
+            &targets,
+            hooks,
+            threads,
+            placement,
+            is_virtual,
+        )
     }
 
     fn select_cpus(&self, topo: &Topology, is_virtual: bool) -> Result<Vec<CpuId>, BuildError> {
@@ -515,8 +398,6 @@ impl ThreadPoolBuilder {
         }
     }
 }
-
-use crate::job::Task;
 
 fn build_policy(
     cfg: Result<PolicyConfig, zonal_policy::PolicyError>,

@@ -9,7 +9,7 @@
 //!   home with the default group and weight, queued on its spawner's deque (see below).
 //!
 //! Every job but a bare one starts with a [`JobHeader`] holding its [`Meta`] (`#[repr(C)]`,
-//! first field), so that a queued [`Task`] is just the 16-byte `JobRef` (as small as rayon's)
+//! first field), so that a queued `Task` (`task.rs`) is just the 16-byte `JobRef` (as small as rayon's)
 //! and the thief that pops it can read and update the metadata through the pointer.
 //!
 //! # Bare jobs
@@ -22,7 +22,7 @@
 //! (origin = its spawner's node, no migration, no group, nice 0) and pushed on its spawner's
 //! deque, and it leaves that deque only to run — popped by the owner or stolen (a default
 //! task passes the re-check after a steal, so it is never re-queued elsewhere). So whoever
-//! takes it knows its metadata: `Meta::fresh(node of that deque)` ([`Task::meta`]'s `home`).
+//! takes it knows its metadata: `Meta::fresh(node of that deque)` (`Task::meta`'s `home`).
 
 use std::any::Any;
 use std::cell::UnsafeCell;
@@ -30,7 +30,7 @@ use std::mem;
 
 use crate::blocks::{self, LocalBlocks};
 use crate::latch::Latch;
-use crate::task::Meta;
+use crate::task::{Meta, Task};
 use crate::unwind;
 
 /// Executes a type-erased job.
@@ -102,7 +102,7 @@ impl JobRef {
 
     /// The job's address, tag cleared.
     #[inline]
-    fn untagged(&self) -> *const () {
+    pub(crate) fn untagged(&self) -> *const () {
         self.pointer.map_addr(|a| a & !BARE)
     }
 
@@ -126,7 +126,7 @@ impl JobRef {
 #[derive(Debug)]
 #[repr(C)]
 pub(crate) struct JobHeader {
-    meta: UnsafeCell<Meta>,
+    pub(crate) meta: UnsafeCell<Meta>,
 }
 
 impl JobHeader {
@@ -134,64 +134,6 @@ impl JobHeader {
         Self {
             meta: UnsafeCell::new(meta),
         }
-    }
-}
-
-/// A queued job: the unit every queue holds. Its metadata lives in the job's header, or, for
-/// a bare job, is implied by the deque it lies in (module docs).
-///
-/// Invariant: a `Task` designates a live job that is either a [`BareJob`] (its `JobRef` is
-/// tagged) or whose first field is a [`JobHeader`] (`StackJob` and `HeapJob` are
-/// `#[repr(C)]` with the header first); a bare job is only ever in its spawner's deque or
-/// held to be run. At any time at most one thread holds a task outside a queue (queues hand
-/// each task to exactly one popper); that thread alone reads or writes the header.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Task {
-    pub(crate) job: JobRef,
-}
-
-impl Task {
-    /// # Safety
-    /// `job` must designate a live job whose first field is a `JobHeader`, or a bare job
-    /// (tagged `JobRef`) about to be pushed on its spawner's deque.
-    #[inline]
-    pub(crate) unsafe fn new(job: JobRef) -> Self {
-        Task { job }
-    }
-
-    /// The task's metadata. `home` is `Meta::fresh(node)` for the node of the worker whose
-    /// deque the task was taken from (or of the queue it was taken from): the metadata of a
-    /// bare job, which is always fresh at home on that deque (module docs). Ignored for jobs
-    /// with a header.
-    ///
-    /// `home` should live in memory written long ago (`WorkerThread::home`,
-    /// `Registry::fresh_meta`): the metadata is then one 16-byte load from either place.
-    /// Building it field by field here made the compiler store four fields and reload them
-    /// as one vector on the worker's hot path, a store-forwarding stall on every task.
-    #[inline]
-    pub(crate) fn meta(&self, home: &Meta) -> Meta {
-        let src: *const Meta = if self.job.is_bare() {
-            home
-        } else {
-            // `JobHeader` is `repr(C)` with `meta` first, and `UnsafeCell` is transparent:
-            // the header's metadata sits at the job's address.
-            self.job.untagged().cast::<Meta>()
-        };
-        // SAFETY: either `home`, or (type invariant) the header of a live job that is not
-        // bare, which only the thread holding this Task touches.
-        unsafe { src.read() }
-    }
-
-    /// Replaces the task's metadata.
-    ///
-    /// # Panics
-    /// On a bare job, which has no header (never happens: only tasks from injectors, which
-    /// never hold bare jobs, get their metadata changed).
-    #[inline]
-    pub(crate) fn set_meta(&self, meta: Meta) {
-        assert!(!self.job.is_bare(), "a bare job has no header to write");
-        // SAFETY: as in `meta`.
-        unsafe { *(*self.job.untagged().cast::<JobHeader>()).meta.get() = meta }
     }
 }
 

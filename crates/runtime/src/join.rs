@@ -9,9 +9,10 @@
 use crate::job::StackJob;
 use crate::latch::SpinLatch;
 use crate::metrics::bump;
-use crate::registry::WorkerThread;
+use crate::route::Target;
 use crate::task::Meta;
 use crate::unwind;
+use crate::worker::WorkerThread;
 
 /// Runs `a` and `b`, potentially in parallel, on the pool of the current worker; outside
 /// any pool, runs them one after the other on this thread. A panic in either resumes here
@@ -35,12 +36,10 @@ where
     RA: Send,
     RB: Send,
 {
-    let wt = WorkerThread::current();
-    // SAFETY: a non-null WORKER points at this thread's live WorkerThread (see registry.rs).
-    match unsafe { wt.as_ref() } {
+    WorkerThread::with_current(|w| match w {
         Some(w) => join_in_worker(w, a, b),
         None => (a(), b()),
-    }
+    })
 }
 
 pub(crate) fn join_in_worker<A, B, RA, RB>(wt: &WorkerThread, a: A, b: B) -> (RA, RB)
@@ -59,7 +58,7 @@ where
     // SAFETY: `job_b` lives on this frame, and we do not leave it before its latch is set
     // or we have taken the job back from the deque (below, also on A's panic).
     let job_b_task = unsafe { job_b.as_task() };
-    wt.push_fresh(job_b_task);
+    wt.queue(job_b_task, Target::Fresh);
 
     let status_a = unwind::halt_unwinding(a);
 

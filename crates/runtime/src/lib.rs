@@ -35,6 +35,22 @@
 //! waits; give workers room with [`ThreadPoolBuilder::stack_size`] if you do that in debug
 //! builds.
 //!
+//! ## Source files, one concept each
+//! - `builder.rs`: the builder's options; `construct.rs`: building the registry and starting
+//!   the worker threads from them; `pin.rs`: pinning.
+//! - `registry.rs`: the state a pool's threads share (queues, shared worker halves, steal
+//!   walks, sleep state) and running work on a worker (`in_worker`).
+//! - `worker.rs`: a worker thread, its loop, and the one accessor for the current worker
+//!   (`WorkerThread::with_current`).
+//! - `route.rs`: the one path where a queued task's origin and queue are decided and the
+//!   task counted.
+//! - `steal/`: the pool's queues as the policy crate's steal walker sees them; `sleep/`: the
+//!   sleep protocol.
+//! - `task.rs`: the task and its metadata; `job.rs`: the job representations; `blocks.rs`:
+//!   job memory; `latch.rs`: latches.
+//! - `pool.rs`: the `ThreadPool` handle and the free functions; `parallel.rs`: the parallel
+//!   loops; `scope.rs`, `join.rs`: scopes and `join`.
+//!
 //! ## Protocols
 //! The steal protocol is written down in `src/steal/README.md`, the sleep protocol in
 //! `src/sleep/README.md`. Panics in joined or scoped work resume in the caller; panics in
@@ -52,6 +68,7 @@
 mod blocks;
 mod builder;
 mod compile_fail;
+mod construct;
 #[cfg(feature = "control-plane")]
 mod control;
 mod error;
@@ -60,15 +77,18 @@ mod join;
 mod latch;
 mod memory;
 mod metrics;
+mod parallel;
 mod pin;
 mod pool;
 mod registry;
+mod route;
 mod scope;
 mod sleep;
 mod steal;
 mod sync;
 mod task;
 mod unwind;
+mod worker;
 
 pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
 #[cfg(feature = "control-plane")]

@@ -1,9 +1,8 @@
 //! [`ThreadPool`]: the handle users hold.
 
-use std::ops::Range;
 use std::ptr;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use zonal_topology::{NodeId, Topology};
@@ -11,12 +10,14 @@ use zonal_topology::{NodeId, Topology};
 use crate::blocks::LocalBlocks;
 use crate::builder::Placement;
 use crate::error::SpawnError;
-use crate::job::{HeapJob, Task};
+use crate::job::HeapJob;
 use crate::metrics::PoolMetrics;
-use crate::registry::{Registry, WorkerThread};
+use crate::registry::Registry;
+use crate::route::Target;
 use crate::scope::{scope_in_worker, Scope};
-use crate::task::{TaskInfo, TaskOptions};
+use crate::task::{Task, TaskInfo, TaskOptions};
 use crate::unwind;
+use crate::worker::WorkerThread;
 
 /// A NUMA-aware work-stealing pool. Dropping it waits for every spawned task to finish
 /// (unless dropped from one of its own workers, which cannot wait for itself).
@@ -28,7 +29,7 @@ use crate::unwind;
 /// # Ok::<(), zonal_runtime::BuildError>(())
 /// ```
 pub struct ThreadPool {
-    registry: Arc<Registry>,
+    pub(crate) registry: Arc<Registry>,
     threads: Vec<JoinHandle<()>>,
     placement: Placement,
     is_virtual: bool,
@@ -55,14 +56,14 @@ fn spawned_job<F: FnOnce() + Send + 'static>(
     f: F,
 ) -> Task {
     HeapJob::task(local, meta, move || {
-        let wt = WorkerThread::current();
-        // SAFETY: spawned jobs run only on workers (they are queued in a registry), so WORKER
-        // is set and valid during the call.
-        let registry = &unsafe { &*wt }.registry;
-        if let Err(p) = unwind::halt_unwinding(f) {
-            registry.handle_panic(p);
-        }
-        registry.task_done();
+        WorkerThread::with_current(|w| {
+            // Spawned jobs run only on workers: they are queued in a registry.
+            let registry = &w.expect("a spawned job runs on a worker").registry;
+            if let Err(p) = unwind::halt_unwinding(f) {
+                registry.handle_panic(p);
+            }
+            registry.task_done();
+        });
     })
 }
 
@@ -87,11 +88,9 @@ impl ThreadPool {
         }
     }
 
-    fn current_worker(&self) -> Option<&WorkerThread> {
-        let wt = WorkerThread::current();
-        // SAFETY: a non-null WORKER points at this thread's live WorkerThread, which outlives
-        // the borrow (it lives for the whole of `WorkerThread::run`).
-        unsafe { wt.as_ref() }.filter(|w| ptr::eq(&*w.registry, &*self.registry))
+    /// Calls `f` with the current thread's worker if it is one of this pool's.
+    fn with_worker<R>(&self, f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
+        WorkerThread::with_current(|w| f(w.filter(|w| ptr::eq(&*w.registry, &*self.registry))))
     }
 
     /// Runs `op` on a worker of this pool and returns its result; from one of its workers,
@@ -170,7 +169,7 @@ impl ThreadPool {
         f: F,
     ) -> Result<(), SpawnError> {
         self.registry.check_options(&opts)?;
-        spawn_in(&self.registry, self.current_worker(), opts, f);
+        self.with_worker(|here| spawn_in(&self.registry, here, opts, f));
         Ok(())
     }
 
@@ -197,9 +196,12 @@ impl ThreadPool {
         f: F,
     ) -> Result<(), SpawnError> {
         self.registry.check_node(node)?;
-        self.accept(TaskOptions::new().origin(node), node.0, f, |r, t| {
-            r.push_to_node(t, node);
-        });
+        self.accept(
+            TaskOptions::new().origin(node),
+            node.0,
+            f,
+            Target::Node(node),
+        );
         Ok(())
     }
 
@@ -228,32 +230,34 @@ impl ThreadPool {
             return Err(SpawnError::UnknownWorker { worker, workers });
         }
         let node = self.registry.worker_node[worker];
-        self.accept(TaskOptions::new(), node, f, |r, t| r.push_pinned(t, worker));
+        self.accept(TaskOptions::new(), node, f, Target::Worker(worker));
         Ok(())
     }
 
     /// Accepts a spawned task aimed at `node` (counted as pending, its metadata resolved
-    /// against the current task if we run on one of our workers) and hands it to `queue`.
+    /// against the current task if we run on one of our workers) and routes it to `target`.
     fn accept<F: FnOnce() + Send + 'static>(
         &self,
         opts: TaskOptions,
         node: u32,
         f: F,
-        queue: impl FnOnce(&Registry, Task),
+        target: Target,
     ) {
         self.registry.pending.fetch_add(1, Ordering::Relaxed);
-        let here = self.current_worker();
-        let meta = opts.resolve(here.map(|w| w.current.get()), Some(node));
-        queue(
-            &self.registry,
-            spawned_job(here.map(|w| &w.blocks), meta, f),
-        );
+        self.with_worker(|here| {
+            let meta = opts.resolve(here.map(|w| w.current.get()), Some(node));
+            let task = spawned_job(here.map(|w| &w.blocks), meta, f);
+            match here {
+                Some(w) => w.queue(task, target),
+                None => self.registry.route(task, target),
+            }
+        });
     }
 
     /// The index of the current thread's worker, if it is one of this pool's.
     #[must_use]
     pub fn current_worker_index(&self) -> Option<usize> {
-        self.current_worker().map(|w| w.index)
+        self.with_worker(|w| w.map(|w| w.index))
     }
 
     /// Number of workers.
@@ -325,132 +329,6 @@ impl ThreadPool {
             registry: Arc::clone(&self.registry),
         }
     }
-
-    /// Calls `f` on sub-ranges of `range` of at most `grain` items, in parallel. The range is
-    /// first cut into one contiguous part per node (in proportion to its workers), each
-    /// spawned on its node; each part is then split by recursive `join`.
-    ///
-    /// ```
-    /// use std::sync::atomic::{AtomicUsize, Ordering};
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-    /// let n = AtomicUsize::new(0);
-    /// pool.par_for(0..1000, 10, |r| { n.fetch_add(r.len(), Ordering::Relaxed); });
-    /// assert_eq!(n.into_inner(), 1000);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
-    /// ```
-    pub fn par_for<F>(&self, range: Range<usize>, grain: usize, f: F)
-    where
-        F: Fn(Range<usize>) + Sync + Send,
-    {
-        self.par_reduce(range, grain, || (), &f, |(), ()| ());
-    }
-
-    /// Calls `f(offset, chunk)` on chunks of `slice` of at most `grain` items, split by node
-    /// as [`par_for`](Self::par_for).
-    pub fn par_chunks<T, F>(&self, slice: &[T], grain: usize, f: F)
-    where
-        T: Sync,
-        F: Fn(usize, &[T]) + Sync + Send,
-    {
-        self.par_for(0..slice.len(), grain, |r| f(r.start, &slice[r]));
-    }
-
-    /// Calls `f(offset, chunk)` on disjoint mutable chunks of `slice`, split by node.
-    pub fn par_chunks_mut<T, F>(&self, slice: &mut [T], grain: usize, f: F)
-    where
-        T: Send + Sync,
-        F: Fn(usize, &mut [T]) + Sync + Send,
-    {
-        let base = SendPtr(slice.as_mut_ptr());
-        let len = slice.len();
-        self.par_for(0..len, grain, move |r| {
-            let base = &base;
-            // SAFETY: `par_for` hands out disjoint sub-ranges of 0..len, each exactly once,
-            // and `slice` is mutably borrowed for the whole call.
-            let chunk = unsafe { std::slice::from_raw_parts_mut(base.0.add(r.start), r.len()) };
-            f(r.start, chunk);
-        });
-    }
-
-    /// How [`par_for`](Self::par_for) and friends cut `range` by node: one contiguous part
-    /// per node with workers, in proportion to its workers, nodes ascending. Use it to place
-    /// the data each part works on (e.g. a [`NodeBuffer`](crate::NodeBuffer) per part).
-    ///
-    /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-    /// let parts = pool.node_partition(0..1600);
-    /// assert_eq!(parts.len(), 16);
-    /// assert_eq!(parts[1], (zonal_topology::NodeId(1), 100..200));
-    /// # Ok::<(), zonal_runtime::BuildError>(())
-    /// ```
-    #[must_use]
-    pub fn node_partition(&self, range: Range<usize>) -> Vec<(NodeId, Range<usize>)> {
-        let nodes = self.worker_nodes();
-        let r = &*self.registry;
-        let weights: Vec<usize> = nodes
-            .iter()
-            .map(|n| r.worker_node.iter().filter(|&&x| x == n.0).count())
-            .collect();
-        let total: usize = weights.iter().sum();
-        let len = range.len();
-        let mut parts = Vec::with_capacity(nodes.len());
-        let mut start = range.start;
-        let mut acc = 0;
-        for (k, w) in weights.iter().enumerate() {
-            acc += w;
-            let end = if k + 1 == weights.len() {
-                range.end
-            } else {
-                range.start + len * acc / total
-            };
-            parts.push((nodes[k], start..end));
-            start = end;
-        }
-        parts
-    }
-
-    /// A parallel map-reduce over `range`, split by node then by `join` down to `grain`.
-    ///
-    /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-    /// let s = pool.par_reduce(0..101, 8, || 0u64, |r| r.map(|i| i as u64).sum(), |a, b| a + b);
-    /// assert_eq!(s, 5050);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
-    /// ```
-    pub fn par_reduce<R, ID, M, RED>(
-        &self,
-        range: Range<usize>,
-        grain: usize,
-        identity: ID,
-        map: M,
-        reduce: RED,
-    ) -> R
-    where
-        R: Send,
-        ID: Fn() -> R + Sync + Send,
-        M: Fn(Range<usize>) -> R + Sync + Send,
-        RED: Fn(R, R) -> R + Sync + Send,
-    {
-        let grain = grain.max(1);
-        let parts = self.node_partition(range.clone());
-        if parts.len() <= 1 || range.len() <= grain {
-            return self.install(|| split(range, grain, &map, &reduce));
-        }
-        let slots: Vec<Mutex<Option<R>>> = parts.iter().map(|_| Mutex::new(None)).collect();
-        self.scope(|s| {
-            for ((node, part), slot) in parts.into_iter().zip(&slots) {
-                let (map, reduce) = (&map, &reduce);
-                s.spawn_on(node, move |_| {
-                    let v = split(part, grain, map, reduce);
-                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(v);
-                });
-            }
-        });
-        slots
-            .into_iter()
-            .filter_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
-            .fold(identity(), &reduce)
-    }
 }
 
 fn snapshot(r: &Registry) -> PoolMetrics {
@@ -487,29 +365,6 @@ impl MetricsHandle {
     }
 }
 
-struct SendPtr<T>(*mut T);
-// SAFETY: used only to hand disjoint sub-slices of a `&mut [T]` (T: Send) to other threads.
-unsafe impl<T: Send> Send for SendPtr<T> {}
-// SAFETY: as above: each thread derives a disjoint chunk from the shared base pointer.
-unsafe impl<T: Send> Sync for SendPtr<T> {}
-
-fn split<R, M, RED>(range: Range<usize>, grain: usize, map: &M, reduce: &RED) -> R
-where
-    R: Send,
-    M: Fn(Range<usize>) -> R + Sync,
-    RED: Fn(R, R) -> R + Sync,
-{
-    if range.len() <= grain {
-        return map(range);
-    }
-    let mid = range.start + range.len() / 2;
-    let (a, b) = crate::join::join(
-        || split(range.start..mid, grain, map, reduce),
-        || split(mid..range.end, grain, map, reduce),
-    );
-    reduce(a, b)
-}
-
 impl Drop for ThreadPool {
     fn drop(&mut self) {
         let r = &*self.registry;
@@ -517,7 +372,7 @@ impl Drop for ThreadPool {
         // (sleep/README.md, step 7).
         r.terminate.store(true, Ordering::SeqCst);
         r.sleep.wake_all();
-        if self.current_worker().is_some() {
+        if self.with_worker(|w| w.is_some()) {
             // A worker cannot wait for itself; the others finish the remaining tasks.
             return;
         }
@@ -540,24 +395,26 @@ fn spawn_in<F: FnOnce() + Send + 'static>(
     match here {
         Some(w) => {
             let meta = opts.resolve(Some(w.current.get()), Some(w.node));
-            w.push(spawned_job(Some(&w.blocks), meta, f));
+            w.queue(spawned_job(Some(&w.blocks), meta, f), Target::Here);
         }
         None => {
             let meta = opts.resolve(None, None);
             let node = (meta.origin != crate::task::NO_ORIGIN).then_some(NodeId(meta.origin));
-            registry.inject(spawned_job(None, meta, f), node);
+            let target = node.map_or(Target::Here, Target::Node);
+            registry.route(spawned_job(None, meta, f), target);
         }
     }
 }
 
-fn worker_or_panic(what: &str) -> &'static WorkerThread {
-    let wt = WorkerThread::current();
-    // SAFETY: a non-null WORKER points at this thread's live WorkerThread; the 'static is a
-    // lie we only use for the duration of the calling function, which runs on this worker.
-    match unsafe { wt.as_ref() } {
-        Some(w) => w,
+/// Calls `f` with the current thread's worker.
+///
+/// # Panics
+/// On a thread that is no worker.
+fn on_worker<R>(what: &str, f: impl FnOnce(&WorkerThread) -> R) -> R {
+    WorkerThread::with_current(|w| match w {
+        Some(w) => f(w),
         None => panic!("zonal_runtime::{what} called outside a pool: use ThreadPool::{what}"),
-    }
+    })
 }
 
 /// Spawns a `'static` task on the current worker's pool (see [`ThreadPool::spawn`]).
@@ -574,11 +431,12 @@ pub fn spawn<F: FnOnce() + Send + 'static>(f: F) {
 /// If the current thread is not a worker, or the options name an origin outside the pool's
 /// topology.
 pub fn spawn_with<F: FnOnce() + Send + 'static>(opts: TaskOptions, f: F) {
-    let w = worker_or_panic("spawn");
-    if let Err(e) = w.registry.check_options(&opts) {
-        panic!("{e}");
-    }
-    spawn_in(&w.registry, Some(w), opts, f);
+    on_worker("spawn", |w| {
+        if let Err(e) = w.registry.check_options(&opts) {
+            panic!("{e}");
+        }
+        spawn_in(&w.registry, Some(w), opts, f);
+    });
 }
 
 /// A scope on the current worker's pool (see [`ThreadPool::scope`]).
@@ -601,8 +459,7 @@ where
     OP: FnOnce(&Scope<'scope>) -> R + Send,
     R: Send,
 {
-    let w = worker_or_panic("scope");
-    scope_in_worker(w, op)
+    on_worker("scope", |w| scope_in_worker(w, op))
 }
 
 /// The index of the current thread's worker in its pool, if it is a worker.
@@ -612,9 +469,7 @@ where
 /// ```
 #[must_use]
 pub fn current_worker_index() -> Option<usize> {
-    let wt = WorkerThread::current();
-    // SAFETY: a non-null WORKER points at this thread's live WorkerThread.
-    unsafe { wt.as_ref() }.map(|w| w.index)
+    WorkerThread::with_current(|w| w.map(|w| w.index))
 }
 
 /// The node (dense index) of the current thread's worker, if it is a worker.
@@ -627,15 +482,11 @@ pub fn current_worker_index() -> Option<usize> {
 /// ```
 #[must_use]
 pub fn current_node() -> Option<NodeId> {
-    let wt = WorkerThread::current();
-    // SAFETY: as above.
-    unsafe { wt.as_ref() }.map(|w| NodeId(w.node))
+    WorkerThread::with_current(|w| w.map(|w| NodeId(w.node)))
 }
 
 /// Metadata of the task running on the current worker (origin, migrations, group, weight).
 #[must_use]
 pub fn current_task() -> Option<TaskInfo> {
-    let wt = WorkerThread::current();
-    // SAFETY: as above.
-    unsafe { wt.as_ref() }.map(|w| TaskInfo::from_meta(w.current.get()))
+    WorkerThread::with_current(|w| w.map(|w| TaskInfo::from_meta(w.current.get())))
 }

@@ -16,9 +16,11 @@ use zonal_topology::NodeId;
 use crate::error::SpawnError;
 use crate::job::{BareJob, HeapJob};
 use crate::latch::{CountLatch, Latch};
-use crate::registry::{Registry, WorkerThread};
+use crate::registry::Registry;
+use crate::route::Target;
 use crate::task::{Meta, TaskOptions};
 use crate::unwind;
+use crate::worker::WorkerThread;
 
 /// Makes `Scope` invariant in `'scope` (rayon's marker).
 type ScopeMarker<'scope> = Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>;
@@ -158,10 +160,23 @@ impl<'scope> Scope<'scope> {
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
         self.latch.increment();
+        WorkerThread::with_current(|w| {
+            let here = w.filter(|w| ptr::eq(&*w.registry, &*self.registry));
+            self.queue_spawn(here, opts, node, body);
+        });
+    }
+
+    /// Queues the job of a spawn: from `here` (a worker of the scope's pool) or from outside.
+    fn queue_spawn<F>(
+        &self,
+        here: Option<&WorkerThread>,
+        opts: TaskOptions,
+        node: Option<NodeId>,
+        body: F,
+    ) where
+        F: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
         let me = ScopePtr(self as *const Scope<'scope>);
-        let wt = WorkerThread::current();
-        // SAFETY: a non-null WORKER points at this thread's live WorkerThread.
-        let here = unsafe { wt.as_ref() }.filter(|w| ptr::eq(&*w.registry, &*self.registry));
         let meta = opts.resolve(here.map(|w| w.current.get()), here.map(|w| w.node));
         let job = move || {
             // SAFETY: the scope waits for this job (its count) before it goes away.
@@ -176,16 +191,16 @@ impl<'scope> Scope<'scope> {
             // The common case: fresh at home with the defaults, a job without a header on
             // our own deque (`job.rs`, "Bare jobs").
             (Some(w), None) if meta == Meta::fresh(w.node) => {
-                w.push_bare(BareJob::task(Some(&w.blocks), job));
+                w.queue(BareJob::task(Some(&w.blocks), job), Target::Fresh);
                 return;
             }
             _ => {}
         }
         let task = HeapJob::task(here.map(|w| &w.blocks), meta, job);
-        match (here, node) {
-            (Some(w), None) => w.push(task),
-            (_, Some(n)) => self.registry.push_to_node(task, n),
-            (None, None) => self.registry.inject(task, None),
+        let target = node.map_or(Target::Here, Target::Node);
+        match here {
+            Some(w) => w.queue(task, target),
+            None => self.registry.route(task, target),
         }
     }
 

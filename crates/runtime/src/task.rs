@@ -1,6 +1,10 @@
-//! Task metadata: what every queued task carries, and the public options to set it.
+//! The task: what every queue holds — a job pointer ([`Task`]) and the metadata its job's
+//! header carries ([`Meta`]) — and the public options to set that metadata
+//! ([`TaskOptions`]).
 
 use zonal_policy::{GroupId, TaskId, TaskMeta};
+
+use crate::job::{JobHeader, JobRef};
 use zonal_topology::{CpuId, NodeId};
 
 /// "No origin yet": a task injected from outside the pool takes the node of the worker that
@@ -53,6 +57,64 @@ impl Meta {
         t.weight = self.weight;
         t.group = (self.group != NO_GROUP).then_some(GroupId(self.group));
         t
+    }
+}
+
+/// A queued job: the unit every queue holds. Its metadata lives in the job's header, or, for
+/// a bare job, is implied by the deque it lies in (module docs).
+///
+/// Invariant: a `Task` designates a live job that is either a `BareJob` (its `JobRef` is
+/// tagged) or whose first field is a `JobHeader` (`StackJob` and `HeapJob` are
+/// `#[repr(C)]` with the header first); a bare job is only ever in its spawner's deque or
+/// held to be run. At any time at most one thread holds a task outside a queue (queues hand
+/// each task to exactly one popper); that thread alone reads or writes the header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Task {
+    pub(crate) job: JobRef,
+}
+
+impl Task {
+    /// # Safety
+    /// `job` must designate a live job whose first field is a `JobHeader`, or a bare job
+    /// (tagged `JobRef`) about to be pushed on its spawner's deque.
+    #[inline]
+    pub(crate) unsafe fn new(job: JobRef) -> Self {
+        Task { job }
+    }
+
+    /// The task's metadata. `home` is `Meta::fresh(node)` for the node of the worker whose
+    /// deque the task was taken from (or of the queue it was taken from): the metadata of a
+    /// bare job, which is always fresh at home on that deque (module docs). Ignored for jobs
+    /// with a header.
+    ///
+    /// `home` should live in memory written long ago (`WorkerThread::home`,
+    /// `Registry::fresh_meta`): the metadata is then one 16-byte load from either place.
+    /// Building it field by field here made the compiler store four fields and reload them
+    /// as one vector on the worker's hot path, a store-forwarding stall on every task.
+    #[inline]
+    pub(crate) fn meta(&self, home: &Meta) -> Meta {
+        let src: *const Meta = if self.job.is_bare() {
+            home
+        } else {
+            // `JobHeader` is `repr(C)` with `meta` first, and `UnsafeCell` is transparent:
+            // the header's metadata sits at the job's address.
+            self.job.untagged().cast::<Meta>()
+        };
+        // SAFETY: either `home`, or (type invariant) the header of a live job that is not
+        // bare, which only the thread holding this Task touches.
+        unsafe { src.read() }
+    }
+
+    /// Replaces the task's metadata.
+    ///
+    /// # Panics
+    /// On a bare job, which has no header (never happens: only tasks from injectors, which
+    /// never hold bare jobs, get their metadata changed).
+    #[inline]
+    pub(crate) fn set_meta(&self, meta: Meta) {
+        assert!(!self.job.is_bare(), "a bare job has no header to write");
+        // SAFETY: as in `meta`.
+        unsafe { *(*self.job.untagged().cast::<JobHeader>()).meta.get() = meta }
     }
 }
 

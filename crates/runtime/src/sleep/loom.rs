@@ -34,7 +34,7 @@ fn take(queue: &AtomicUsize) -> bool {
     false
 }
 
-/// A worker's idle loop (`registry.rs`, `idle_loop`, without the spinning): search, get
+/// A worker's idle loop (`worker.rs`, `idle_loop`, without the spinning): search, get
 /// sleepy, search again, park; until it has taken one job (exact with one worker; with
 /// several, see `pool_worker`).
 fn worker(sleep: &Sleep, queue: &AtomicUsize, index: usize) {

@@ -9,12 +9,10 @@ use zonal_policy::{
 };
 use zonal_topology::{CpuId, Level};
 
-use crate::job::Task;
 use crate::metrics::bump;
-use crate::registry::{
-    pop_injector, steal_loop, Registry, WorkerShared, WorkerThread, CLOCK_REFRESH,
-};
-use crate::task::{Meta, NO_GROUP, NO_ORIGIN};
+use crate::registry::{Registry, WorkerShared};
+use crate::task::{Meta, Task, NO_GROUP, NO_ORIGIN};
+use crate::worker::{pop_injector, steal_loop, WorkerThread, CLOCK_REFRESH};
 
 /// Where a stolen task came from.
 #[derive(Clone, Copy)]

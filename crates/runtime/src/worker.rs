@@ -1,0 +1,286 @@
+//! A worker: the thread-owned half (its deque, its current task's metadata, its job
+//! blocks), its loop — find work, run it, or follow the sleep protocol
+//! (`sleep/README.md`) — and the one accessor for the worker running on this thread
+//! ([`WorkerThread::with_current`]).
+
+use std::cell::Cell;
+use std::ptr;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crossbeam_deque::{Injector, Steal, Worker};
+use zonal_topology::CpuId;
+
+use crate::blocks::LocalBlocks;
+use crate::latch::{AsCoreLatch, CoreLatch};
+use crate::metrics::{bump, WorkerCounters};
+use crate::registry::Registry;
+use crate::task::{Meta, Task, NO_ORIGIN};
+use crate::unwind;
+
+/// Fruitless searches (each followed by `yield_now`) before a worker gets sleepy.
+const SPIN_ROUNDS: u32 = 32;
+
+thread_local! {
+    static WORKER: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
+}
+
+/// The thread-owned half of a worker.
+pub(crate) struct WorkerThread {
+    pub(crate) deque: Worker<Task>,
+    pub(crate) index: usize,
+    pub(crate) node: u32,
+    pub(crate) cpu: CpuId,
+    pub(crate) registry: Arc<Registry>,
+    /// Metadata of the task running now (children inherit group and weight).
+    pub(crate) current: Cell<Meta>,
+    /// `Meta::fresh(node)`: the metadata of the bare jobs of our deque (`Task::meta`).
+    pub(crate) home: Meta,
+    /// `&registry.shared[index].counters`, cached for the hot path.
+    ///
+    /// Invariant: points into `registry`, which this struct keeps alive (it owns an `Arc`),
+    /// and `shared` is never reallocated.
+    counters: *const WorkerCounters,
+    /// A coarse clock for the policies (µs since the pool started), refreshed when the
+    /// worker starts idling and every `CLOCK_REFRESH` steal walks: reading the real clock
+    /// on every steal costs more than the steal.
+    pub(crate) clock_us: Cell<u64>,
+    pub(crate) walks: Cell<u32>,
+    /// The free list of our job blocks (`blocks.rs`).
+    pub(crate) blocks: LocalBlocks,
+}
+
+/// Steal walks between two refreshes of [`WorkerThread::clock_us`].
+pub(crate) const CLOCK_REFRESH: u32 = 64;
+
+impl WorkerThread {
+    /// The one accessor for the worker running on this thread: calls `f` with it, or with
+    /// `None` on a thread that is no worker. The reference cannot outlive `f`.
+    #[inline]
+    pub(crate) fn with_current<R>(f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
+        let wt = WORKER.with(Cell::get);
+        // SAFETY: WORKER is non-null only while `WorkerThread::run` runs on this thread: it
+        // points at that function's `self`, which lives on this thread's stack until `run`
+        // clears WORKER before returning. `f` runs on this thread, inside that span, and the
+        // higher-ranked borrow cannot escape it.
+        f(unsafe { wt.as_ref() })
+    }
+
+    pub(crate) fn new(deque: Worker<Task>, index: usize, registry: Arc<Registry>) -> Self {
+        let counters: *const WorkerCounters = &*registry.shared[index].counters;
+        // SAFETY: the shared half lives in the registry, which this worker keeps alive, as
+        // long as every block (slabs are freed when the registry drops).
+        let blocks = unsafe { LocalBlocks::new(&registry.shared[index].blocks) };
+        let node = registry.worker_node[index];
+        Self {
+            deque,
+            index,
+            node,
+            cpu: registry.worker_cpu[index],
+            current: Cell::new(Meta::fresh(node)),
+            home: Meta::fresh(node),
+            counters,
+            clock_us: Cell::new(0),
+            walks: Cell::new(0),
+            blocks,
+            registry,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn counters(&self) -> &WorkerCounters {
+        // SAFETY: type invariant of `counters`: it points into the registry we keep alive.
+        unsafe { &*self.counters }
+    }
+
+    /// Runs the worker until the pool terminates. Called on the worker's own thread.
+    pub(crate) fn run(self) {
+        let this = &self;
+        WORKER.with(|w| w.set(this));
+        let registry = &*self.registry;
+        if let Some(h) = &registry.start_handler {
+            let _ = unwind::halt_unwinding(|| h(self.index));
+        }
+        self.idle_loop(None);
+        if let Some(h) = &registry.exit_handler {
+            let _ = unwind::halt_unwinding(|| h(self.index));
+        }
+        WORKER.with(|w| w.set(ptr::null()));
+    }
+
+    /// Pops the most recent task of our own deque (for `join`).
+    #[inline]
+    pub(crate) fn take_local(&self) -> Option<Task> {
+        let t = self.deque.pop();
+        if t.is_some() {
+            bump(&self.counters().local_pops, 1);
+        }
+        t
+    }
+
+    /// Runs one queued task.
+    #[inline]
+    pub(crate) fn execute(&self, task: Task) {
+        self.execute_with(task, task.meta(&self.home));
+    }
+
+    /// Runs one task whose metadata the caller already holds (a thief updates the migration
+    /// count in its copy rather than writing the job's header, a line the victim's
+    /// allocator may still be using).
+    #[inline]
+    pub(crate) fn execute_with(&self, task: Task, meta: Meta) {
+        bump(&self.counters().tasks_run, 1);
+        let prev = self.current.replace(meta);
+        // SAFETY: every Task is handed out by exactly one queue operation, so this is the
+        // job's only execution (JobRef invariant).
+        unsafe { task.job.execute() };
+        self.current.set(prev);
+    }
+
+    /// Finds a task and its metadata: own deque, inbox, away queue, node injector, global
+    /// injector, steal.
+    #[inline]
+    pub(crate) fn find_work(&self) -> Option<(Task, Meta)> {
+        if let Some(t) = self.take_local() {
+            return Some((t, t.meta(&self.home)));
+        }
+        self.find_work_cold()
+    }
+
+    #[cold]
+    fn find_work_cold(&self) -> Option<(Task, Meta)> {
+        let r = &*self.registry;
+        let me = &r.shared[self.index];
+        if let Some(t) = pop_injector(&me.inbox) {
+            bump(&me.counters.inbox_pops, 1);
+            return Some((t, t.meta(&self.home)));
+        }
+        if me.away_len.load(Ordering::Relaxed) != 0 {
+            if let Some(t) = pop_injector(&me.away) {
+                me.away_len.fetch_sub(1, Ordering::Relaxed);
+                bump(&me.counters.local_pops, 1);
+                return Some((t, t.meta(&self.home)));
+            }
+        }
+        let injected =
+            pop_injector(&r.node_injectors[self.node as usize]).or_else(|| pop_injector(&r.global));
+        if let Some(t) = injected {
+            let mut meta = t.meta(&self.home);
+            if meta.origin == NO_ORIGIN {
+                meta.origin = self.node;
+            }
+            bump(&me.counters.injector_pops, 1);
+            return Some((t, meta));
+        }
+        self.steal()
+    }
+
+    /// Works (or sleeps) until `latch` is set.
+    #[inline]
+    pub(crate) fn wait_until<L: AsCoreLatch>(&self, latch: &L) {
+        let core = latch.as_core_latch();
+        if !core.probe() {
+            self.idle_loop(Some(core));
+        }
+    }
+
+    /// The search/sleep loop (`sleep/README.md`, steps 0–4). With a latch: until it is set.
+    /// Without: until the pool terminates with nothing pending.
+    #[cold]
+    fn idle_loop(&self, latch: Option<&CoreLatch>) {
+        let abort = unwind::AbortIfPanic;
+        let r = &*self.registry;
+        let done = || match latch {
+            Some(l) => l.probe(),
+            // SeqCst: pairs with the SeqCst store of `terminate` and the SeqCst decrement of
+            // `pending` (README step 7), read after the sleepy fence.
+            None => r.terminate.load(Ordering::SeqCst) && r.pending.load(Ordering::SeqCst) == 0,
+        };
+        let mut rounds = 0u32;
+        let mut idle_since: Option<Instant> = None;
+        let counters = self.counters();
+        let end_idle = |since: &mut Option<Instant>| {
+            if let Some(t) = since.take() {
+                bump(&counters.idle_ns, t.elapsed().as_nanos() as u64);
+            }
+        };
+        loop {
+            if done() {
+                break;
+            }
+            if let Some((t, meta)) = self.find_work() {
+                end_idle(&mut idle_since);
+                rounds = 0;
+                self.execute_with(t, meta);
+                continue;
+            }
+            rounds += 1;
+            // Idle time counts from the second fruitless search: a single miss between two
+            // tasks (common for a busy thief) does not pay for two clock reads.
+            if rounds == 2 {
+                let now = Instant::now();
+                self.clock_us
+                    .set(now.saturating_duration_since(r.epoch).as_micros() as u64);
+                idle_since = Some(now);
+            }
+            if rounds < SPIN_ROUNDS {
+                std::thread::yield_now();
+                continue;
+            }
+            let sleepy = r.sleep.get_sleepy(self.index, self.node);
+            if done() {
+                r.sleep.cancel(sleepy);
+                break;
+            }
+            if let Some((t, meta)) = self.find_work() {
+                r.sleep.cancel(sleepy);
+                end_idle(&mut idle_since);
+                rounds = 0;
+                self.execute_with(t, meta);
+                continue;
+            }
+            if let Some(l) = latch {
+                if !l.fall_asleep() {
+                    r.sleep.cancel(sleepy);
+                    break;
+                }
+            }
+            bump(&counters.parks, 1);
+            // Out of work: give back the job memory of the last burst (`blocks.rs`).
+            self.blocks.trim();
+            r.sleep.park(sleepy);
+            if let Some(l) = latch {
+                l.wake_up();
+            }
+            rounds = 0;
+        }
+        end_idle(&mut idle_since);
+        std::mem::forget(abort);
+    }
+}
+
+/// Pops an injector. `Injector::steal` runs a SeqCst fence even when the queue is empty;
+/// `is_empty` is two loads, so an idle worker checking its (usually empty) injectors stays
+/// cheap. A stale "empty" is harmless: the sleep protocol re-checks after its fence, and
+/// `is_empty`'s loads are SeqCst.
+#[inline]
+pub(crate) fn pop_injector(inj: &Injector<Task>) -> Option<Task> {
+    if inj.is_empty() {
+        None
+    } else {
+        steal_loop(|| inj.steal())
+    }
+}
+
+/// Loops on `Retry` (never treat it as empty: the queue may hold work).
+#[inline]
+pub(crate) fn steal_loop(mut f: impl FnMut() -> Steal<Task>) -> Option<Task> {
+    loop {
+        match f() {
+            Steal::Success(t) => return Some(t),
+            Steal::Empty => return None,
+            Steal::Retry => std::hint::spin_loop(),
+        }
+    }
+}
