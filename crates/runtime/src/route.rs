@@ -80,8 +80,9 @@ impl Registry {
 }
 
 impl WorkerThread {
-    /// Queues a task this worker created: counts it once, then places it by `target`.
-    #[inline]
+    /// Queues a task this worker created: counts it once, then places it by `target`. The
+    /// two hot targets (a join half or bare scope job; a spawn at home) stay inline.
+    #[inline(always)]
     pub(crate) fn queue(&self, task: Task, target: Target) {
         bump(&self.counters().spawned, 1);
         match target {
@@ -93,12 +94,21 @@ impl WorkerThread {
                 self.push_deque(task);
             }
             Target::Here => self.place_here(task),
-            Target::Node(n) => self.place_on_node(task, n),
-            Target::Worker(w) => self.registry.place_pinned(task, w),
+            _ => self.place_elsewhere(task, target),
         }
     }
 
-    #[inline]
+    /// A node's injector or a worker's inbox.
+    #[cold]
+    fn place_elsewhere(&self, task: Task, target: Target) {
+        match target {
+            Target::Node(n) => self.place_on_node(task, n),
+            Target::Worker(w) => self.registry.place_pinned(task, w),
+            Target::Fresh | Target::Here => self.place_here(task),
+        }
+    }
+
+    #[inline(always)]
     fn push_deque(&self, task: Task) {
         self.deque.push(task);
         self.registry.sleep.new_local_work(self.node);

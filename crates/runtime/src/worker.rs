@@ -57,7 +57,7 @@ pub(crate) const CLOCK_REFRESH: u32 = 64;
 impl WorkerThread {
     /// The one accessor for the worker running on this thread: calls `f` with it, or with
     /// `None` on a thread that is no worker. The reference cannot outlive `f`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn with_current<R>(f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
         let wt = WORKER.with(Cell::get);
         // SAFETY: WORKER is non-null only while `WorkerThread::run` runs on this thread: it
