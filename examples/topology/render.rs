@@ -85,6 +85,7 @@ fn origin(o: DistanceOrigin) -> &'static str {
         DistanceOrigin::Synthetic => "synthetic",
         DistanceOrigin::AssumedFallback => "assumed 10/20 (no matrix)",
         DistanceOrigin::SingleNode => "single node",
+        _ => "other",
     }
 }
 

@@ -39,6 +39,7 @@ enum WorkerCpus {
 /// Where the workers of a pool run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Placement {
     /// One worker per CPU of this machine, each bound to its CPU.
     Pinned,
@@ -51,6 +52,7 @@ pub enum Placement {
 
 /// How a pool over a topology that is not this machine's places its workers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum VirtualPlacement {
     /// Leave the workers unpinned (the default).
     #[default]

@@ -23,6 +23,7 @@ use crate::{SpawnError, ThreadPool};
 /// How a [`NodeBuffer`]'s memory was placed.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum MemoryPlacement {
     /// Bound to the node with hwloc, then initialised there.
     Bound,

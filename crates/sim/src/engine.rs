@@ -75,6 +75,7 @@ pub struct SimConfig {
 /// policies keep it near) is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum OriginAt {
     /// The node of the CPU it was forked from: its data lives with its parent, and fork
     /// placement may already start it away from home (the default; docs/DESIGN.md: "where it was

@@ -67,6 +67,7 @@ pub enum SimError {
 
 /// The machines: the paper's three systems, and Table 1's two smaller ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[non_exhaustive]
 pub enum System {
     /// 16 nodes × 2 CPUs, 6 levels (preset `s1`).
     S1,
@@ -174,6 +175,7 @@ impl FromStr for System {
 
 /// One of a system's three workloads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[non_exhaustive]
 pub enum WorkloadId {
     /// W1.
     W1,

@@ -22,6 +22,7 @@ pub const IO_WAIT_MS: (u64, u64) = (15, 25);
 
 /// How processes arrive.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[non_exhaustive]
 pub enum Arrival {
     /// All at time 0.
     AllAtOnce,
@@ -34,6 +35,7 @@ pub enum Arrival {
 
 /// Execution time (total CPU demand at local speed) of each process.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[non_exhaustive]
 pub enum ExecTime {
     /// Every process needs exactly this many ms.
     Fixed(u64),

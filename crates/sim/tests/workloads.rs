@@ -32,6 +32,7 @@ fn paper_workloads_match_their_definitions() {
                     match spec.exec {
                         ExecTime::Fixed(x) => assert_eq!(ms, x),
                         ExecTime::Uniform(lo, hi) => assert!((lo..=hi).contains(&ms)),
+                        other => panic!("a workload of the paper draws {other:?}"),
                     }
                     let bursts = wl.bursts_of(i);
                     assert_eq!(bursts.last().unwrap().io_us, 0);

@@ -58,6 +58,7 @@ pub struct NodeSpec {
 /// Where the distance matrix came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum DistanceOrigin {
     /// Read from the machine, an hwloc XML export, or a node dump.
     Measured,

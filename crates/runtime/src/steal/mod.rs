@@ -58,6 +58,7 @@ pub struct StealRecord {
 /// The queue a stolen task came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum QueueKind {
     /// A worker's deque of fresh tasks at home.
     Deque,
