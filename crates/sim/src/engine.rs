@@ -4,7 +4,7 @@
 //! # One run, step by step
 //!
 //! 1. Every process gets an `Arrive` event; every CPU a `Tick` at the first tick.
-//! 2. **Arrive**: the policy's [`Policy::place`] picks the CPU (fork/exec balancing) from
+//! 2. **Arrive**: the policy's [`BalanceSide::place`](zonal_policy::BalanceSide::place) picks the CPU (fork/exec balancing) from
 //!    the parent CPU. The process's origin — and, until its pages move, its memory node —
 //!    is the parent's node, or with [`OriginAt::Placement`] the chosen CPU's node.
 //! 3. **Dispatch** (a CPU with a queue and nothing running): the head of the queue runs
@@ -14,12 +14,12 @@
 //!    the CPU's node ([`CostModel::slowdown`]).
 //! 4. **SegmentEnd**: the burst finished (the process starts an I/O wait or ends) or the
 //!    slice expired (the task goes to the tail if others wait). If the queue is now empty the
-//!    policy's [`Policy::idle_balance`] runs (new-idle balancing); then the CPU dispatches.
+//!    policy's [`BalanceSide::idle_balance`](zonal_policy::BalanceSide::idle_balance) runs (new-idle balancing); then the CPU dispatches.
 //! 5. **IoDone**: the process wakes on the CPU it last ran on if that CPU is idle, else on
 //!    an idle CPU of the same node, else on its last CPU (Linux's `select_idle_sibling`
 //!    within the last-level cache, which our presets put at the node; the policy trait has no
 //!    wake-up hook).
-//! 6. **Tick**: the policy's [`Policy::balance`] runs for the CPU; the next tick is
+//! 6. **Tick**: the policy's [`BalanceSide::balance`](zonal_policy::BalanceSide::balance) runs for the CPU; the next tick is
 //!    scheduled at the earliest `next_due_us` of the CPU's levels (as the policy left them),
 //!    rounded up to the tick grid, and at least one tick later.
 //!
