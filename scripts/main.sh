@@ -25,3 +25,7 @@ if [ -f examples/workload.rs ]; then
   echo "== with the labelled remote-access emulation on"
   cargo run -q --release --example workload -- --preset s1 --policy all --emulate-remote
 fi
+
+echo; echo "== The simulator's work-stealing mode on the paper's S1 and S3: the runtime's steal walker"
+echo "== deciding every steal of simulated workers (cost model labelled in crates/sim/README.md)"
+cargo run -q --release -p zonal-sim --example steal_mode
