@@ -60,6 +60,18 @@ struct Queued {
     done: u32,
 }
 
+impl Queued {
+    /// A task spawned on `node`: at home, never moved, no slice run.
+    fn fresh(task: u32, node: u32) -> Self {
+        Self {
+            task,
+            origin: node,
+            migrations: 0,
+            done: 0,
+        }
+    }
+}
+
 #[derive(Default)]
 struct Worker {
     deque: VecDeque<Queued>,
@@ -204,12 +216,7 @@ pub(crate) fn run(topo: &Topology, policy: &dyn Policy, graph: &TaskGraph) -> St
         .collect();
     for (i, &r) in graph.roots.iter().enumerate() {
         let w = homes[i % homes.len()];
-        let t = Queued {
-            task: r,
-            origin: m.node[w],
-            migrations: 0,
-            done: 0,
-        };
+        let t = Queued::fresh(r, m.node[w]);
         m.queue(w, t);
     }
     let mut heap: BinaryHeap<Reverse<(u64, u64, usize, Event)>> = BinaryHeap::new();
@@ -229,12 +236,7 @@ pub(crate) fn run(topo: &Topology, policy: &dyn Policy, graph: &TaskGraph) -> St
             } else {
                 m.run.tasks_run += 1;
                 for c in graph.tasks[t.task as usize].children.clone() {
-                    let child = Queued {
-                        task: c,
-                        origin: m.node[w],
-                        migrations: 0,
-                        done: 0,
-                    };
+                    let child = Queued::fresh(c, m.node[w]);
                     m.queue(w, child);
                 }
             }
