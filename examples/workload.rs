@@ -61,13 +61,13 @@ struct Args {
     /// The process mix of the `mix` workload.
     #[arg(long, value_enum, default_value_t = Mix::W3)]
     mix: Mix,
-    /// Processes in the `mix` workload.
+    /// Processes in the `mix` workload (1..=100,000).
     #[arg(long, default_value_t = 400)]
     tasks: usize,
-    /// Elements per array in the triad (all nodes together).
+    /// Elements per array in the triad (all nodes together; 1,024..=2^26).
     #[arg(long, default_value_t = 1 << 22)]
     stream_len: usize,
-    /// Side of the stencil grid.
+    /// Side of the stencil grid (8..=8,192).
     #[arg(long, default_value_t = 1024)]
     grid: usize,
     /// Charge an explicit remote-access cost for work running away from its data's node.
@@ -559,8 +559,35 @@ impl NonZero for zonal::runtime::Refusals {
     }
 }
 
+/// The accepted range of each size flag, checked before anything is allocated: a size
+/// outside it is a usage error (exit status 2) that names the flag, the value and the range.
+const LIMITS: [(&str, u64, u64); 3] = [
+    // Processes of the mix.
+    ("--tasks", 1, 100_000),
+    // Three arrays of 8-byte elements: at most 1.5 GiB; at least one element per worker.
+    ("--stream-len", 1_024, 1 << 26),
+    // Two grids of 8-byte cells: at most 1 GiB.
+    ("--grid", 8, 8_192),
+];
+
+/// Checks the size flags against [`LIMITS`].
+fn check_sizes(args: &Args) -> Result<(), String> {
+    let values = [args.tasks, args.stream_len, args.grid];
+    for ((flag, lo, hi), v) in LIMITS.iter().zip(values) {
+        let v = v as u64;
+        if !(*lo..=*hi).contains(&v) {
+            return Err(format!("{flag} {v} is out of range: expected {lo}..={hi}"));
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Args::parse();
+    if let Err(e) = check_sizes(&args) {
+        eprintln!("error: {e}");
+        std::process::exit(2);
+    }
     calibrate();
     let policies: Vec<String> = if args.policy == "all" {
         PolicyName::all().map(|p| p.as_str().to_owned()).collect()

@@ -102,13 +102,49 @@ fn main() {
 /// Parses `std::env::args` and runs; returns the process exit code.
 fn run_main() -> i32 {
     let args = Args::parse();
-    match run(&args) {
+    match check_numbers(&args).and_then(|()| run(&args)) {
         Ok(()) => 0,
         Err(Usage(msg)) => {
             eprintln!("error: {msg}");
             2
         }
     }
+}
+
+/// The largest `--procs` of one run (the paper's largest is 400; the simulator handles
+/// 100,000 processes on 1024 CPUs in about a second).
+const MAX_PROCS: usize = 1_000_000;
+/// The largest cost scale (`--remote-scale`, `--migration-scale`).
+const MAX_SCALE: f64 = 1_000.0;
+/// The most seeds per configuration of the grid.
+const MAX_SEEDS: u64 = 1_000;
+
+/// Numeric flags: finite, in range, checked before anything runs or is allocated.
+fn check_numbers(args: &Args) -> Result<(), Usage> {
+    for (flag, v) in [
+        ("--remote-scale", args.remote_scale),
+        ("--migration-scale", args.migration_scale),
+    ] {
+        if !v.is_finite() || !(0.0..=MAX_SCALE).contains(&v) {
+            return Err(Usage(format!(
+                "{flag} {v} is out of range: expected a finite number in 0..={MAX_SCALE}"
+            )));
+        }
+    }
+    if let Some(p) = args.procs {
+        if !(1..=MAX_PROCS).contains(&p) {
+            return Err(Usage(format!(
+                "--procs {p} is out of range: expected 1..={MAX_PROCS}"
+            )));
+        }
+    }
+    if !(1..=MAX_SEEDS).contains(&args.seeds) {
+        return Err(Usage(format!(
+            "--seeds {} is out of range: expected 1..={MAX_SEEDS}",
+            args.seeds
+        )));
+    }
+    Ok(())
 }
 
 fn policy_config(name: &str, args: &Args) -> Result<PolicyConfig, Usage> {

@@ -18,6 +18,34 @@ pub enum TopologyError {
         #[source]
         source: std::io::Error,
     },
+    /// The path is not a regular file (a FIFO, device, socket or directory).
+    #[error("cannot read {path}: it is {kind}, not a regular file")]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is.
+        kind: &'static str,
+    },
+    /// The file is larger than the limit.
+    #[error("cannot read {path}: {bytes} bytes, more than the limit of {limit}")]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size (at least).
+        bytes: u64,
+        /// The limit (`MAX_INPUT_BYTES`).
+        limit: u64,
+    },
+    /// An XML file nests its elements deeper than the limit.
+    #[error("{path}: XML elements nest {depth} deep, more than the limit of {limit}")]
+    XmlTooDeep {
+        /// The file.
+        path: PathBuf,
+        /// Its nesting depth.
+        depth: usize,
+        /// The limit (`MAX_XML_DEPTH`).
+        limit: usize,
+    },
     /// A `--nodes` JSON document did not parse.
     #[error("malformed node dump {origin}: {source}")]
     Json {

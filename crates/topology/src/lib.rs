@@ -45,6 +45,7 @@ pub use report::TopologyReport;
 pub use source::cpulist::{format_cpulist, parse_cpulist};
 #[cfg(feature = "hwloc")]
 pub use source::hwloc::{allowed_cpus, from_xml_file, this_machine, this_machine_unrestricted};
+pub use source::input::{MAX_INPUT_BYTES, MAX_XML_DEPTH};
 pub use source::nodes_json::{from_nodes_file, parse_nodes_json};
 pub use source::presets;
 pub use source::sysfs::from_sysfs_root;

@@ -106,11 +106,11 @@ fn allowed_in(topo: &HwTopology) -> Option<Vec<u32>> {
 pub fn from_xml_file(path: impl AsRef<Path>) -> Result<Machine> {
     let path = path.as_ref();
     let origin = path.display().to_string();
-    // hwloc's own message for a missing file is vague: read it first.
-    let bytes = std::fs::read(path).map_err(|source| TopologyError::Io {
-        path: path.into(),
-        source,
-    })?;
+    // hwloc's own message for a missing file is vague, a FIFO would block it and a deeply
+    // nested file overflow its parser's stack: read and check the file first
+    // (`source/input.rs`).
+    let bytes = super::input::read_regular(path)?;
+    super::input::check_xml_depth(path, &bytes)?;
     let name = path
         .file_stem()
         .map_or_else(|| origin.clone(), |s| s.to_string_lossy().into_owned());

@@ -4,6 +4,7 @@
 pub(crate) mod cpulist;
 #[cfg(feature = "hwloc")]
 pub(crate) mod hwloc;
+pub(crate) mod input;
 pub(crate) mod nodes_json;
 pub mod presets;
 pub(crate) mod sysfs;

@@ -44,10 +44,7 @@ struct DumpNode {
 /// validation error of [`Machine::from_specs`].
 pub fn from_nodes_file(path: impl AsRef<Path>) -> Result<Machine> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|source| TopologyError::Io {
-        path: path.into(),
-        source,
-    })?;
+    let text = super::input::read_text(path)?;
     let name = path.file_stem().map_or_else(
         || path.display().to_string(),
         |s| s.to_string_lossy().into_owned(),

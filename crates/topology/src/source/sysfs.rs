@@ -35,12 +35,12 @@ pub fn from_sysfs_root(root: impl AsRef<Path>) -> Result<Machine> {
     let mut rows = Vec::new();
     for id in ids {
         let node_dir = dir.join(format!("node{id}"));
-        let cpus = match std::fs::read_to_string(node_dir.join("cpulist")) {
-            Ok(text) => parse_cpulist(&text)?,
-            Err(_) => Vec::new(),
+        let cpus = match optional_text(&node_dir.join("cpulist"))? {
+            Some(text) => parse_cpulist(&text)?,
+            None => Vec::new(),
         };
         let dist_path = node_dir.join("distance");
-        if let Ok(text) = std::fs::read_to_string(&dist_path) {
+        if let Some(text) = optional_text(&dist_path)? {
             let row = text
                 .split_whitespace()
                 .map(|v| {
@@ -52,9 +52,7 @@ pub fn from_sysfs_root(root: impl AsRef<Path>) -> Result<Machine> {
                 .collect::<Result<Vec<_>>>()?;
             rows.push(row);
         }
-        let memory_bytes = std::fs::read_to_string(node_dir.join("meminfo"))
-            .ok()
-            .and_then(|t| mem_total(&t));
+        let memory_bytes = optional_text(&node_dir.join("meminfo"))?.and_then(|t| mem_total(&t));
         specs.push(NodeSpec {
             os_id: id,
             cpus: cpus.into_iter().map(|c| CpuSpec::alone(c, id)).collect(),
@@ -63,6 +61,19 @@ pub fn from_sysfs_root(root: impl AsRef<Path>) -> Result<Machine> {
     }
     let matrix = if rows.is_empty() { None } else { Some(rows) };
     Machine::from_specs(root.display().to_string(), specs, matrix)
+}
+
+/// A node file that may be absent (a memory-only node has no `cpulist`): `None` when it does
+/// not exist; any other failure (unreadable, not a regular file, too large) is an error
+/// naming the file, never a silent default.
+fn optional_text(path: &Path) -> Result<Option<String>> {
+    match super::input::read_text(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(TopologyError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// `Node 0 MemTotal:       32768 kB` → bytes.

@@ -1,0 +1,131 @@
+//! Hostile inputs to the machine readers (issue: no panic, crash or hang; a typed error that
+//! names the input). One case per class this crate owns:
+//! - not a regular file: a FIFO (which would block a reader forever), a directory, a device;
+//! - too large: a file past `MAX_INPUT_BYTES` (sparse: nothing is written);
+//! - XML nested deeper than `MAX_XML_DEPTH` (which overflowed hwloc's parser's stack);
+//! - a sysfs node file that exists but cannot be read as a file (no silent memory-only node).
+
+use std::path::{Path, PathBuf};
+
+use zonal_topology::{
+    from_nodes_file, from_sysfs_root, TopologyError, MAX_INPUT_BYTES, MAX_XML_DEPTH,
+};
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("zonal-hostile-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn mkfifo(path: &Path) {
+    let ok = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs")
+        .success();
+    assert!(ok, "mkfifo {}", path.display());
+}
+
+fn not_a_file(r: Result<zonal_topology::Machine, TopologyError>, path: &Path, kind: &str) {
+    match r {
+        Err(TopologyError::NotAFile { path: p, kind: k }) => {
+            assert_eq!(p, path);
+            assert_eq!(k, kind);
+        }
+        other => panic!("{}: {other:?}", path.display()),
+    }
+}
+
+#[test]
+fn fifos_directories_and_devices_are_refused_without_blocking() {
+    let dir = scratch("kinds");
+    let fifo = dir.join("machine.json");
+    mkfifo(&fifo);
+    not_a_file(from_nodes_file(&fifo), &fifo, "a FIFO");
+    not_a_file(from_nodes_file(&dir), &dir, "a directory");
+    not_a_file(
+        from_nodes_file("/dev/zero"),
+        Path::new("/dev/zero"),
+        "a character device",
+    );
+    #[cfg(feature = "hwloc")]
+    {
+        let xml = dir.join("machine.xml");
+        mkfifo(&xml);
+        not_a_file(zonal_topology::from_xml_file(&xml), &xml, "a FIFO");
+    }
+    let msg = from_nodes_file(&fifo).unwrap_err().to_string();
+    assert!(
+        msg.contains("machine.json") && msg.contains("FIFO"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn files_past_the_size_limit_are_refused_before_reading() {
+    let dir = scratch("large");
+    let big = dir.join("big.json");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(MAX_INPUT_BYTES + 1).unwrap();
+    match from_nodes_file(&big) {
+        Err(TopologyError::TooLarge { bytes, limit, .. }) => {
+            assert_eq!((bytes, limit), (MAX_INPUT_BYTES + 1, MAX_INPUT_BYTES));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[cfg(feature = "hwloc")]
+#[test]
+fn deeply_nested_xml_is_refused_before_hwloc_sees_it() {
+    let dir = scratch("deep");
+    let deep = dir.join("deep.xml");
+    let depth = 100_000;
+    std::fs::write(
+        &deep,
+        format!(
+            "<?xml version=\"1.0\"?>{}{}",
+            "<object>".repeat(depth),
+            "</object>".repeat(depth)
+        ),
+    )
+    .unwrap();
+    match zonal_topology::from_xml_file(&deep) {
+        Err(TopologyError::XmlTooDeep {
+            depth: d,
+            limit,
+            path,
+        }) => {
+            assert_eq!((d, limit, path), (depth, MAX_XML_DEPTH, deep));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn an_unreadable_sysfs_cpulist_is_an_error_not_a_memory_only_node() {
+    let root = scratch("sysfs");
+    let node = root.join("sys/devices/system/node/node0");
+    std::fs::create_dir_all(&node).unwrap();
+    std::fs::write(node.join("distance"), "10\n").unwrap();
+    // A cpulist that exists but is no file.
+    std::fs::create_dir_all(node.join("cpulist")).unwrap();
+    not_a_file(from_sysfs_root(&root), &node.join("cpulist"), "a directory");
+    // A FIFO as the distance file does not block.
+    std::fs::remove_dir(node.join("cpulist")).unwrap();
+    std::fs::write(node.join("cpulist"), "0-1\n").unwrap();
+    std::fs::remove_file(node.join("distance")).unwrap();
+    mkfifo(&node.join("distance"));
+    not_a_file(from_sysfs_root(&root), &node.join("distance"), "a FIFO");
+    // A missing cpulist is a memory-only node (as Linux shows one), not an error.
+    std::fs::remove_file(node.join("distance")).unwrap();
+    std::fs::write(node.join("distance"), "10\n").unwrap();
+    let n1 = root.join("sys/devices/system/node/node1");
+    std::fs::create_dir_all(&n1).unwrap();
+    std::fs::write(node.join("distance"), "10 20\n").unwrap();
+    std::fs::write(n1.join("distance"), "20 10\n").unwrap();
+    let m = from_sysfs_root(&root).unwrap();
+    assert_eq!(m.nodes().len(), 2);
+}
