@@ -18,6 +18,16 @@ pub enum TopologyError {
         #[source]
         source: std::io::Error,
     },
+    /// The machine has more nodes or CPUs than Zonal handles.
+    #[error("the machine has {count} {what}, more than the limit of {limit}")]
+    TooMany {
+        /// `"NUMA nodes"` or `"CPUs"`.
+        what: &'static str,
+        /// How many it has (at least).
+        count: usize,
+        /// The limit (`MAX_NODES`, `MAX_CPUS`).
+        limit: usize,
+    },
     /// The path is not a regular file (a FIFO, device, socket or directory).
     #[error("cannot read {path}: it is {kind}, not a regular file")]
     NotAFile {

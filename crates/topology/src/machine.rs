@@ -20,6 +20,13 @@ pub const LOCAL_DISTANCE: u32 = 10;
 pub const REMOTE_DISTANCE: u32 = 20;
 /// Largest distance Linux accepts (`sched_init_numa` rejects ≥ 256).
 pub const MAX_DISTANCE: u32 = 255;
+/// The most NUMA nodes a machine may have (Linux's `NODES_SHIFT` allows 1,024 on x86-64;
+/// the node distance matrix is quadratic in nodes).
+pub const MAX_NODES: usize = 4_096;
+/// The most CPUs a machine may have. Every CPU keeps a victim order of every other CPU
+/// (`Topology::victims`, 8 bytes a victim): 4,096 CPUs take 128 MiB. Checked before any
+/// structure that grows with the input is built.
+pub const MAX_CPUS: usize = 4_096;
 
 /// One CPU (hardware thread, hwloc's PU) as a source describes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -186,6 +193,24 @@ impl Machine {
         let n = nodes.len();
         if n == 0 {
             return Err(TopologyError::NoNodes);
+        }
+        if n > MAX_NODES {
+            return Err(TopologyError::TooMany {
+                what: "NUMA nodes",
+                count: n,
+                limit: MAX_NODES,
+            });
+        }
+        let cpus = nodes
+            .iter()
+            .map(|s| s.cpus.len())
+            .fold(0usize, usize::saturating_add);
+        if cpus > MAX_CPUS {
+            return Err(TopologyError::TooMany {
+                what: "CPUs",
+                count: cpus,
+                limit: MAX_CPUS,
+            });
         }
         // Matrix shape and values, checked in input order so errors name the input's rows.
         let (matrix, origin) = match distances {

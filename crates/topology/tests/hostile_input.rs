@@ -129,3 +129,41 @@ fn an_unreadable_sysfs_cpulist_is_an_error_not_a_memory_only_node() {
     let m = from_sysfs_root(&root).unwrap();
     assert_eq!(m.nodes().len(), 2);
 }
+
+#[test]
+fn machines_past_the_cpu_and_node_limits_are_refused_before_allocating() {
+    use zonal_topology::{parse_nodes_json, presets, MAX_CPUS, MAX_NODES};
+    // A cpulist of 100,001 CPUs: refused while parsing, not after building victim tables.
+    let huge = r#"{"nodes": [{"id": 0, "cpulist": "0-100000", "distance": [10]}]}"#;
+    match parse_nodes_json(huge, "huge", "huge") {
+        Err(TopologyError::CpuList { message, .. }) => {
+            assert!(message.contains(&MAX_CPUS.to_string()), "{message}")
+        }
+        other => panic!("{other:?}"),
+    }
+    // Generators of 2^20 nodes: refused before their node × node matrix.
+    for r in [
+        presets::hierarchical_machine(&[1 << 10, 1 << 10], 1),
+        presets::mesh_machine(1 << 10, 1 << 10, false, 1),
+    ] {
+        match r {
+            Err(TopologyError::TooMany { what, count, limit }) => {
+                assert_eq!((what, count, limit), ("NUMA nodes", 1 << 20, MAX_NODES));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // 100,000 nodes without a matrix: refused before the fallback matrix.
+    let nodes: Vec<String> = (0..100_000)
+        .map(|i| format!(r#"{{"id": {i}, "cpus": []}}"#))
+        .collect();
+    let doc = format!(r#"{{"nodes": [{}]}}"#, nodes.join(","));
+    match parse_nodes_json(&doc, "many", "many") {
+        Err(TopologyError::TooMany { what, count, .. }) => {
+            assert_eq!((what, count), ("NUMA nodes", 100_000));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Just inside the limits still builds.
+    assert!(presets::hierarchical_machine(&[16, 16], 16).is_ok());
+}

@@ -35,10 +35,17 @@ pub fn parse_cpulist(text: &str) -> Result<Vec<u32>> {
                 if a > b {
                     return Err(bad(format!("range {part:?} runs backwards")));
                 }
-                if b - a > 1 << 20 {
-                    return Err(bad(format!("range {part:?} is implausibly large")));
+                let len = (b - a) as usize + 1;
+                if out.len().saturating_add(len) > crate::machine::MAX_CPUS {
+                    return Err(bad(format!(
+                        "range {part:?} takes the list past {} CPUs",
+                        crate::machine::MAX_CPUS
+                    )));
                 }
                 out.extend(a..=b);
+            }
+            None if out.len() >= crate::machine::MAX_CPUS => {
+                return Err(bad(format!("more than {} CPUs", crate::machine::MAX_CPUS)));
             }
             None => out.push(num(part)?),
         }

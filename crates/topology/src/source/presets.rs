@@ -133,10 +133,21 @@ fn check_shape(cpus_per_node: usize, nodes: usize) -> Result<()> {
             "the machine needs at least one node".into(),
         ));
     }
-    if nodes.saturating_mul(cpus_per_node) > 1 << 20 {
-        return Err(TopologyError::InvalidGenerator(format!(
-            "{nodes} nodes × {cpus_per_node} CPUs is more than 2^20 CPUs"
-        )));
+    // Checked before the generator builds its node × node matrix.
+    if nodes > crate::machine::MAX_NODES {
+        return Err(TopologyError::TooMany {
+            what: "NUMA nodes",
+            count: nodes,
+            limit: crate::machine::MAX_NODES,
+        });
+    }
+    let cpus = nodes.saturating_mul(cpus_per_node);
+    if cpus > crate::machine::MAX_CPUS {
+        return Err(TopologyError::TooMany {
+            what: "CPUs",
+            count: cpus,
+            limit: crate::machine::MAX_CPUS,
+        });
     }
     Ok(())
 }
