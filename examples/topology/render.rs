@@ -95,7 +95,7 @@ fn tree(t: &Topology, out: &mut String) {
         .nodes()
         .iter()
         .map(|n| n.memory_bytes)
-        .sum::<Option<u64>>()
+        .try_fold(0u64, |sum, b| sum.checked_add(b?))
         .filter(|&b| b > 0);
     let _ = write!(
         out,

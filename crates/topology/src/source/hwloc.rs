@@ -158,10 +158,21 @@ fn os_index(obj: &TopologyObject) -> Option<u32> {
 
 fn extract(topo: &HwTopology, name: &str, origin: &str) -> Result<Machine> {
     // Nodes by OS id.
-    let mut nodes: Vec<(&TopologyObject, u32)> = topo
-        .objects_with_type(ObjectType::NUMANode)
-        .filter_map(|o| Some((o, os_index(o)?)))
-        .collect();
+    let mut nodes: Vec<(&TopologyObject, u32)> = Vec::new();
+    for o in topo.objects_with_type(ObjectType::NUMANode) {
+        // A node without a usable OS index would be dropped with its CPUs: refuse it.
+        let Some(id) = os_index(o) else {
+            return Err(hwloc_err(
+                origin,
+                format!(
+                    "NUMA node (logical index {}) has no usable OS index ({:?})",
+                    o.logical_index(),
+                    o.os_index()
+                ),
+            ));
+        };
+        nodes.push((o, id));
+    }
     nodes.sort_by_key(|&(_, id)| id);
     let mut specs: Vec<NodeSpec> = nodes
         .iter()
@@ -222,21 +233,32 @@ fn extract(topo: &HwTopology, name: &str, origin: &str) -> Result<Machine> {
     let rows = match chosen {
         None => None,
         Some(d) => {
-            let pos: Vec<Option<usize>> = d
+            // Every object of the matrix must be one of the nodes: a matrix naming a node
+            // that does not exist is an error, not a row silently dropped.
+            let pos: Vec<usize> = d
                 .objects()
-                .map(|o| {
+                .enumerate()
+                .map(|(i, o)| {
                     o.and_then(os_index)
                         .and_then(|id| specs.iter().position(|s| s.os_id == id))
+                        .ok_or_else(|| {
+                            hwloc_err(
+                                origin,
+                                format!(
+                                    "entry {i} of the NUMA distance matrix names no NUMA node \
+                                     of the topology"
+                                ),
+                            )
+                        })
                 })
-                .collect();
+                .collect::<Result<_>>()?;
             let n = specs.len();
             let mut rows = vec![vec![0u64; n]; n];
             let mut seen = vec![false; n];
             for ((i, j), v) in d.enumerate_distances() {
-                if let (Some(a), Some(b)) = (pos[i], pos[j]) {
-                    rows[a][b] = v;
-                    seen[a] = true;
-                }
+                let (a, b) = (pos[i], pos[j]);
+                rows[a][b] = v;
+                seen[a] = true;
             }
             if let Some(k) = seen.iter().position(|s| !s) {
                 return Err(hwloc_err(

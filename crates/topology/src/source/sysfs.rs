@@ -80,7 +80,7 @@ fn optional_text(path: &Path) -> Result<Option<String>> {
 fn mem_total(meminfo: &str) -> Option<u64> {
     let line = meminfo.lines().find(|l| l.contains("MemTotal:"))?;
     let kb: u64 = line.split_whitespace().rev().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
+    kb.checked_mul(1024)
 }
 
 #[cfg(test)]
