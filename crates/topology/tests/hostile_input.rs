@@ -167,3 +167,23 @@ fn machines_past_the_cpu_and_node_limits_are_refused_before_allocating() {
     // Just inside the limits still builds.
     assert!(presets::hierarchical_machine(&[16, 16], 16).is_ok());
 }
+
+#[test]
+fn node_dump_cpus_take_the_documented_cpulist_form_and_must_agree() {
+    use zonal_topology::parse_nodes_json;
+    let m = parse_nodes_json(
+        r#"{"nodes": [{"id": 0, "cpus": "0-1", "distance": [10]}]}"#,
+        "s",
+        "s",
+    )
+    .unwrap();
+    assert_eq!(m.cpus().len(), 2);
+    match parse_nodes_json(
+        r#"{"nodes": [{"id": 0, "cpus": [0], "cpulist": "0-1", "distance": [10]}]}"#,
+        "d",
+        "d",
+    ) {
+        Err(TopologyError::CpuList { message, .. }) => assert!(message.contains("node 0")),
+        other => panic!("{other:?}"),
+    }
+}

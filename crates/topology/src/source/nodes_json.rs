@@ -28,13 +28,21 @@ struct Dump {
 struct DumpNode {
     id: u32,
     #[serde(default)]
-    cpus: Option<Vec<u32>>,
+    cpus: Option<Cpus>,
     #[serde(default)]
     cpulist: Option<String>,
     #[serde(default)]
     distance: Option<Vec<u64>>,
     #[serde(default)]
     memory_bytes: Option<u64>,
+}
+
+/// `cpus`: a list of OS indexes, or a cpulist string as sysfs writes it.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Cpus {
+    List(Vec<u32>),
+    Text(String),
 }
 
 /// Reads a `--nodes` file.
@@ -73,7 +81,17 @@ pub fn parse_nodes_json(text: &str, origin: &str, default_name: &str) -> Result<
     let mut rows = Vec::with_capacity(dump.nodes.len());
     let any_distance = dump.nodes.iter().any(|n| n.distance.is_some());
     for node in dump.nodes {
-        let cpus = match (node.cpus, node.cpulist) {
+        let as_list = |c: Cpus| match c {
+            Cpus::List(list) => Ok(list),
+            Cpus::Text(text) => parse_cpulist(&text),
+        };
+        let cpus = match (node.cpus.map(as_list).transpose()?, node.cpulist) {
+            (Some(list), Some(text)) if parse_cpulist(&text)? != list => {
+                return Err(TopologyError::CpuList {
+                    text,
+                    message: format!("node {}: `cpulist` disagrees with `cpus` {list:?}", node.id),
+                });
+            }
             (Some(list), _) => list,
             (None, Some(text)) => parse_cpulist(&text)?,
             (None, None) => Vec::new(),
