@@ -200,7 +200,29 @@ fn run(args: &Args) -> Result<(), Usage> {
         o.parse::<OriginRule>()?;
     }
     origin_at(args)?;
-    if args.system.is_some() || args.workload.is_some() || args.procs.is_some() {
+    let single_flags = [
+        ("--system", args.system.is_some()),
+        ("--workload", args.workload.is_some()),
+        ("--procs", args.procs.is_some()),
+        ("--policy", args.policy.is_some()),
+        ("--json", args.json),
+        ("--trace", args.trace),
+    ];
+    let single_run = single_flags[..3].iter().any(|&(_, set)| set);
+    if args.sweep {
+        // Flags that do not apply to a mode are refused, not ignored.
+        if let Some((flag, _)) = single_flags.iter().find(|&&(_, set)| set) {
+            return Err(Usage(format!(
+                "--sweep does not take {flag} (a single-run flag)"
+            )));
+        }
+    }
+    if single_run && args.policies.is_some() {
+        return Err(Usage(
+            "--policies is for the grid; a single run takes --policy".into(),
+        ));
+    }
+    if single_run {
         single(args)
     } else if args.sweep {
         sweep(args)
@@ -247,6 +269,14 @@ fn single(args: &Args) -> Result<(), Usage> {
         if let Some(t) = &r.trace {
             print!("{t}");
         }
+    }
+    if r.stats.finished < procs {
+        // A run that cannot finish its work is a failure (exit 1), not a result.
+        eprintln!(
+            "error: only {} of {procs} processes finished within the simulated time limit",
+            r.stats.finished
+        );
+        std::process::exit(1);
     }
     Ok(())
 }
