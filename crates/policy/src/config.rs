@@ -223,17 +223,39 @@ impl PolicyConfig {
     /// Parses a TOML config.
     ///
     /// # Errors
-    /// [`PolicyError::Toml`].
+    /// [`PolicyError::Toml`], or [`PolicyError::BadValue`] for a parameter out of range.
     pub fn from_toml_str(text: &str) -> Result<Self, PolicyError> {
-        Ok(toml::from_str(text)?)
+        let cfg: Self = toml::from_str(text)?;
+        crate::policies::validate(&cfg)?;
+        Ok(cfg)
     }
 
     /// Parses a JSON config.
     ///
     /// # Errors
-    /// [`PolicyError::Json`].
+    /// [`PolicyError::Json`], or [`PolicyError::BadValue`] for a document that is not an
+    /// object or a parameter out of range.
     pub fn from_json_str(text: &str) -> Result<Self, PolicyError> {
-        Ok(serde_json::from_str(text)?)
+        // serde would read a struct from an array too (fields by position): a config is an
+        // object, so anything else is refused by what it is.
+        let value: serde_json::Value = serde_json::from_str(text)?;
+        if !value.is_object() {
+            let found = match value {
+                serde_json::Value::Array(_) => "an array",
+                serde_json::Value::String(_) => "a string",
+                serde_json::Value::Number(_) => "a number",
+                serde_json::Value::Bool(_) => "a boolean",
+                _ => "null",
+            };
+            return Err(PolicyError::BadValue {
+                field: "(top level)",
+                value: found.into(),
+                expected: "a JSON object such as {\"name\": \"linux\"}".into(),
+            });
+        }
+        let cfg: Self = serde_json::from_value(value)?;
+        crate::policies::validate(&cfg)?;
+        Ok(cfg)
     }
 
     /// Builds the policy (its [catalogue](crate::catalogue) row's constructor).

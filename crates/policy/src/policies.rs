@@ -171,7 +171,7 @@ fn bad(field: &'static str, value: impl ToString, expected: &str) -> PolicyError
     }
 }
 
-fn validate(cfg: &PolicyConfig) -> Result<(), PolicyError> {
+pub(crate) fn validate(cfg: &PolicyConfig) -> Result<(), PolicyError> {
     if cfg.age_limit == Some(0) {
         return Err(bad("age_limit", 0, "an integer ≥ 1"));
     }

@@ -115,3 +115,21 @@ fn unknown_names_list_the_valid_ones() {
     // Unknown fields are refused too.
     assert!(PolicyConfig::from_toml_str("name = \"linux\"\nzone = 3").is_err());
 }
+
+#[test]
+fn config_documents_are_objects_with_values_in_range() {
+    for text in [r#"["linux"]"#, r#""linux""#, "3", "null", "true"] {
+        match PolicyConfig::from_json_str(text) {
+            Err(PolicyError::BadValue { field, .. }) => assert_eq!(field, "(top level)", "{text}"),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+    match PolicyConfig::from_json_str(r#"{"name":"conservative-hard","age_limit":0}"#) {
+        Err(PolicyError::BadValue { field, .. }) => assert_eq!(field, "age_limit"),
+        other => panic!("{other:?}"),
+    }
+    match PolicyConfig::from_toml_str("name = \"numalb\"\nnumalb_alpha = -1.0") {
+        Err(PolicyError::BadValue { field, .. }) => assert_eq!(field, "numalb_alpha"),
+        other => panic!("{other:?}"),
+    }
+}
