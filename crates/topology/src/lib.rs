@@ -17,6 +17,14 @@
 //!   choice of a source from its flags and the human view (an
 //!   lstopo-like tree, the levels table and the zones).
 //!
+//! ## Limits
+//!
+//! Every input is checked before anything that grows with it is allocated, with a typed
+//! [`TopologyError`] naming the file, field and value: at most [`MAX_NODES`] nodes and
+//! [`MAX_CPUS`] CPUs (checked in cpulists, generators and every source), only regular files
+//! of at most [`MAX_INPUT_BYTES`] (a FIFO would block the reader), and XML nested at most
+//! [`MAX_XML_DEPTH`] deep (deeper files overflowed hwloc's parser).
+//!
 //! ```
 //! use zonal_topology::{presets, Level, CpuId};
 //! let t = presets::preset("s1")?;

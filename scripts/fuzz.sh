@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs every fuzz target of fuzz/ for a bounded time (default 600 s each), one after the
+# other: scripts/fuzz.sh [SECONDS] [TARGET...]
+# Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`); not part of CI.
+# A crash or a panic stops the run with a non-zero status and leaves the input under
+# fuzz/artifacts/TARGET/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs="${1:-600}"
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(nodes_json xml sysfs distance_matrix policy_config)
+fi
+for t in "${targets[@]}"; do
+  echo "== fuzz $t for ${secs} s"
+  mkdir -p "fuzz/corpus/$t"
+  # -rss_limit_mb and -timeout turn memory blow-ups and hangs into findings.
+  cargo +nightly fuzz run "$t" "fuzz/corpus/$t" -- \
+    -max_total_time="$secs" -rss_limit_mb=4096 -timeout=10
+done
