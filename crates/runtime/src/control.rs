@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{oneshot, watch};
 
+use crate::metrics::MetricsHandle;
 use crate::metrics::PoolMetrics;
-use crate::pool::MetricsHandle;
 
 /// One sample of the control plane.
 #[derive(Clone, Debug, Default, serde::Serialize)]

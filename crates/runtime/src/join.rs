@@ -10,7 +10,7 @@ use crate::job::StackJob;
 use crate::latch::SpinLatch;
 use crate::metrics::bump;
 use crate::route::Target;
-use crate::task::Meta;
+use crate::task::TaskOptions;
 use crate::unwind;
 use crate::worker::WorkerThread;
 
@@ -49,16 +49,15 @@ where
     RA: Send,
     RB: Send,
 {
-    let parent = wt.current.get();
-    let mut job_b = StackJob::new(
-        |_| b(),
-        SpinLatch::new(&wt.registry, wt.index),
-        Meta::child_of(&parent, wt.node),
-    );
+    // A child of the current task, fresh at home: our deque.
+    let route = wt
+        .registry
+        .route(Some(wt), TaskOptions::new(), Target::Here);
+    let mut job_b = StackJob::new(|_| b(), SpinLatch::new(&wt.registry, wt.index), route.meta);
     // SAFETY: `job_b` lives on this frame, and we do not leave it before its latch is set
     // or we have taken the job back from the deque (below, also on A's panic).
     let job_b_task = unsafe { job_b.as_task() };
-    wt.queue(job_b_task, Target::Fresh);
+    route.queue(job_b_task);
 
     let status_a = unwind::halt_unwinding(a);
 

@@ -39,18 +39,22 @@
 //! - `builder.rs`: the builder's options; `construct.rs`: building the registry and starting
 //!   the worker threads from them; `pin.rs`: pinning.
 //! - `registry.rs`: the state a pool's threads share (queues, shared worker halves, steal
-//!   walks, sleep state) and running work on a worker (`in_worker`).
+//!   walks, sleep state, handlers).
 //! - `worker.rs`: a worker thread, its loop, and the one accessor for the current worker
-//!   (`WorkerThread::with_current`).
-//! - `route.rs`: the one path where a queued task's origin and queue are decided and the
-//!   task counted.
+//!   (`WorkerThread::with_current`, and `with_current_in` for a given pool's).
+//! - `route.rs`: the one path where a new task's metadata (its origin) and its queue are
+//!   decided (`Registry::route`) and where it is counted (`Route::queue`); `spawn.rs`: the
+//!   life of a spawned `'static` task (pending count, panic handler, completion);
+//!   `enter.rs`: running an operation on a worker of a pool (`Registry::in_worker`).
 //! - `steal/`: the pool's queues as the policy crate's steal walker sees them; `sleep/`: the
 //!   sleep protocol.
 //! - `task.rs`: the task and its metadata; `job.rs`: the job representations; `blocks.rs`:
-//!   job memory; `latch.rs`: latches.
+//!   job memory; `latch.rs`: latches; `unwind.rs`: panics across jobs.
 //! - `pool.rs`: the `ThreadPool` handle and the free functions; `parallel.rs`: the parallel
 //!   loops; `scope.rs`, `join.rs`: scopes and `join`.
-//!
+//! - `metrics.rs`: counters and snapshots; `memory.rs`: node-local buffers; `error.rs`:
+//!   errors; `control.rs`: the control plane; `sync.rs`: std's or loom's primitives.
+
 //! ## Protocols
 //! The steal protocol is written down in `src/steal/README.md`, the sleep protocol in
 //! `src/sleep/README.md`. Panics in joined or scoped work resume in the caller; panics in
@@ -71,6 +75,7 @@ mod compile_fail;
 mod construct;
 #[cfg(feature = "control-plane")]
 mod control;
+mod enter;
 mod error;
 mod job;
 mod join;
@@ -84,6 +89,7 @@ mod registry;
 mod route;
 mod scope;
 mod sleep;
+mod spawn;
 mod steal;
 mod sync;
 mod task;
@@ -96,10 +102,9 @@ pub use control::{ControlPlane, Sample};
 pub use error::{BuildError, SpawnError};
 pub use join::join;
 pub use memory::{MemoryPlacement, NodeBuffer};
-pub use metrics::{PoolMetrics, Refusals, WorkerMetrics};
+pub use metrics::{MetricsHandle, PoolMetrics, Refusals, WorkerMetrics};
 pub use pool::{
-    current_node, current_task, current_worker_index, scope, spawn, spawn_with, MetricsHandle,
-    ThreadPool,
+    current_node, current_task, current_worker_index, scope, spawn, spawn_with, ThreadPool,
 };
 pub use scope::Scope;
 pub use steal::{QueueKind, StealRecord};

@@ -1,5 +1,6 @@
 //! Metrics: per-worker counters, written by their worker only and published as atomics in a
-//! cache-padded block, read by [`ThreadPool::metrics`](crate::ThreadPool::metrics).
+//! cache-padded block, read as snapshots by [`ThreadPool::metrics`](crate::ThreadPool::metrics)
+//! or a [`MetricsHandle`].
 //!
 //! Each counter has one writer (its worker), so an update is a Relaxed load and store (a
 //! plain `add` on x86), not a locked read-modify-write. Readers may see a snapshot that is
@@ -8,9 +9,12 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use serde::Serialize;
 use zonal_policy::Refusal;
+
+use crate::registry::Registry;
 
 const NREASONS: usize = Refusal::ALL.len();
 
@@ -290,5 +294,47 @@ impl PoolMetrics {
     #[must_use]
     pub fn tasks_spawned(&self) -> u64 {
         self.total.tasks_spawned + self.tasks_injected
+    }
+}
+
+impl Registry {
+    /// A snapshot of the pool's metrics.
+    pub(crate) fn metrics(&self) -> PoolMetrics {
+        let workers = self
+            .shared
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let memory = s.blocks.memory_bytes();
+                s.counters
+                    .snapshot(i, self.worker_cpu[i].0, self.worker_node[i], memory)
+            })
+            .collect();
+        PoolMetrics::from_workers(
+            self.policy.name().to_owned(),
+            self.topo.mal_count(),
+            self.topo.zone_depth(),
+            self.injected.load(Ordering::Relaxed),
+            workers,
+        )
+    }
+}
+
+/// Takes metric snapshots of a pool from any thread; see
+/// [`ThreadPool::metrics_handle`](crate::ThreadPool::metrics_handle).
+#[derive(Clone, Debug)]
+pub struct MetricsHandle {
+    registry: Arc<Registry>,
+}
+
+impl MetricsHandle {
+    pub(crate) fn new(registry: Arc<Registry>) -> Self {
+        Self { registry }
+    }
+
+    /// A snapshot, as [`ThreadPool::metrics`](crate::ThreadPool::metrics).
+    #[must_use]
+    pub fn snapshot(&self) -> PoolMetrics {
+        self.registry.metrics()
     }
 }

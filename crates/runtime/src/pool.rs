@@ -1,22 +1,18 @@
 //! [`ThreadPool`]: the handle users hold.
 
-use std::ptr;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use zonal_topology::{NodeId, Topology};
 
-use crate::blocks::LocalBlocks;
 use crate::builder::Placement;
 use crate::error::SpawnError;
-use crate::job::HeapJob;
-use crate::metrics::PoolMetrics;
+use crate::metrics::{MetricsHandle, PoolMetrics};
 use crate::registry::Registry;
 use crate::route::Target;
 use crate::scope::{scope_in_worker, Scope};
-use crate::task::{Task, TaskInfo, TaskOptions};
-use crate::unwind;
+use crate::task::{TaskInfo, TaskOptions};
 use crate::worker::WorkerThread;
 
 /// A NUMA-aware work-stealing pool. Dropping it waits for every spawned task to finish
@@ -45,28 +41,6 @@ impl std::fmt::Debug for ThreadPool {
     }
 }
 
-/// Wraps a `'static` closure into a spawned task: panics go to the handler, and the pending
-/// count drops when it is done.
-///
-/// `local`: the block cache of the spawning worker if it belongs to the pool the task goes
-/// to (`HeapJob::task`).
-fn spawned_job<F: FnOnce() + Send + 'static>(
-    local: Option<&LocalBlocks>,
-    meta: crate::task::Meta,
-    f: F,
-) -> Task {
-    HeapJob::task(local, meta, move || {
-        WorkerThread::with_current(|w| {
-            // Spawned jobs run only on workers: they are queued in a registry.
-            let registry = &w.expect("a spawned job runs on a worker").registry;
-            if let Err(p) = unwind::halt_unwinding(f) {
-                registry.handle_panic(p);
-            }
-            registry.task_done();
-        });
-    })
-}
-
 impl ThreadPool {
     /// The pool's registry, for unit tests of the runtime's internals.
     #[cfg(test)]
@@ -90,7 +64,7 @@ impl ThreadPool {
 
     /// Calls `f` with the current thread's worker if it is one of this pool's.
     fn with_worker<R>(&self, f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
-        WorkerThread::with_current(|w| f(w.filter(|w| ptr::eq(&*w.registry, &*self.registry))))
+        WorkerThread::with_current_in(&self.registry, f)
     }
 
     /// Runs `op` on a worker of this pool and returns its result; from one of its workers,
@@ -169,7 +143,7 @@ impl ThreadPool {
         f: F,
     ) -> Result<(), SpawnError> {
         self.registry.check_options(&opts)?;
-        self.with_worker(|here| spawn_in(&self.registry, here, opts, f));
+        self.registry.spawn_static(opts, Target::Here, f);
         Ok(())
     }
 
@@ -196,12 +170,8 @@ impl ThreadPool {
         f: F,
     ) -> Result<(), SpawnError> {
         self.registry.check_node(node)?;
-        self.accept(
-            TaskOptions::new().origin(node),
-            node.0,
-            f,
-            Target::Node(node),
-        );
+        self.registry
+            .spawn_static(TaskOptions::new(), Target::Node(node), f);
         Ok(())
     }
 
@@ -229,29 +199,9 @@ impl ThreadPool {
         if worker >= workers {
             return Err(SpawnError::UnknownWorker { worker, workers });
         }
-        let node = self.registry.worker_node[worker];
-        self.accept(TaskOptions::new(), node, f, Target::Worker(worker));
+        self.registry
+            .spawn_static(TaskOptions::new(), Target::Worker(worker), f);
         Ok(())
-    }
-
-    /// Accepts a spawned task aimed at `node` (counted as pending, its metadata resolved
-    /// against the current task if we run on one of our workers) and routes it to `target`.
-    fn accept<F: FnOnce() + Send + 'static>(
-        &self,
-        opts: TaskOptions,
-        node: u32,
-        f: F,
-        target: Target,
-    ) {
-        self.registry.pending.fetch_add(1, Ordering::Relaxed);
-        self.with_worker(|here| {
-            let meta = opts.resolve(here.map(|w| w.current.get()), Some(node));
-            let task = spawned_job(here.map(|w| &w.blocks), meta, f);
-            match here {
-                Some(w) => w.queue(task, target),
-                None => self.registry.route(task, target),
-            }
-        });
     }
 
     /// The index of the current thread's worker, if it is one of this pool's.
@@ -311,7 +261,7 @@ impl ThreadPool {
     /// A snapshot of the metrics (cheap: a few relaxed loads per worker).
     #[must_use]
     pub fn metrics(&self) -> PoolMetrics {
-        snapshot(&self.registry)
+        self.registry.metrics()
     }
 
     /// A cloneable, `Send` handle that takes metric snapshots from any thread, even after
@@ -325,43 +275,7 @@ impl ThreadPool {
     /// ```
     #[must_use]
     pub fn metrics_handle(&self) -> MetricsHandle {
-        MetricsHandle {
-            registry: Arc::clone(&self.registry),
-        }
-    }
-}
-
-fn snapshot(r: &Registry) -> PoolMetrics {
-    let workers = r
-        .shared
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let memory = s.blocks.memory_bytes();
-            s.counters
-                .snapshot(i, r.worker_cpu[i].0, r.worker_node[i], memory)
-        })
-        .collect();
-    PoolMetrics::from_workers(
-        r.policy.name().to_owned(),
-        r.topo.mal_count(),
-        r.topo.zone_depth(),
-        r.injected.load(Ordering::Relaxed),
-        workers,
-    )
-}
-
-/// Takes metric snapshots of a pool from any thread; see [`ThreadPool::metrics_handle`].
-#[derive(Clone, Debug)]
-pub struct MetricsHandle {
-    registry: Arc<Registry>,
-}
-
-impl MetricsHandle {
-    /// A snapshot, as [`ThreadPool::metrics`].
-    #[must_use]
-    pub fn snapshot(&self) -> PoolMetrics {
-        snapshot(&self.registry)
+        MetricsHandle::new(Arc::clone(&self.registry))
     }
 }
 
@@ -378,30 +292,6 @@ impl Drop for ThreadPool {
         }
         for t in self.threads.drain(..) {
             let _ = t.join();
-        }
-    }
-}
-
-fn spawn_in<F: FnOnce() + Send + 'static>(
-    registry: &Registry,
-    here: Option<&WorkerThread>,
-    opts: TaskOptions,
-    f: F,
-) {
-    // Relaxed: the pool cannot terminate while the caller holds `&ThreadPool` or runs as a
-    // task of the pool (a task keeps its own count, or its owner blocks the pool's drop);
-    // termination reads `pending` SeqCst after this increment in its modification order.
-    registry.pending.fetch_add(1, Ordering::Relaxed);
-    match here {
-        Some(w) => {
-            let meta = opts.resolve(Some(w.current.get()), Some(w.node));
-            w.queue(spawned_job(Some(&w.blocks), meta, f), Target::Here);
-        }
-        None => {
-            let meta = opts.resolve(None, None);
-            let node = (meta.origin != crate::task::NO_ORIGIN).then_some(NodeId(meta.origin));
-            let target = node.map_or(Target::Here, Target::Node);
-            registry.route(spawned_job(None, meta, f), target);
         }
     }
 }
@@ -435,7 +325,7 @@ pub fn spawn_with<F: FnOnce() + Send + 'static>(opts: TaskOptions, f: F) {
         if let Err(e) = w.registry.check_options(&opts) {
             panic!("{e}");
         }
-        spawn_in(&w.registry, Some(w), opts, f);
+        w.registry.spawn_static(opts, Target::Here, f);
     });
 }
 

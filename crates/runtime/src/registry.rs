@@ -1,7 +1,7 @@
 //! The registry: the state a pool's threads share — every queue, each worker's shared half
-//! (its stealer, inbox, away queue, counters), the steal walks, the sleep state — and the
-//! calls that run work on a worker (`in_worker`). Workers are in `worker.rs`, routing in
-//! `route.rs`.
+//! (its stealer, inbox, away queue, counters), the steal walks, the sleep state, the
+//! handlers. Workers are in `worker.rs`, routing in `route.rs`, entering the pool in
+//! `enter.rs`, the life of spawned tasks in `spawn.rs`.
 //!
 //! Queue layout (see `steal/README.md` for who may take what):
 //! - per worker: a LIFO [`Worker`] deque of *fresh tasks at home* (origin = this node, never
@@ -11,8 +11,7 @@
 //! - one global injector for work from outside the pool.
 
 use std::any::Any;
-use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -23,14 +22,9 @@ use zonal_topology::{CpuId, NodeId, Topology};
 
 use crate::blocks::SharedBlocks;
 use crate::error::SpawnError;
-use crate::job::StackJob;
-use crate::latch::{CrossLatch, Latch, LockLatch};
-use crate::metrics::{bump, WorkerCounters};
-use crate::route::Target;
+use crate::metrics::WorkerCounters;
 use crate::sleep::Sleep;
-use crate::task::{Meta, Task, TaskOptions, NO_ORIGIN};
-use crate::unwind;
-use crate::worker::WorkerThread;
+use crate::task::{Meta, Task, TaskOptions};
 
 /// A handler for panics of spawned tasks.
 pub(crate) type PanicHandler = dyn Fn(Box<dyn Any + Send>) + Send + Sync;
@@ -124,104 +118,5 @@ impl Registry {
     /// Wakes one specific worker (latch set, or work pinned to it).
     pub(crate) fn wake_worker(&self, worker: usize) {
         self.sleep.wake_worker(worker);
-    }
-
-    /// Runs `op` on a worker of this registry: here if we are one; else via the global
-    /// injector, the calling thread blocking meanwhile, or, if it is a worker of another
-    /// pool, working for that pool meanwhile.
-    #[inline]
-    pub(crate) fn in_worker<OP, R>(&self, op: OP) -> R
-    where
-        OP: FnOnce(&WorkerThread, bool) -> R + Send,
-        R: Send,
-    {
-        WorkerThread::with_current(|w| match w {
-            Some(w) if ptr::eq(&*w.registry, self) => op(w, false),
-            Some(w) => self.in_worker_cross(w, op),
-            None => self.in_worker_cold(op),
-        })
-    }
-
-    /// `in_worker` from a worker of another pool: inject the job here and keep that worker
-    /// busy with its own pool's work until a worker of ours has run it. Blocking it instead
-    /// would idle a core of the other pool, and deadlock if that pool's work is what ours
-    /// waits for.
-    #[cold]
-    fn in_worker_cross<OP, R>(&self, current: &WorkerThread, op: OP) -> R
-    where
-        OP: FnOnce(&WorkerThread, bool) -> R + Send,
-        R: Send,
-    {
-        let latch = CrossLatch::new(&current.registry, current.index);
-        self.run_injected(op, latch, |l| current.wait_until(l))
-    }
-
-    /// `in_worker` from a thread outside every pool: it blocks until a worker has run `op`.
-    #[cold]
-    fn in_worker_cold<OP, R>(&self, op: OP) -> R
-    where
-        OP: FnOnce(&WorkerThread, bool) -> R + Send,
-        R: Send,
-    {
-        self.run_injected(op, LockLatch::new(), LockLatch::wait)
-    }
-
-    /// Queues `op` on the global injector as a job on this stack, then `wait`s for `latch`,
-    /// which the worker that runs it sets.
-    fn run_injected<OP, R, L: Latch>(&self, op: OP, latch: L, wait: impl FnOnce(&L)) -> R
-    where
-        OP: FnOnce(&WorkerThread, bool) -> R + Send,
-        R: Send,
-    {
-        let job = StackJob::new(
-            |injected| {
-                WorkerThread::with_current(|w| {
-                    // The job was queued here: only a worker of this registry runs it.
-                    op(w.expect("an injected job runs on a worker"), injected)
-                })
-            },
-            latch,
-            Meta::fresh(NO_ORIGIN),
-        );
-        // SAFETY: `job` outlives its task: `wait` returns only once the latch is set, that
-        // is, once the job has run, and `job` lives until the end of this function.
-        let task: Task = unsafe { job.as_task() };
-        self.route(task, Target::Here);
-        wait(&job.latch);
-        job.into_result()
-    }
-
-    /// A spawned task finished (README step 7).
-    pub(crate) fn task_done(&self) {
-        // SeqCst: pairs with the SeqCst `terminate` store in `ThreadPool::drop`: whichever
-        // comes second sees the other and wakes everyone.
-        if self.pending.fetch_sub(1, Ordering::SeqCst) == 1 && self.terminate.load(Ordering::SeqCst)
-        {
-            self.sleep.wake_all();
-        }
-    }
-
-    /// Hands a spawned task's panic to the handler (or reports it).
-    #[cold]
-    pub(crate) fn handle_panic(&self, payload: Box<dyn Any + Send>) {
-        WorkerThread::with_current(|w| {
-            if let Some(w) = w {
-                bump(&w.counters().panics, 1);
-            }
-        });
-        match &self.panic_handler {
-            Some(h) => {
-                // A panicking handler must not kill the worker either.
-                let _ = unwind::halt_unwinding(|| h(payload));
-            }
-            None => {
-                let msg = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "<non-string panic payload>".into());
-                tracing::error!(target: "zonal_runtime", "a spawned task panicked: {msg}");
-            }
-        }
     }
 }

@@ -1,159 +1,415 @@
-//! Routing: the one path where a queued task's place is decided, and where it is counted.
+//! Routing: the one path where a new task's metadata (its origin above all) and its queue
+//! are decided ([`Registry::route`]), and where it is counted ([`Route::queue`]).
 //!
-//! Every way of queueing work — a `join` half, a scope spawn, `spawn`, `spawn_on`,
-//! `spawn_pinned`, `spawn_with`, `par_for` chunks, `install` from outside, spawns from
-//! threads outside the pool — ends in [`WorkerThread::queue`] (on one of this pool's workers)
-//! or [`Registry::route`] (from anywhere). The first counts the task once in the worker's
-//! `spawned`, the second once in the pool's `injected`; then the [`Target`] decides the
-//! queue (see `steal/README.md` for who may take from which):
+//! Every way of queueing new work goes through it: `join` halves, scope spawns (bare jobs
+//! included), `spawn`, `spawn_with`, `spawn_on`, `spawn_pinned` (on the pool or from a worker),
+//! `par_for` chunks, spawns from threads outside the pool, and operations injected by
+//! `install` from outside. A caller asks for a [`Target`]; [`Registry::route`] turns it,
+//! the [`TaskOptions`] and the thread it runs on into the task's [`Meta`] and its [`Queue`];
+//! the caller builds the job with that metadata (a stack, heap or bare job, `job.rs`); then
+//! [`Route::queue`] counts it once — in the worker's `spawned` when a worker of the pool
+//! queues it, else in the pool's `injected` — and pushes it (see `steal/README.md` for who
+//! may take from which queue):
 //!
 //! | target | on a worker of the pool | from outside |
 //! |---|---|---|
-//! | `Fresh` (known fresh at home: join halves, bare scope jobs) | its deque | — |
-//! | `Here` | fresh at home → its deque; aged (`StealSide::ageing`) → its inbox; else → its away queue | the global injector (origin: the first taker's node) |
-//! | `Node(n)` | `n` is its node → as `Here`; `n` has no worker → the global injector (origin kept); else → `n`'s injector | likewise |
+//! | `Here` | fresh at home → its deque; aged (`StealSide::ageing`) → its inbox; else → its away queue | a named origin as `Node(origin)`; none → the global injector (origin: the first taker's node) |
+//! | `Node(n)` (origin `n`) | `n` is its node → as `Here`; `n` has no worker → the global injector (origin kept); else → `n`'s injector | likewise |
 //! | `Worker(w)` | `w`'s inbox (never stolen) | likewise |
 //!
-//! Every push is followed by the sleep protocol's wake-up check (`sleep/README.md`).
+//! Every push is followed by the sleep protocol's wake-up check (`sleep/README.md`). Tasks
+//! that already exist and move — a refused steal put back — are not routed: the steal path
+//! returns them to their queues (`steal/`).
 
-use std::ptr;
 use std::sync::atomic::Ordering;
 
 use zonal_topology::NodeId;
 
+use crate::blocks::LocalBlocks;
+use crate::job::{BareJob, HeapJob};
 use crate::metrics::bump;
 use crate::registry::Registry;
-use crate::task::Task;
+use crate::task::{Meta, Task, TaskOptions, NO_ORIGIN};
 use crate::worker::WorkerThread;
 
-/// Where a task is aimed.
+/// Where the caller aims a task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Target {
-    /// Known fresh at home on the queueing worker (origin = its node, never migrated).
-    Fresh,
-    /// Wherever its metadata says, on the queueing worker (or anywhere, from outside).
+    /// Wherever its metadata says.
     Here,
-    /// A node's injector.
+    /// A node: it becomes the task's origin, and the task goes to that node's injector
+    /// (but see the module's table).
     Node(NodeId),
     /// One worker's inbox: only that worker runs it.
     Worker(usize),
 }
 
-impl Registry {
-    /// Queues `task` from any thread: on one of our workers through
-    /// [`WorkerThread::queue`]; otherwise counted as injected and placed from outside.
-    #[inline]
-    pub(crate) fn route(&self, task: Task, target: Target) {
-        WorkerThread::with_current(|w| match w.filter(|w| ptr::eq(&*w.registry, self)) {
-            Some(w) => w.queue(task, target),
-            None => self.route_from_outside(task, target),
-        });
-    }
+/// The queue a task goes to (decided by [`Registry::route`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Queue {
+    /// The queueing worker's deque: fresh at home.
+    Deque,
+    /// The queueing worker's inbox: aged, it stays with us.
+    Kept,
+    /// The queueing worker's away queue: away from home or already migrated.
+    Away,
+    /// A worker's inbox: pinned there.
+    Inbox(usize),
+    /// A node's injector.
+    Node(NodeId),
+    /// The global injector.
+    Global,
+}
 
-    #[cold]
-    fn route_from_outside(&self, task: Task, target: Target) {
-        self.injected.fetch_add(1, Ordering::Relaxed);
-        match target {
-            Target::Worker(w) => self.place_pinned(task, w),
-            Target::Node(n) if self.node_has_workers[n.index()] => self.place_on_node(task, n),
-            _ => self.place_global(task),
+/// A new task's route: its metadata and its queue, decided once; [`queue`](Self::queue)
+/// counts the task and pushes it.
+#[must_use]
+pub(crate) struct Route<'a> {
+    registry: &'a Registry,
+    /// The worker of `registry` that queues the task, if we run on one.
+    here: Option<&'a WorkerThread>,
+    /// The task's metadata: the job is built with it (bare jobs imply it).
+    pub(crate) meta: Meta,
+    queue: Queue,
+}
+
+impl Registry {
+    /// The one decision: the metadata and the queue of a new task aimed at `target` with
+    /// `opts`, queued by `here` (the current thread's worker if it is one of ours, see
+    /// [`WorkerThread::with_current_in`]) or from outside.
+    #[inline(always)]
+    pub(crate) fn route<'a>(
+        &'a self,
+        here: Option<&'a WorkerThread>,
+        opts: TaskOptions,
+        target: Target,
+    ) -> Route<'a> {
+        let opts = match target {
+            Target::Node(n) => opts.origin(n),
+            _ => opts,
+        };
+        let (meta, queue) = match here {
+            Some(w) => self.route_on_worker(w, opts, target),
+            None => self.route_from_outside(opts, target),
+        };
+        Route {
+            registry: self,
+            here,
+            meta,
+            queue,
         }
     }
 
-    /// `worker`'s inbox.
-    fn place_pinned(&self, task: Task, worker: usize) {
-        self.shared[worker].inbox.push(task);
-        self.sleep.wake_worker(worker);
+    /// From one of our workers: born on its node (or the pinned worker's), a child of its
+    /// current task.
+    #[inline(always)]
+    fn route_on_worker(
+        &self,
+        w: &WorkerThread,
+        opts: TaskOptions,
+        target: Target,
+    ) -> (Meta, Queue) {
+        let born = match target {
+            Target::Worker(x) => self.worker_node[x],
+            _ => w.node,
+        };
+        let meta = opts.resolve(Some(w.current.get()), Some(born));
+        let queue = match target {
+            Target::Here => w.own_queue(&meta),
+            Target::Node(n) if n.0 == w.node => w.own_queue(&meta),
+            Target::Node(n) => self.node_queue(n),
+            Target::Worker(x) => Queue::Inbox(x),
+        };
+        (meta, queue)
     }
 
-    /// `node`'s injector.
-    fn place_on_node(&self, task: Task, node: NodeId) {
-        self.node_injectors[node.index()].push(task);
-        self.sleep.new_work(node.0);
+    /// From a thread outside the pool: no parent; the origin is the one named (or, with
+    /// none, that of the worker that first takes the task).
+    #[cold]
+    fn route_from_outside(&self, opts: TaskOptions, target: Target) -> (Meta, Queue) {
+        let born = match target {
+            Target::Worker(x) => Some(self.worker_node[x]),
+            _ => None,
+        };
+        let meta = opts.resolve(None, born);
+        let queue = match target {
+            Target::Worker(x) => Queue::Inbox(x),
+            _ if meta.origin == NO_ORIGIN => Queue::Global,
+            _ => self.node_queue(NodeId(meta.origin)),
+        };
+        (meta, queue)
     }
 
-    /// The global injector: anyone may take it.
-    fn place_global(&self, task: Task) {
-        self.global.push(task);
-        self.sleep.new_work(u32::MAX);
+    /// Aimed at `node` from elsewhere: its injector; if no worker sits on it, the global
+    /// injector (the task keeps its origin, but that node's injector could lie outside
+    /// every worker's zone).
+    #[inline]
+    fn node_queue(&self, node: NodeId) -> Queue {
+        if self.node_has_workers[node.index()] {
+            Queue::Node(node)
+        } else {
+            Queue::Global
+        }
+    }
+
+    /// Spawns `job` as a heap job (or a bare job when it may be one, `job.rs`) routed to
+    /// `target` with `opts`, from whatever thread we run on.
+    #[inline(always)]
+    pub(crate) fn spawn<F: FnOnce() + Send>(&self, opts: TaskOptions, target: Target, job: F) {
+        WorkerThread::with_current_in(self, |here| {
+            let route = self.route(here, opts, target);
+            let task = if route.bare() {
+                BareJob::task(route.blocks(), job)
+            } else {
+                HeapJob::task(route.blocks(), route.meta, job)
+            };
+            route.queue(task);
+        });
     }
 }
 
 impl WorkerThread {
-    /// Queues a task this worker created: counts it once, then places it by `target`. The
-    /// two hot targets (a join half or bare scope job; a spawn at home) stay inline.
+    /// A task of ours aimed nowhere else, by its metadata: fresh at home → our deque (one
+    /// branch); else the cold path.
     #[inline(always)]
-    pub(crate) fn queue(&self, task: Task, target: Target) {
-        bump(&self.counters().spawned, 1);
-        match target {
-            Target::Fresh => {
-                debug_assert!({
-                    let m = task.meta(&self.home);
-                    m.origin == self.node && m.migrations == 0
-                });
-                self.push_deque(task);
-            }
-            Target::Here => self.place_here(task),
-            _ => self.place_elsewhere(task, target),
-        }
-    }
-
-    /// A node's injector or a worker's inbox.
-    #[cold]
-    fn place_elsewhere(&self, task: Task, target: Target) {
-        match target {
-            Target::Node(n) => self.place_on_node(task, n),
-            Target::Worker(w) => self.registry.place_pinned(task, w),
-            Target::Fresh | Target::Here => self.place_here(task),
-        }
-    }
-
-    #[inline(always)]
-    fn push_deque(&self, task: Task) {
-        self.deque.push(task);
-        self.registry.sleep.new_local_work(self.node);
-    }
-
-    /// By its metadata: fresh at home → our deque (one branch); else the cold path.
-    #[inline]
-    fn place_here(&self, task: Task) {
-        let meta = task.meta(&self.home);
+    fn own_queue(&self, meta: &Meta) -> Queue {
         if meta.origin == self.node && meta.migrations == 0 {
-            self.push_deque(task);
+            Queue::Deque
         } else {
-            self.place_away(task);
+            self.away_queue(meta)
         }
     }
 
-    /// A task away from home or already migrated: aged ones stay in our inbox, others go to
-    /// our away queue.
+    /// A task away from home or already migrated: an aged one stays in our inbox, others go
+    /// to our away queue.
     #[cold]
-    fn place_away(&self, task: Task) {
-        let r = &*self.registry;
-        let me = &r.shared[self.index];
-        let meta = task.meta(&self.home);
-        if r.ageing.is_aged_after(meta.migrations) {
-            bump(&me.counters.aged_kept, 1);
-            me.inbox.push(task);
+    fn away_queue(&self, meta: &Meta) -> Queue {
+        if self.registry.ageing.is_aged_after(meta.migrations) {
+            Queue::Kept
         } else {
-            me.away_len.fetch_add(1, Ordering::Relaxed);
-            me.away.push(task);
-            r.sleep.new_local_work(meta.origin);
+            Queue::Away
+        }
+    }
+}
+
+impl<'a> Route<'a> {
+    /// Whether the job may be bare (no header, `job.rs`): it goes on the queueing worker's
+    /// deque, fresh at home with the default group and weight — exactly the metadata a
+    /// bare job on that deque implies.
+    #[inline(always)]
+    pub(crate) fn bare(&self) -> bool {
+        self.queue == Queue::Deque && self.here.is_some_and(|w| self.meta == w.home)
+    }
+
+    /// The job blocks to allocate the job from: the queueing worker's (`blocks.rs`).
+    #[inline(always)]
+    pub(crate) fn blocks(&self) -> Option<&'a LocalBlocks> {
+        self.here.map(|w| &w.blocks)
+    }
+
+    /// Counts the task once — the queueing worker's `spawned`, or the pool's `injected` —
+    /// and pushes it on its queue. `task` must carry `self.meta` (or be bare, when
+    /// [`bare`](Self::bare) allows it).
+    #[inline(always)]
+    pub(crate) fn queue(self, task: Task) {
+        match self.here {
+            Some(w) => {
+                bump(&w.counters().spawned, 1);
+                if self.queue == Queue::Deque {
+                    w.deque.push(task);
+                    self.registry.sleep.new_local_work(w.node);
+                } else {
+                    self.push_elsewhere(w, task);
+                }
+            }
+            None => {
+                self.registry.injected.fetch_add(1, Ordering::Relaxed);
+                self.push_shared(task);
+            }
         }
     }
 
-    /// Aimed at `node`: our own node is our own queues (the task is ours to run first, as a
-    /// worker blocked on it pops its deque first); a node without workers is the global
-    /// injector (the task keeps its origin, but that node's injector could lie outside every
-    /// worker's zone); any other node its injector.
-    fn place_on_node(&self, task: Task, node: NodeId) {
-        let r = &*self.registry;
-        if node.0 == self.node {
-            self.place_here(task);
-        } else if r.node_has_workers[node.index()] {
-            r.place_on_node(task, node);
-        } else {
-            r.place_global(task);
+    /// A worker's task bound for its inbox or away queue, or for a shared queue.
+    #[cold]
+    fn push_elsewhere(self, w: &WorkerThread, task: Task) {
+        let me = &self.registry.shared[w.index];
+        match self.queue {
+            Queue::Kept => {
+                bump(&me.counters.aged_kept, 1);
+                me.inbox.push(task);
+            }
+            Queue::Away => {
+                me.away_len.fetch_add(1, Ordering::Relaxed);
+                me.away.push(task);
+                self.registry.sleep.new_local_work(self.meta.origin);
+            }
+            _ => self.push_shared(task),
         }
+    }
+
+    /// A queue any thread may push to: a worker's inbox, a node's injector, the global one.
+    fn push_shared(self, task: Task) {
+        let r = self.registry;
+        match self.queue {
+            Queue::Inbox(worker) => {
+                r.shared[worker].inbox.push(task);
+                r.sleep.wake_worker(worker);
+            }
+            Queue::Node(node) => {
+                r.node_injectors[node.index()].push(task);
+                r.sleep.new_work(node.0);
+            }
+            Queue::Deque | Queue::Kept | Queue::Away | Queue::Global => {
+                debug_assert_eq!(self.queue, Queue::Global, "own queues need a worker");
+                r.global.push(task);
+                r.sleep.new_work(u32::MAX);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use std::sync::mpsc;
+
+    use zonal_policy::Ageing;
+
+    use super::*;
+    use crate::{ThreadPool, ThreadPoolBuilder};
+
+    /// A pool on S1 (16 nodes of 2 CPUs) with workers on CPUs 0–3 only: two nodes have
+    /// workers, the others none.
+    fn pool() -> ThreadPool {
+        ThreadPoolBuilder::new()
+            .preset("s1")
+            .worker_cpus([0, 1, 2, 3])
+            .build()
+            .expect("pool on s1")
+    }
+
+    /// A node with workers other than `node`, and a node without any.
+    fn other_nodes(r: &Registry, node: u32) -> (NodeId, NodeId) {
+        let with = r.worker_node.iter().copied().find(|&n| n != node);
+        let without = r.node_has_workers.iter().position(|&h| !h);
+        (
+            NodeId(with.expect("two nodes with workers")),
+            NodeId(without.expect("a node without workers") as u32),
+        )
+    }
+
+    #[test]
+    fn from_outside_the_queue_follows_the_target_and_the_named_origin() {
+        let pool = pool();
+        let r = pool.registry();
+        let (with, without) = other_nodes(r, r.worker_node[0]);
+        let decide = |opts, target| {
+            let route = r.route(None, opts, target);
+            (route.meta.origin, route.queue)
+        };
+        let none = TaskOptions::new();
+        assert_eq!(decide(none, Target::Here), (NO_ORIGIN, Queue::Global));
+        assert_eq!(
+            decide(none.origin(with), Target::Here),
+            (with.0, Queue::Node(with))
+        );
+        assert_eq!(
+            decide(none, Target::Node(with)),
+            (with.0, Queue::Node(with))
+        );
+        assert_eq!(
+            decide(none, Target::Node(without)),
+            (without.0, Queue::Global)
+        );
+        assert_eq!(
+            decide(none, Target::Worker(3)),
+            (r.worker_node[3], Queue::Inbox(3))
+        );
+    }
+
+    #[test]
+    fn on_a_worker_the_queue_follows_the_target_and_the_metadata() {
+        let pool = pool();
+        let aged_after = match pool.registry().ageing {
+            Ageing::After(k) => k,
+            _ => panic!("the default policy ages tasks"),
+        };
+        pool.install(|| {
+            WorkerThread::with_current_in(pool.registry(), |w| {
+                let w = w.expect("install runs on a worker");
+                let r = pool.registry();
+                let (with, without) = other_nodes(r, w.node);
+                let decide = |opts, target| {
+                    let route = r.route(Some(w), opts, target);
+                    (route.meta.origin, route.queue, route.bare())
+                };
+                let none = TaskOptions::new();
+                // Fresh at home: our deque; a bare job with the defaults only.
+                assert_eq!(decide(none, Target::Here), (w.node, Queue::Deque, true));
+                assert_eq!(
+                    decide(none.group(1), Target::Here),
+                    (w.node, Queue::Deque, false)
+                );
+                assert_eq!(
+                    decide(none, Target::Node(NodeId(w.node))),
+                    (w.node, Queue::Deque, true)
+                );
+                // Away from home: our away queue; aimed at a node: its injector, or the
+                // global one when no worker sits there.
+                assert_eq!(
+                    decide(none.origin(with), Target::Here),
+                    (with.0, Queue::Away, false)
+                );
+                assert_eq!(
+                    decide(none, Target::Node(with)),
+                    (with.0, Queue::Node(with), false)
+                );
+                assert_eq!(
+                    decide(none, Target::Node(without)),
+                    (without.0, Queue::Global, false)
+                );
+                assert_eq!(
+                    decide(none, Target::Worker(3)),
+                    (r.worker_node[3], Queue::Inbox(3), false)
+                );
+                // A continuation of an aged task stays with us; one that has migrated
+                // less goes to our away queue.
+                let parent = w.current.get();
+                for (migrations, queue) in [(aged_after, Queue::Kept), (1, Queue::Away)] {
+                    w.current.set(Meta {
+                        migrations,
+                        ..parent
+                    });
+                    let route = r.route(Some(w), none.continuation(), Target::Here);
+                    assert_eq!(route.queue, queue, "{migrations} migrations");
+                }
+                w.current.set(parent);
+            });
+        });
+    }
+
+    /// Every path counts its task once: a worker's `spawned`, or the pool's `injected`.
+    #[test]
+    fn every_path_counts_its_task_once() {
+        let pool = pool();
+        let (tx, rx) = mpsc::channel();
+        let tx2 = tx.clone();
+        pool.spawn(move || tx2.send(()).unwrap()); // injected
+        pool.install(|| {
+            // install from outside: injected
+            crate::join(|| (), || ()); // 1
+            pool.scope(|s| {
+                s.spawn(|_| ()); // 2
+                s.spawn_on(NodeId(0), |_| ()); // 3
+            });
+            let (a, b, c) = (tx.clone(), tx.clone(), tx.clone());
+            pool.spawn(move || a.send(()).unwrap()); // 4
+            pool.spawn_on(NodeId(1), move || b.send(()).unwrap()); // 5
+            pool.spawn_pinned(2, move || c.send(()).unwrap()); // 6
+        });
+        for _ in 0..4 {
+            rx.recv().unwrap();
+        }
+        let m = pool.metrics();
+        assert_eq!((m.total.tasks_spawned, m.tasks_injected), (6, 2), "{m:#?}");
     }
 }

@@ -14,11 +14,10 @@ use std::sync::Arc;
 use zonal_topology::NodeId;
 
 use crate::error::SpawnError;
-use crate::job::{BareJob, HeapJob};
 use crate::latch::{CountLatch, Latch};
 use crate::registry::Registry;
 use crate::route::Target;
-use crate::task::{Meta, TaskOptions};
+use crate::task::TaskOptions;
 use crate::unwind;
 use crate::worker::WorkerThread;
 
@@ -96,10 +95,11 @@ impl<'scope> Scope<'scope> {
     where
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
-        self.spawn_inner(TaskOptions::new(), None, body);
+        self.spawn_inner(TaskOptions::new(), Target::Here, body);
     }
 
-    /// Spawns with explicit [`TaskOptions`] (origin, group, weight, continuation).
+    /// Spawns with explicit [`TaskOptions`] (origin, group, weight, continuation). With an
+    /// origin and from outside the pool, the task goes to that node's injector.
     ///
     /// # Panics
     /// If the options name an origin outside the pool's topology; see
@@ -123,7 +123,7 @@ impl<'scope> Scope<'scope> {
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
         self.registry.check_options(&opts)?;
-        self.spawn_inner(opts, None, body);
+        self.spawn_inner(opts, Target::Here, body);
         Ok(())
     }
 
@@ -151,34 +151,18 @@ impl<'scope> Scope<'scope> {
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
         self.registry.check_node(node)?;
-        self.spawn_inner(TaskOptions::new().origin(node), Some(node), body);
+        self.spawn_inner(TaskOptions::new(), Target::Node(node), body);
         Ok(())
     }
 
-    fn spawn_inner<F>(&self, opts: TaskOptions, node: Option<NodeId>, body: F)
+    /// Every spawn of the scope: counts the job in the scope's latch and routes it.
+    fn spawn_inner<F>(&self, opts: TaskOptions, target: Target, body: F)
     where
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
         self.latch.increment();
-        WorkerThread::with_current(|w| {
-            let here = w.filter(|w| ptr::eq(&*w.registry, &*self.registry));
-            self.queue_spawn(here, opts, node, body);
-        });
-    }
-
-    /// Queues the job of a spawn: from `here` (a worker of the scope's pool) or from outside.
-    fn queue_spawn<F>(
-        &self,
-        here: Option<&WorkerThread>,
-        opts: TaskOptions,
-        node: Option<NodeId>,
-        body: F,
-    ) where
-        F: FnOnce(&Scope<'scope>) + Send + 'scope,
-    {
         let me = ScopePtr(self as *const Scope<'scope>);
-        let meta = opts.resolve(here.map(|w| w.current.get()), here.map(|w| w.node));
-        let job = move || {
+        self.registry.spawn(opts, target, move || {
             // SAFETY: the scope waits for this job (its count) before it goes away.
             let scope = unsafe { me.as_ref() };
             if let Err(p) = unwind::halt_unwinding(|| body(scope)) {
@@ -186,22 +170,7 @@ impl<'scope> Scope<'scope> {
             }
             // SAFETY: the latch is alive: we still hold our count.
             unsafe { Latch::set(&scope.latch) };
-        };
-        match (here, node) {
-            // The common case: fresh at home with the defaults, a job without a header on
-            // our own deque (`job.rs`, "Bare jobs").
-            (Some(w), None) if meta == Meta::fresh(w.node) => {
-                w.queue(BareJob::task(Some(&w.blocks), job), Target::Fresh);
-                return;
-            }
-            _ => {}
-        }
-        let task = HeapJob::task(here.map(|w| &w.blocks), meta, job);
-        let target = node.map_or(Target::Here, Target::Node);
-        match here {
-            Some(w) => w.queue(task, target),
-            None => self.registry.route(task, target),
-        }
+        });
     }
 
     fn job_panicked(&self, p: Box<dyn Any + Send>) {

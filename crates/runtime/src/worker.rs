@@ -67,6 +67,16 @@ impl WorkerThread {
         f(unsafe { wt.as_ref() })
     }
 
+    /// [`with_current`](Self::with_current), for a worker of `registry` only: `None` on a
+    /// thread that is no worker, or a worker of another pool.
+    #[inline(always)]
+    pub(crate) fn with_current_in<R>(
+        registry: &Registry,
+        f: impl FnOnce(Option<&WorkerThread>) -> R,
+    ) -> R {
+        Self::with_current(|w| f(w.filter(|w| ptr::eq(&*w.registry, registry))))
+    }
+
     pub(crate) fn new(deque: Worker<Task>, index: usize, registry: Arc<Registry>) -> Self {
         let counters: *const WorkerCounters = &*registry.shared[index].counters;
         // SAFETY: the shared half lives in the registry, which this worker keeps alive, as
@@ -148,32 +158,50 @@ impl WorkerThread {
         self.find_work_cold()
     }
 
+    /// [`find_work`](Self::find_work) past our deque.
     #[cold]
     fn find_work_cold(&self) -> Option<(Task, Meta)> {
+        self.pop_inbox()
+            .or_else(|| self.pop_away())
+            .or_else(|| self.pop_injected())
+            .or_else(|| self.steal())
+    }
+
+    /// Our inbox: pinned and aged tasks, never stolen.
+    #[inline]
+    fn pop_inbox(&self) -> Option<(Task, Meta)> {
+        let me = &self.registry.shared[self.index];
+        let t = pop_injector(&me.inbox)?;
+        bump(&me.counters.inbox_pops, 1);
+        Some((t, t.meta(&self.home)))
+    }
+
+    /// Our away queue (checked through its length hint first: cheaper than the injector).
+    #[inline]
+    fn pop_away(&self) -> Option<(Task, Meta)> {
+        let me = &self.registry.shared[self.index];
+        if me.away_len.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
+        let t = pop_injector(&me.away)?;
+        me.away_len.fetch_sub(1, Ordering::Relaxed);
+        bump(&me.counters.local_pops, 1);
+        Some((t, t.meta(&self.home)))
+    }
+
+    /// Our node's injector, then the global one. A task injected from outside without an
+    /// origin takes our node (not a migration).
+    #[inline]
+    fn pop_injected(&self) -> Option<(Task, Meta)> {
         let r = &*self.registry;
-        let me = &r.shared[self.index];
-        if let Some(t) = pop_injector(&me.inbox) {
-            bump(&me.counters.inbox_pops, 1);
-            return Some((t, t.meta(&self.home)));
+        let t = pop_injector(&r.node_injectors[self.node as usize])
+            .or_else(|| pop_injector(&r.global))?;
+        let mut meta = t.meta(&self.home);
+        if meta.origin == NO_ORIGIN {
+            meta.origin = self.node;
         }
-        if me.away_len.load(Ordering::Relaxed) != 0 {
-            if let Some(t) = pop_injector(&me.away) {
-                me.away_len.fetch_sub(1, Ordering::Relaxed);
-                bump(&me.counters.local_pops, 1);
-                return Some((t, t.meta(&self.home)));
-            }
-        }
-        let injected =
-            pop_injector(&r.node_injectors[self.node as usize]).or_else(|| pop_injector(&r.global));
-        if let Some(t) = injected {
-            let mut meta = t.meta(&self.home);
-            if meta.origin == NO_ORIGIN {
-                meta.origin = self.node;
-            }
-            bump(&me.counters.injector_pops, 1);
-            return Some((t, meta));
-        }
-        self.steal()
+        bump(&self.counters().injector_pops, 1);
+        Some((t, meta))
     }
 
     /// Works (or sleeps) until `latch` is set.
@@ -190,73 +218,121 @@ impl WorkerThread {
     #[cold]
     fn idle_loop(&self, latch: Option<&CoreLatch>) {
         let abort = unwind::AbortIfPanic;
-        let r = &*self.registry;
-        let done = || match latch {
+        let mut idle = Idle::default();
+        while !self.idle_done(latch) {
+            if self.run_found(&mut idle) || self.spin(&mut idle) {
+                continue;
+            }
+            if !self.sleep(latch, &mut idle) {
+                break;
+            }
+        }
+        idle.end(self.counters());
+        std::mem::forget(abort);
+    }
+
+    /// The idle loop's exit condition: `latch` is set; without one, the pool terminates
+    /// with no task pending.
+    #[inline]
+    fn idle_done(&self, latch: Option<&CoreLatch>) -> bool {
+        match latch {
             Some(l) => l.probe(),
             // SeqCst: pairs with the SeqCst store of `terminate` and the SeqCst decrement of
             // `pending` (README step 7), read after the sleepy fence.
-            None => r.terminate.load(Ordering::SeqCst) && r.pending.load(Ordering::SeqCst) == 0,
-        };
-        let mut rounds = 0u32;
-        let mut idle_since: Option<Instant> = None;
-        let counters = self.counters();
-        let end_idle = |since: &mut Option<Instant>| {
-            if let Some(t) = since.take() {
-                bump(&counters.idle_ns, t.elapsed().as_nanos() as u64);
+            None => {
+                let r = &*self.registry;
+                r.terminate.load(Ordering::SeqCst) && r.pending.load(Ordering::SeqCst) == 0
             }
-        };
-        loop {
-            if done() {
-                break;
-            }
-            if let Some((t, meta)) = self.find_work() {
-                end_idle(&mut idle_since);
-                rounds = 0;
-                self.execute_with(t, meta);
-                continue;
-            }
-            rounds += 1;
-            // Idle time counts from the second fruitless search: a single miss between two
-            // tasks (common for a busy thief) does not pay for two clock reads.
-            if rounds == 2 {
-                let now = Instant::now();
-                self.clock_us
-                    .set(now.saturating_duration_since(r.epoch).as_micros() as u64);
-                idle_since = Some(now);
-            }
-            if rounds < SPIN_ROUNDS {
-                std::thread::yield_now();
-                continue;
-            }
-            let sleepy = r.sleep.get_sleepy(self.index, self.node);
-            if done() {
-                r.sleep.cancel(sleepy);
-                break;
-            }
-            if let Some((t, meta)) = self.find_work() {
-                r.sleep.cancel(sleepy);
-                end_idle(&mut idle_since);
-                rounds = 0;
-                self.execute_with(t, meta);
-                continue;
-            }
-            if let Some(l) = latch {
-                if !l.fall_asleep() {
-                    r.sleep.cancel(sleepy);
-                    break;
-                }
-            }
-            bump(&counters.parks, 1);
-            // Out of work: give back the job memory of the last burst (`blocks.rs`).
-            self.blocks.trim();
-            r.sleep.park(sleepy);
-            if let Some(l) = latch {
-                l.wake_up();
-            }
-            rounds = 0;
         }
-        end_idle(&mut idle_since);
-        std::mem::forget(abort);
+    }
+
+    /// Step 0: one search; runs what it finds (the idle span ends). `false`: nothing found.
+    #[inline]
+    fn run_found(&self, idle: &mut Idle) -> bool {
+        match self.find_work() {
+            Some((t, meta)) => {
+                idle.found(self.counters());
+                self.execute_with(t, meta);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// After a fruitless search: yields, or, after `SPIN_ROUNDS` of them, returns `false`
+    /// (time to get sleepy). Idle time counts from the second fruitless search: a single
+    /// miss between two tasks (common for a busy thief) does not pay for two clock reads.
+    #[inline]
+    fn spin(&self, idle: &mut Idle) -> bool {
+        idle.rounds += 1;
+        if idle.rounds == 2 {
+            let now = Instant::now();
+            let since_start = now.saturating_duration_since(self.registry.epoch);
+            self.clock_us.set(since_start.as_micros() as u64);
+            idle.since = Some(now);
+        }
+        if idle.rounds < SPIN_ROUNDS {
+            std::thread::yield_now();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Steps 1–4: get sleepy, search once more, then park (giving back the job memory of
+    /// the last burst, `blocks.rs`) until woken. `false`: the loop is done.
+    fn sleep(&self, latch: Option<&CoreLatch>, idle: &mut Idle) -> bool {
+        let r = &*self.registry;
+        let sleepy = r.sleep.get_sleepy(self.index, self.node);
+        if self.idle_done(latch) {
+            r.sleep.cancel(sleepy);
+            return false;
+        }
+        if let Some((t, meta)) = self.find_work() {
+            r.sleep.cancel(sleepy);
+            idle.found(self.counters());
+            self.execute_with(t, meta);
+            return true;
+        }
+        if let Some(l) = latch {
+            if !l.fall_asleep() {
+                r.sleep.cancel(sleepy);
+                return false;
+            }
+        }
+        bump(&self.counters().parks, 1);
+        self.blocks.trim();
+        r.sleep.park(sleepy);
+        if let Some(l) = latch {
+            l.wake_up();
+        }
+        idle.rounds = 0;
+        true
+    }
+}
+
+/// The bookkeeping of one idle loop: fruitless searches in a row, and since when the
+/// worker idles (from its second fruitless search).
+#[derive(Default)]
+struct Idle {
+    rounds: u32,
+    since: Option<Instant>,
+}
+
+impl Idle {
+    /// Work found: the count starts again and the idle span, if any, ends.
+    #[inline]
+    fn found(&mut self, counters: &WorkerCounters) {
+        self.rounds = 0;
+        self.end(counters);
+    }
+
+    /// Books the idle span, if any, in `idle_ns`.
+    #[inline]
+    fn end(&mut self, counters: &WorkerCounters) {
+        if let Some(t) = self.since.take() {
+            bump(&counters.idle_ns, t.elapsed().as_nanos() as u64);
+        }
     }
 }
 

@@ -1,0 +1,72 @@
+//! Spawned `'static` tasks, from acceptance to completion: counted as pending when accepted
+//! (the pool does not terminate before they finish), run with their panics handed to the
+//! panic handler, and done (`sleep/README.md`, step 7). Where they go is `route.rs`'s.
+
+use std::any::Any;
+use std::sync::atomic::Ordering;
+
+use crate::metrics::bump;
+use crate::registry::Registry;
+use crate::route::Target;
+use crate::task::TaskOptions;
+use crate::unwind;
+use crate::worker::WorkerThread;
+
+impl Registry {
+    /// Accepts a spawned `'static` task and routes it to `target` with `opts`.
+    #[inline]
+    pub(crate) fn spawn_static<F>(&self, opts: TaskOptions, target: Target, f: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        // Relaxed: the pool cannot terminate while the caller holds `&ThreadPool` or runs as
+        // a task of the pool (a task keeps its own count, or its owner blocks the pool's
+        // drop); termination reads `pending` SeqCst after this increment in its
+        // modification order.
+        self.pending.fetch_add(1, Ordering::Relaxed);
+        self.spawn(opts, target, move || {
+            WorkerThread::with_current(|w| {
+                // Spawned jobs run only on workers: they are queued in a registry.
+                let registry = &w.expect("a spawned job runs on a worker").registry;
+                if let Err(p) = unwind::halt_unwinding(f) {
+                    registry.handle_panic(p);
+                }
+                registry.task_done();
+            });
+        });
+    }
+
+    /// A spawned task finished (README step 7).
+    pub(crate) fn task_done(&self) {
+        // SeqCst: pairs with the SeqCst `terminate` store in `ThreadPool::drop`: whichever
+        // comes second sees the other and wakes everyone.
+        if self.pending.fetch_sub(1, Ordering::SeqCst) == 1 && self.terminate.load(Ordering::SeqCst)
+        {
+            self.sleep.wake_all();
+        }
+    }
+
+    /// Hands a spawned task's panic to the handler (or reports it).
+    #[cold]
+    pub(crate) fn handle_panic(&self, payload: Box<dyn Any + Send>) {
+        WorkerThread::with_current(|w| {
+            if let Some(w) = w {
+                bump(&w.counters().panics, 1);
+            }
+        });
+        match &self.panic_handler {
+            Some(h) => {
+                // A panicking handler must not kill the worker either.
+                let _ = unwind::halt_unwinding(|| h(payload));
+            }
+            None => {
+                let msg = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "<non-string panic payload>".into());
+                tracing::error!(target: "zonal_runtime", "a spawned task panicked: {msg}");
+            }
+        }
+    }
+}
