@@ -269,24 +269,8 @@ impl ThreadPoolBuilder {
     /// selected CPU is not available (named in the message), no worker would run, a worker
     /// cannot be pinned (naming the CPU and the reason), or a thread cannot be spawned.
     pub fn build(mut self) -> Result<ThreadPool, BuildError> {
-        let (topo, is_virtual) = match std::mem::replace(&mut self.source, Source::ThisMachine) {
-            Source::ThisMachine => (Topology::new(zonal_topology::this_machine()?), false),
-            Source::Topology(t) => (*t, true),
-            Source::Preset(name) => (zonal_topology::presets::preset(&name)?, true),
-            Source::Xml(p) => (Topology::new(zonal_topology::from_xml_file(p)?), true),
-            Source::Nodes(p) => (Topology::new(zonal_topology::from_nodes_file(p)?), true),
-        };
-        let policy = match std::mem::replace(&mut self.policy, PolicyChoice::Default) {
-            PolicyChoice::Object(p) => p,
-            PolicyChoice::Default => {
-                build_policy(PolicyConfig::named(DEFAULT_POLICY), DEFAULT_POLICY)?
-            }
-            PolicyChoice::Name(n) => build_policy(PolicyConfig::named(&n), &n)?,
-            PolicyChoice::Config(c) => {
-                let name = c.name.to_string();
-                build_policy(Ok(c), &name)?
-            }
-        };
+        let (topo, is_virtual) = self.load_topology()?;
+        let policy = self.take_policy()?;
         let cpus = self.select_cpus(&topo, is_virtual)?;
         let (placement, targets) = self.pin_targets(&topo, &cpus, is_virtual)?;
         if is_virtual {
@@ -298,16 +282,7 @@ impl ThreadPoolBuilder {
                 placement
             );
         }
-        let hooks = Hooks {
-            panic_handler: self.panic_handler.take(),
-            start_handler: self.start_handler.take(),
-            exit_handler: self.exit_handler.take(),
-            observer: self.observer.take(),
-        };
-        let threads = Threads {
-            name: self.thread_name.take(),
-            stack_size: self.stack_size,
-        };
+        let (hooks, threads) = self.take_hooks_and_threads();
         crate::construct::start(
             Arc::new(topo),
             policy,
@@ -318,6 +293,49 @@ impl ThreadPoolBuilder {
             placement,
             is_virtual,
         )
+    }
+
+    /// The topology chosen, and whether it is virtual (not this machine's).
+    fn load_topology(&mut self) -> Result<(Topology, bool), BuildError> {
+        Ok(
+            match std::mem::replace(&mut self.source, Source::ThisMachine) {
+                Source::ThisMachine => (Topology::new(zonal_topology::this_machine()?), false),
+                Source::Topology(t) => (*t, true),
+                Source::Preset(name) => (zonal_topology::presets::preset(&name)?, true),
+                Source::Xml(p) => (Topology::new(zonal_topology::from_xml_file(p)?), true),
+                Source::Nodes(p) => (Topology::new(zonal_topology::from_nodes_file(p)?), true),
+            },
+        )
+    }
+
+    /// The policy chosen, built.
+    fn take_policy(&mut self) -> Result<Arc<dyn Policy>, BuildError> {
+        match std::mem::replace(&mut self.policy, PolicyChoice::Default) {
+            PolicyChoice::Object(p) => Ok(p),
+            PolicyChoice::Default => {
+                build_policy(PolicyConfig::named(DEFAULT_POLICY), DEFAULT_POLICY)
+            }
+            PolicyChoice::Name(n) => build_policy(PolicyConfig::named(&n), &n),
+            PolicyChoice::Config(c) => {
+                let name = c.name.to_string();
+                build_policy(Ok(c), &name)
+            }
+        }
+    }
+
+    /// The handlers, and how to make the worker threads.
+    fn take_hooks_and_threads(&mut self) -> (Hooks, Threads) {
+        let hooks = Hooks {
+            panic_handler: self.panic_handler.take(),
+            start_handler: self.start_handler.take(),
+            exit_handler: self.exit_handler.take(),
+            observer: self.observer.take(),
+        };
+        let threads = Threads {
+            name: self.thread_name.take(),
+            stack_size: self.stack_size,
+        };
+        (hooks, threads)
     }
 
     fn select_cpus(&self, topo: &Topology, is_virtual: bool) -> Result<Vec<CpuId>, BuildError> {

@@ -4,11 +4,12 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 use crossbeam_deque::{Injector, Worker};
 use crossbeam_utils::CachePadded;
-use zonal_policy::{Policy, StealWalker};
+use zonal_policy::{Policy, StealSide, StealWalker};
 use zonal_topology::{CpuId, Topology};
 
 use crate::blocks::SharedBlocks;
@@ -61,10 +62,45 @@ fn registry(
     hooks: Hooks,
 ) -> (Arc<Registry>, Vec<Worker<Task>>) {
     let n = cpus.len();
-    let levels = topo.mal_count();
-
     let deques: Vec<Worker<Task>> = (0..n).map(|_| Worker::new_lifo()).collect();
-    let shared = deques
+    let shared = worker_shared(&deques, topo.mal_count());
+    let worker_node: Box<[u32]> = cpus.iter().map(|&c| topo.node_of(c).0).collect();
+    let side = policy.steal_side();
+    let cpu_worker = cpu_worker(&topo, &cpus);
+    let walkers = steal_walks(&topo, side, &cpus, &cpu_worker);
+    let slot_worker = slot_workers(&walkers, &cpu_worker);
+    let nodes = topo.node_count();
+    let registry = Arc::new(Registry {
+        topo: Arc::clone(&topo),
+        shared,
+        worker_cpu: cpus.clone().into_boxed_slice(),
+        worker_node,
+        walkers,
+        slot_worker,
+        ageing: side.ageing(),
+        node_injectors: (0..nodes)
+            .map(|_| CachePadded::new(Injector::new()))
+            .collect(),
+        fresh_meta: (0..nodes).map(|n| Meta::fresh(n as u32)).collect(),
+        node_has_workers: node_has_workers(&topo, &cpus),
+        global: Injector::new(),
+        sleep: Sleep::new(n),
+        terminate: AtomicBool::new(false),
+        pending: CachePadded::new(AtomicUsize::new(0)),
+        injected: CachePadded::new(AtomicU64::new(0)),
+        panic_handler: hooks.panic_handler,
+        start_handler: hooks.start_handler,
+        exit_handler: hooks.exit_handler,
+        observer: hooks.observer,
+        epoch: Instant::now(),
+        policy,
+    });
+    (registry, deques)
+}
+
+/// Each worker's shared half, around the stealer of its deque.
+fn worker_shared(deques: &[Worker<Task>], levels: usize) -> Box<[CachePadded<WorkerShared>]> {
+    deques
         .iter()
         .map(|d| {
             CachePadded::new(WorkerShared {
@@ -76,18 +112,33 @@ fn registry(
                 blocks: CachePadded::new(SharedBlocks::new()),
             })
         })
-        .collect();
-    let worker_node: Box<[u32]> = cpus.iter().map(|&c| topo.node_of(c).0).collect();
+        .collect()
+}
+
+/// Per CPU of the topology: its worker's index, or `usize::MAX`.
+fn cpu_worker(topo: &Topology, cpus: &[CpuId]) -> Vec<usize> {
     let mut cpu_worker = vec![usize::MAX; topo.cpu_count()];
     for (w, &c) in cpus.iter().enumerate() {
         cpu_worker[c.index()] = w;
     }
-    let side = policy.steal_side();
-    let walkers: Box<[StealWalker]> = cpus
-        .iter()
-        .map(|&c| StealWalker::new(side, &topo, c, |v| cpu_worker[v.index()] != usize::MAX))
-        .collect();
-    let slot_worker = walkers
+    cpu_worker
+}
+
+/// Per worker: its steal walk over the CPUs that have a worker.
+fn steal_walks(
+    topo: &Topology,
+    side: &dyn StealSide,
+    cpus: &[CpuId],
+    cpu_worker: &[usize],
+) -> Box<[StealWalker]> {
+    cpus.iter()
+        .map(|&c| StealWalker::new(side, topo, c, |v| cpu_worker[v.index()] != usize::MAX))
+        .collect()
+}
+
+/// Per worker, per slot of its walk: the victim's worker index.
+fn slot_workers(walkers: &[StealWalker], cpu_worker: &[usize]) -> Box<[Box<[usize]>]> {
+    walkers
         .iter()
         .map(|w| {
             w.slots()
@@ -95,42 +146,16 @@ fn registry(
                 .map(|s| cpu_worker[s.victim.cpu.index()])
                 .collect()
         })
-        .collect();
-    let ageing = side.ageing();
-    let mut node_has_workers = vec![false; topo.node_count()];
-    for &c in &cpus {
-        node_has_workers[topo.node_of(c).index()] = true;
-    }
-    let node_injectors = (0..topo.node_count())
-        .map(|_| CachePadded::new(Injector::new()))
-        .collect();
-    let registry = Arc::new(Registry {
-        topo: Arc::clone(&topo),
-        policy,
-        shared,
-        worker_cpu: cpus.clone().into_boxed_slice(),
-        worker_node,
-        walkers,
-        slot_worker,
-        ageing,
-        node_injectors,
-        fresh_meta: (0..topo.node_count())
-            .map(|n| Meta::fresh(n as u32))
-            .collect(),
-        node_has_workers: node_has_workers.into_boxed_slice(),
-        global: Injector::new(),
-        sleep: Sleep::new(n),
-        terminate: AtomicBool::new(false),
-        pending: CachePadded::new(AtomicUsize::new(0)),
-        injected: CachePadded::new(AtomicU64::new(0)),
-        panic_handler: hooks.panic_handler,
-        start_handler: hooks.start_handler,
-        exit_handler: hooks.exit_handler,
-        observer: hooks.observer,
-        epoch: Instant::now(),
-    });
+        .collect()
+}
 
-    (registry, deques)
+/// Per node: whether a worker sits on it.
+fn node_has_workers(topo: &Topology, cpus: &[CpuId]) -> Box<[bool]> {
+    let mut has = vec![false; topo.node_count()];
+    for &c in cpus {
+        has[topo.node_of(c).index()] = true;
+    }
+    has.into_boxed_slice()
 }
 
 /// Starts one thread per worker; waits until each is pinned (or failed to be).
@@ -142,55 +167,24 @@ fn start_workers(
     placement: Placement,
     is_virtual: bool,
 ) -> Result<ThreadPool, BuildError> {
-    let n = deques.len();
     let binder = targets.iter().any(Option::is_some).then(Binder::new);
     let (tx, rx) = mpsc::channel::<Result<(), BuildError>>();
-    let mut handles = Vec::with_capacity(n);
+    let mut handles = Vec::with_capacity(deques.len());
     let mut first_err = None;
     for (i, deque) in deques.into_iter().enumerate() {
-        let name = match &mut threads.name {
-            Some(f) => f(i),
-            None => format!("zonal-worker-{i}"),
-        };
-        let mut b = std::thread::Builder::new().name(name);
-        if let Some(s) = threads.stack_size {
-            b = b.stack_size(s);
-        }
+        let pin = targets[i].zip(binder.clone());
         let reg = Arc::clone(&registry);
-        let target = targets[i];
-        let binder = binder.clone();
-        let tx = tx.clone();
-        let spawned = b.spawn(move || {
-            let res = match (target, &binder) {
-                (Some(cpu), Some(bd)) => bd.bind_current_thread(cpu).map_err(|reason| {
-                    BuildError::new(ErrorKind::Pin {
-                        worker: i,
-                        cpu,
-                        reason,
-                    })
-                }),
-                _ => Ok(()),
-            };
-            let _ = tx.send(res);
-            WorkerThread::new(deque, i, reg).run();
-        });
-        match spawned {
+        match spawn_worker(&mut threads, (deque, i, reg), pin, tx.clone()) {
             Ok(h) => handles.push(h),
-            Err(source) => {
-                first_err = Some(BuildError::new(ErrorKind::Spawn { worker: i, source }));
+            Err(e) => {
+                first_err = Some(e);
                 break;
             }
         }
     }
     drop(tx);
-    for _ in 0..handles.len() {
-        match rx.recv() {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => {
-                first_err.get_or_insert(e);
-            }
-            Err(_) => break,
-        }
+    if let Err(e) = await_pinning(&rx, handles.len()) {
+        first_err.get_or_insert(e);
     }
     let pool = ThreadPool::new(registry, handles, placement, is_virtual);
     match first_err {
@@ -200,4 +194,54 @@ fn start_workers(
             Err(e)
         }
     }
+}
+
+/// Starts the thread of worker `i` (with its deque): named and sized by `threads`, bound to
+/// `pin`'s CPU if given; it reports how binding went on `report`, then runs the worker.
+fn spawn_worker(
+    threads: &mut Threads,
+    (deque, i, registry): (Worker<Task>, usize, Arc<Registry>),
+    pin: Option<(u32, Binder)>,
+    report: mpsc::Sender<Result<(), BuildError>>,
+) -> Result<JoinHandle<()>, BuildError> {
+    let name = match &mut threads.name {
+        Some(f) => f(i),
+        None => format!("zonal-worker-{i}"),
+    };
+    let mut b = std::thread::Builder::new().name(name);
+    if let Some(s) = threads.stack_size {
+        b = b.stack_size(s);
+    }
+    b.spawn(move || {
+        let res = pin.map_or(Ok(()), |(cpu, binder)| {
+            binder.bind_current_thread(cpu).map_err(|reason| {
+                BuildError::new(ErrorKind::Pin {
+                    worker: i,
+                    cpu,
+                    reason,
+                })
+            })
+        });
+        let _ = report.send(res);
+        WorkerThread::new(deque, i, registry).run();
+    })
+    .map_err(|source| BuildError::new(ErrorKind::Spawn { worker: i, source }))
+}
+
+/// Waits for the binding reports of `started` workers; the first error, if any.
+fn await_pinning(
+    reports: &mpsc::Receiver<Result<(), BuildError>>,
+    started: usize,
+) -> Result<(), BuildError> {
+    let mut first_err = None;
+    for _ in 0..started {
+        match reports.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                first_err.get_or_insert(e);
+            }
+            Err(_) => break,
+        }
+    }
+    first_err.map_or(Ok(()), Err)
 }

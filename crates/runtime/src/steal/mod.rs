@@ -5,7 +5,7 @@
 use std::sync::atomic::Ordering;
 
 use zonal_policy::{
-    MoveContext, Probe, Refusal, Source, StealWalker, TaskMeta, VictimQueues, NICE_0_WEIGHT,
+    MoveContext, Probe, Refusal, Source, StealWalker, Stolen, TaskMeta, VictimQueues, NICE_0_WEIGHT,
 };
 use zonal_topology::{CpuId, Level};
 
@@ -77,13 +77,7 @@ impl WorkerThread {
         if r.num_workers() <= 1 {
             return None;
         }
-        // The policies' clock: coarse (see `WorkerThread::clock_us`).
-        let walks = self.walks.get().wrapping_add(1);
-        self.walks.set(walks);
-        if walks % CLOCK_REFRESH == 0 {
-            self.clock_us.set(r.now_us());
-        }
-        let ctx = MoveContext::steal(self.clock_us.get());
+        let ctx = MoveContext::steal(self.tick_clock());
         let walker = &r.walkers[self.index];
         let mut thief = Thief {
             me: self,
@@ -92,8 +86,29 @@ impl WorkerThread {
             last_node: self.node,
         };
         let stolen = walker.walk(r.policy.steal_side(), &r.topo, ctx, &mut thief)?;
-        let w = thief.slot_worker[stolen.slot];
-        let slot = walker.slots()[stolen.slot];
+        let (from, queue) = self.victim_of(&stolen);
+        Some(self.took(stolen.task, from, queue, stolen.loads))
+    }
+
+    /// The policies' clock for this walk: coarse (see `WorkerThread::clock_us`), refreshed
+    /// every `CLOCK_REFRESH` walks.
+    #[inline]
+    fn tick_clock(&self) -> u64 {
+        let walks = self.walks.get().wrapping_add(1);
+        self.walks.set(walks);
+        if walks % CLOCK_REFRESH == 0 {
+            self.clock_us.set(self.registry.now_us());
+        }
+        self.clock_us.get()
+    }
+
+    /// Where a stolen task came from, and from which queue (a task taken from an away queue
+    /// leaves its length hint here).
+    #[inline]
+    fn victim_of(&self, stolen: &Stolen<Task>) -> (Victim, QueueKind) {
+        let r = &*self.registry;
+        let w = r.slot_worker[self.index][stolen.slot];
+        let slot = r.walkers[self.index].slots()[stolen.slot];
         let (victim, queue) = match stolen.source {
             Source::Fresh => (w, QueueKind::Deque),
             Source::Away => {
@@ -108,7 +123,7 @@ impl WorkerThread {
             node: r.worker_node[w],
             level: slot.victim.level,
         };
-        Some(self.took(stolen.task, from, queue, stolen.loads))
+        (from, queue)
     }
 
     /// Books a successful steal: one more migration for the task (in the returned copy of
@@ -120,47 +135,64 @@ impl WorkerThread {
         queue: QueueKind,
         loads: Option<(u64, u64)>,
     ) -> (Task, Meta) {
-        let Victim {
-            worker: victim,
-            cpu: victim_cpu,
-            node: vnode,
-            level,
-        } = from;
+        let mut meta = t.meta(&self.registry.fresh_meta[from.node as usize]);
+        self.count_steal(&from, meta.origin);
+        self.observe_steal(&from, &meta, queue, loads);
+        meta.migrations = meta.migrations.saturating_add(1);
+        (t, meta)
+    }
+
+    /// The steal counters: one steal at the victim's level, and whether it went beyond the
+    /// zone or farther from the task's `origin`.
+    #[inline]
+    fn count_steal(&self, from: &Victim, origin: u32) {
         let r = &*self.registry;
         let c = self.counters();
-        let l = level.index();
+        let l = from.level.index();
         if let Some(s) = c.steals.get(l) {
             bump(s, 1);
         }
         if l >= r.topo.zone_depth() {
             bump(&c.beyond_zone, 1);
         }
-        let mut meta = t.meta(&r.fresh_meta[vnode as usize]);
-        let origin = meta.origin;
-        if origin != vnode {
-            let (o, from, to) = (origin.into_node(), vnode.into_node(), self.node.into_node());
-            if r.topo.distance(o, to) > r.topo.distance(o, from) {
+        if origin != from.node {
+            let (o, vnode, to) = (
+                origin.into_node(),
+                from.node.into_node(),
+                self.node.into_node(),
+            );
+            if r.topo.distance(o, to) > r.topo.distance(o, vnode) {
                 bump(&c.farther, 1);
             }
         }
-        if let Some(obs) = &r.observer {
-            let rec = StealRecord {
-                thief: self.index,
-                victim,
-                thief_cpu: self.cpu.0,
-                victim_cpu: victim_cpu.0,
-                thief_node: self.node,
-                victim_node: vnode,
-                origin,
-                level: level.0,
-                migrations_before: meta.migrations,
-                queue,
-                loads,
-            };
-            let _ = crate::unwind::halt_unwinding(|| obs(&rec));
-        }
-        meta.migrations = meta.migrations.saturating_add(1);
-        (t, meta)
+    }
+
+    /// Tells the steal observer, if any (its panics are swallowed).
+    #[inline]
+    fn observe_steal(
+        &self,
+        from: &Victim,
+        meta: &Meta,
+        queue: QueueKind,
+        loads: Option<(u64, u64)>,
+    ) {
+        let Some(obs) = &self.registry.observer else {
+            return;
+        };
+        let rec = StealRecord {
+            thief: self.index,
+            victim: from.worker,
+            thief_cpu: self.cpu.0,
+            victim_cpu: from.cpu.0,
+            thief_node: self.node,
+            victim_node: from.node,
+            origin: meta.origin,
+            level: from.level.0,
+            migrations_before: meta.migrations,
+            queue,
+            loads,
+        };
+        let _ = crate::unwind::halt_unwinding(|| obs(&rec));
     }
 }
 
