@@ -53,8 +53,9 @@ pub(crate) enum Queue {
     Kept,
     /// The queueing worker's away queue: away from home or already migrated.
     Away,
-    /// A worker's inbox: pinned there.
-    Inbox(usize),
+    /// A worker's inbox: pinned there. (A `u32`, as a node: with payloads of one size, a
+    /// `Queue` passes in registers, not through the stack, on the hot path.)
+    Inbox(u32),
     /// A node's injector.
     Node(NodeId),
     /// The global injector.
@@ -118,14 +119,14 @@ impl Registry {
             Target::Here => w.own_queue(&meta),
             Target::Node(n) if n.0 == w.node => w.own_queue(&meta),
             Target::Node(n) => self.node_queue(n),
-            Target::Worker(x) => Queue::Inbox(x),
+            Target::Worker(x) => Queue::Inbox(x as u32),
         };
         (meta, queue)
     }
 
     /// From a thread outside the pool: no parent; the origin is the one named (or, with
     /// none, that of the worker that first takes the task).
-    #[cold]
+    #[inline]
     fn route_from_outside(&self, opts: TaskOptions, target: Target) -> (Meta, Queue) {
         let born = match target {
             Target::Worker(x) => Some(self.worker_node[x]),
@@ -133,7 +134,7 @@ impl Registry {
         };
         let meta = opts.resolve(None, born);
         let queue = match target {
-            Target::Worker(x) => Queue::Inbox(x),
+            Target::Worker(x) => Queue::Inbox(x as u32),
             _ if meta.origin == NO_ORIGIN => Queue::Global,
             _ => self.node_queue(NodeId(meta.origin)),
         };
@@ -156,14 +157,11 @@ impl Registry {
     /// `target` with `opts`, from whatever thread we run on.
     #[inline(always)]
     pub(crate) fn spawn<F: FnOnce() + Send>(&self, opts: TaskOptions, target: Target, job: F) {
-        WorkerThread::with_current_in(self, |here| {
-            let route = self.route(here, opts, target);
-            let task = if route.bare() {
-                BareJob::task(route.blocks(), job)
-            } else {
-                HeapJob::task(route.blocks(), route.meta, job)
-            };
-            route.queue(task);
+        // `move`, and no call out of line with the options, the target or the job: any of
+        // them behind a pointer would be written to the stack on every spawn, next to the
+        // spawner's scope (whose latch a thief writes: false sharing).
+        WorkerThread::with_current_in(self, move |here| {
+            self.route(here, opts, target).queue_job(job);
         });
     }
 }
@@ -198,7 +196,7 @@ impl<'a> Route<'a> {
     /// bare job on that deque implies.
     #[inline(always)]
     pub(crate) fn bare(&self) -> bool {
-        self.queue == Queue::Deque && self.here.is_some_and(|w| self.meta == w.home)
+        self.queue == Queue::Deque && self.here.is_some_and(|w| self.meta == Meta::fresh(w.node))
     }
 
     /// The job blocks to allocate the job from: the queueing worker's (`blocks.rs`).
@@ -207,33 +205,51 @@ impl<'a> Route<'a> {
         self.here.map(|w| &w.blocks)
     }
 
+    /// Builds `job` as a heap job with the route's metadata, or as a bare job when the
+    /// route allows it, and queues it.
+    #[inline(always)]
+    fn queue_job<F: FnOnce() + Send>(self, job: F) {
+        let task = if self.bare() {
+            BareJob::task(self.blocks(), job)
+        } else {
+            HeapJob::task(self.blocks(), self.meta, job)
+        };
+        self.queue(task);
+    }
+
     /// Counts the task once — the queueing worker's `spawned`, or the pool's `injected` —
     /// and pushes it on its queue. `task` must carry `self.meta` (or be bare, when
     /// [`bare`](Self::bare) allows it).
     #[inline(always)]
     pub(crate) fn queue(self, task: Task) {
+        let r = self.registry;
         match self.here {
             Some(w) => {
                 bump(&w.counters().spawned, 1);
                 if self.queue == Queue::Deque {
                     w.deque.push(task);
-                    self.registry.sleep.new_local_work(w.node);
+                    r.sleep.new_local_work(w.node);
                 } else {
-                    self.push_elsewhere(w, task);
+                    w.push_own(self.queue, self.meta.origin, task);
                 }
             }
             None => {
-                self.registry.injected.fetch_add(1, Ordering::Relaxed);
-                self.push_shared(task);
+                r.injected.fetch_add(1, Ordering::Relaxed);
+                r.push_shared(self.queue, task);
             }
         }
     }
+}
 
-    /// A worker's task bound for its inbox or away queue, or for a shared queue.
+impl WorkerThread {
+    /// A task of ours bound for our inbox or away queue (`origin`: its origin), or for a
+    /// shared queue. Its arguments are scalars: a `Route` passed here would be written to
+    /// the stack on the hot path too.
     #[cold]
-    fn push_elsewhere(self, w: &WorkerThread, task: Task) {
-        let me = &self.registry.shared[w.index];
-        match self.queue {
+    fn push_own(&self, queue: Queue, origin: u32, task: Task) {
+        let r = &*self.registry;
+        let me = &r.shared[self.index];
+        match queue {
             Queue::Kept => {
                 bump(&me.counters.aged_kept, 1);
                 me.inbox.push(task);
@@ -241,28 +257,31 @@ impl<'a> Route<'a> {
             Queue::Away => {
                 me.away_len.fetch_add(1, Ordering::Relaxed);
                 me.away.push(task);
-                self.registry.sleep.new_local_work(self.meta.origin);
+                r.sleep.new_local_work(origin);
             }
-            _ => self.push_shared(task),
+            _ => r.push_shared(queue, task),
         }
     }
+}
 
-    /// A queue any thread may push to: a worker's inbox, a node's injector, the global one.
-    fn push_shared(self, task: Task) {
-        let r = self.registry;
-        match self.queue {
+impl Registry {
+    /// Pushes on a queue any thread may push to: a worker's inbox, a node's injector, the
+    /// global one.
+    fn push_shared(&self, queue: Queue, task: Task) {
+        match queue {
             Queue::Inbox(worker) => {
-                r.shared[worker].inbox.push(task);
-                r.sleep.wake_worker(worker);
+                let worker = worker as usize;
+                self.shared[worker].inbox.push(task);
+                self.sleep.wake_worker(worker);
             }
             Queue::Node(node) => {
-                r.node_injectors[node.index()].push(task);
-                r.sleep.new_work(node.0);
+                self.node_injectors[node.index()].push(task);
+                self.sleep.new_work(node.0);
             }
             Queue::Deque | Queue::Kept | Queue::Away | Queue::Global => {
-                debug_assert_eq!(self.queue, Queue::Global, "own queues need a worker");
-                r.global.push(task);
-                r.sleep.new_work(u32::MAX);
+                debug_assert_eq!(queue, Queue::Global, "own queues need a worker");
+                self.global.push(task);
+                self.sleep.new_work(u32::MAX);
             }
         }
     }

@@ -74,7 +74,7 @@ impl WorkerThread {
         registry: &Registry,
         f: impl FnOnce(Option<&WorkerThread>) -> R,
     ) -> R {
-        Self::with_current(|w| f(w.filter(|w| ptr::eq(&*w.registry, registry))))
+        Self::with_current(move |w| f(w.filter(|w| ptr::eq(&*w.registry, registry))))
     }
 
     pub(crate) fn new(deque: Worker<Task>, index: usize, registry: Arc<Registry>) -> Self {
