@@ -27,15 +27,23 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, ValueEnum};
 use serde_json::{json, Value};
 use zonal::policy::{PolicyConfig, PolicyName, Refusal};
-use zonal::runtime::{NodeBuffer, PoolMetrics, TaskOptions, ThreadPool, ThreadPoolBuilder};
+use zonal::runtime::{
+    BuildError, NodeBuffer, PoolMetrics, TaskOptions, ThreadPool, ThreadPoolBuilder,
+};
 use zonal::topology::{NodeId, Topology};
+
+#[path = "common/cli.rs"]
+mod cli;
+
+use cli::Exit;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -413,7 +421,7 @@ struct RowsPtr(*mut f64);
 // SAFETY: the stencil writes disjoint rows through it from different workers.
 unsafe impl Sync for RowsPtr {}
 
-fn build_pool(args: &Args, policy: &str) -> Result<ThreadPool, String> {
+fn build_pool(args: &Args, policy: &str) -> Result<ThreadPool, BuildError> {
     let mut b = ThreadPoolBuilder::new().policy_name(policy);
     if let Some(p) = &args.preset {
         b = b.preset(p);
@@ -425,7 +433,7 @@ fn build_pool(args: &Args, policy: &str) -> Result<ThreadPool, String> {
     if args.no_pin {
         b = b.pin(false);
     }
-    b.build().map_err(|e| e.to_string())
+    b.build()
 }
 
 fn level_name(l: usize) -> String {
@@ -461,9 +469,19 @@ fn report_json(pool: &ThreadPool, args: &Args, m: &PoolMetrics, results: &[Value
     })
 }
 
-fn print_report(pool: &ThreadPool, args: &Args, m: &PoolMetrics, results: &[Value]) {
+/// The human report of one policy's run.
+fn report_text(pool: &ThreadPool, args: &Args, m: &PoolMetrics, results: &[Value]) -> String {
+    /// Appends one formatted line to the report.
+    macro_rules! line {
+        ($out:ident, $($fmt:tt)*) => {{
+            $out.push_str(&format!($($fmt)*));
+            $out.push('\n');
+        }};
+    }
+    let mut out = String::new();
     let topo = pool.topology();
-    println!(
+    line!(
+        out,
         "== policy {} on {:?}: {} nodes, {} levels (zone I..{}), {} workers, {:?}{}",
         m.policy,
         topo.machine().name(),
@@ -478,7 +496,8 @@ fn print_report(pool: &ThreadPool, args: &Args, m: &PoolMetrics, results: &[Valu
             ""
         }
     );
-    println!(
+    line!(
+        out,
         "   remote-access emulation: {}",
         if args.emulate_remote {
             "ON — work away from its data's node pays ceil(d/d_local) - 1 extra passes (labelled cost, not a measurement)"
@@ -503,7 +522,8 @@ fn print_report(pool: &ThreadPool, args: &Args, m: &PoolMetrics, results: &[Valu
             ),
             _ => String::new(),
         };
-        println!(
+        line!(
+            out,
             "   {:<8} {:>8.3} s  {:>10.2} {}{}",
             name,
             r["seconds"].as_f64().unwrap_or(0.0),
@@ -512,7 +532,7 @@ fn print_report(pool: &ThreadPool, args: &Args, m: &PoolMetrics, results: &[Valu
             extra
         );
     }
-    println!(
+    line!(out,
         "   tasks spawned {}  run {}  steals {}  beyond zone {}  farther from origin {}  aged kept {}",
         m.tasks_spawned(),
         m.total.tasks_run,
@@ -528,7 +548,7 @@ fn print_report(pool: &ThreadPool, args: &Args, m: &PoolMetrics, results: &[Valu
         .enumerate()
         .map(|(l, n)| format!("{} {}", level_name(l), n))
         .collect();
-    println!("   steals by level: {}", steals.join(", "));
+    line!(out, "   steals by level: {}", steals.join(", "));
     let refused: Vec<String> = m
         .total
         .refused
@@ -536,7 +556,8 @@ fn print_report(pool: &ThreadPool, args: &Args, m: &PoolMetrics, results: &[Valu
         .into_iter()
         .map(|(r, n)| format!("{r} {n}"))
         .collect();
-    println!(
+    line!(
+        out,
         "   refused: {}",
         if refused.is_empty() {
             "none".to_owned()
@@ -544,6 +565,7 @@ fn print_report(pool: &ThreadPool, args: &Args, m: &PoolMetrics, results: &[Valu
             refused.join(", ")
         }
     );
+    out
 }
 
 trait NonZero {
@@ -571,62 +593,65 @@ const LIMITS: [(&str, u64, u64); 3] = [
 ];
 
 /// Checks the size flags against [`LIMITS`].
-fn check_sizes(args: &Args) -> Result<(), String> {
+fn check_sizes(args: &Args) -> cli::Result {
     let values = [args.tasks, args.stream_len, args.grid];
     for ((flag, lo, hi), v) in LIMITS.iter().zip(values) {
-        let v = v as u64;
-        if !(*lo..=*hi).contains(&v) {
-            return Err(format!("{flag} {v} is out of range: expected {lo}..={hi}"));
-        }
+        cli::check_range(flag, v as u64, *lo, *hi)?;
     }
     Ok(())
 }
 
-fn main() {
-    let args = Args::parse();
-    if let Err(e) = check_sizes(&args) {
-        eprintln!("error: {e}");
-        std::process::exit(2);
-    }
-    calibrate();
+fn main() -> ExitCode {
+    cli::finish("workload", run(&Args::parse()))
+}
+
+fn run(args: &Args) -> cli::Result {
+    check_sizes(args)?;
     let policies: Vec<String> = if args.policy == "all" {
         PolicyName::all().map(|p| p.as_str().to_owned()).collect()
     } else {
-        if let Err(e) = PolicyConfig::named(&args.policy) {
-            eprintln!("error: {e}");
-            std::process::exit(2);
-        }
+        PolicyConfig::named(&args.policy).map_err(Exit::usage)?;
         vec![args.policy.clone()]
     };
-    let failures = Mutex::new(Vec::new());
+    calibrate();
+    let mut failures = Vec::new();
     for policy in &policies {
-        let pool = match build_pool(&args, policy) {
+        let pool = match build_pool(args, policy) {
             Ok(p) => p,
+            // The same input fails every policy: stop at once.
+            Err(e) if e.is_input_error() => return Err(Exit::usage(e)),
             Err(e) => {
-                eprintln!("policy {policy}: cannot build the pool: {e}");
-                failures.lock().unwrap().push(policy.clone());
+                eprintln!("workload: policy {policy}: cannot start the pool: {e}");
+                failures.push(format!("{policy}: {e}"));
                 continue;
             }
         };
         let mut results = Vec::new();
         let all = args.workload == Workload::All;
         if all || args.workload == Workload::Mix {
-            results.push(mix(&pool, &args));
+            results.push(mix(&pool, args));
         }
         if all || args.workload == Workload::Stream {
-            results.push(stream(&pool, &args));
+            results.push(stream(&pool, args));
         }
         if all || args.workload == Workload::Stencil {
-            results.push(stencil(&pool, &args));
+            results.push(stencil(&pool, args));
         }
         let m = pool.metrics();
         if args.json {
-            println!("{}", report_json(&pool, &args, &m, &results));
+            cli::out(format!("{}\n", report_json(&pool, args, &m, &results)))?;
         } else {
-            print_report(&pool, &args, &m, &results);
+            cli::out(report_text(&pool, args, &m, &results))?;
         }
     }
-    if failures.lock().unwrap().len() == policies.len() {
-        std::process::exit(1);
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(Exit::Failure(format!(
+            "{} of {} policies could not run: {}",
+            failures.len(),
+            policies.len(),
+            failures.join("; ")
+        )))
     }
 }

@@ -10,7 +10,8 @@
 //! cargo run --release --example paper -- --sweep           # remote penalty × migration cost
 //! ```
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
@@ -21,8 +22,12 @@ use zonal_sim::paper;
 use zonal_sim::report::{self, Row};
 use zonal_sim::{Arrival, CostModel, ExecTime, OriginAt, WorkloadSpec};
 
+#[path = "../common/cli.rs"]
+mod cli;
 mod plot;
 mod render;
+
+use cli::Exit;
 
 /// Command-line arguments.
 #[derive(Debug, Parser)]
@@ -85,30 +90,9 @@ struct Args {
     sweep: bool,
 }
 
-/// Usage errors: exit code 2.
-#[derive(Debug)]
-struct Usage(String);
-
-impl<E: std::fmt::Display> From<E> for Usage {
-    fn from(e: E) -> Self {
-        Usage(e.to_string())
-    }
-}
-
-fn main() {
-    std::process::exit(run_main());
-}
-
-/// Parses `std::env::args` and runs; returns the process exit code.
-fn run_main() -> i32 {
+fn main() -> ExitCode {
     let args = Args::parse();
-    match check_numbers(&args).and_then(|()| run(&args)) {
-        Ok(()) => 0,
-        Err(Usage(msg)) => {
-            eprintln!("error: {msg}");
-            2
-        }
-    }
+    cli::finish("paper", check_numbers(&args).and_then(|()| run(&args)))
 }
 
 /// The largest `--procs` of one run (the paper's largest is 400; the simulator handles
@@ -116,30 +100,35 @@ fn run_main() -> i32 {
 const MAX_PROCS: usize = 1_000_000;
 /// The largest cost scale (`--remote-scale`, `--migration-scale`).
 const MAX_SCALE: f64 = 1_000.0;
+/// The most threads the grid and the sweep run on.
+const MAX_THREADS: usize = 1_024;
 /// The most seeds per configuration of the grid.
 const MAX_SEEDS: u64 = 1_000;
 
 /// Numeric flags: finite, in range, checked before anything runs or is allocated.
-fn check_numbers(args: &Args) -> Result<(), Usage> {
+fn check_numbers(args: &Args) -> cli::Result {
     for (flag, v) in [
         ("--remote-scale", args.remote_scale),
         ("--migration-scale", args.migration_scale),
     ] {
         if !v.is_finite() || !(0.0..=MAX_SCALE).contains(&v) {
-            return Err(Usage(format!(
+            return Err(Exit::Usage(format!(
                 "{flag} {v} is out of range: expected a finite number in 0..={MAX_SCALE}"
             )));
         }
     }
     if let Some(p) = args.procs {
         if !(1..=MAX_PROCS).contains(&p) {
-            return Err(Usage(format!(
+            return Err(Exit::Usage(format!(
                 "--procs {p} is out of range: expected 1..={MAX_PROCS}"
             )));
         }
     }
+    if let Some(t) = args.threads {
+        cli::check_range("--threads", t, 1, MAX_THREADS)?;
+    }
     if !(1..=MAX_SEEDS).contains(&args.seeds) {
-        return Err(Usage(format!(
+        return Err(Exit::Usage(format!(
             "--seeds {} is out of range: expected 1..={MAX_SEEDS}",
             args.seeds
         )));
@@ -147,13 +136,13 @@ fn check_numbers(args: &Args) -> Result<(), Usage> {
     Ok(())
 }
 
-fn policy_config(name: &str, args: &Args) -> Result<PolicyConfig, Usage> {
-    let mut cfg = PolicyConfig::named(name)?;
+fn policy_config(name: &str, args: &Args) -> cli::Result<PolicyConfig> {
+    let mut cfg = PolicyConfig::named(name).map_err(Exit::usage)?;
     if let Some(o) = &args.origin {
-        cfg.origin = o.parse::<OriginRule>()?;
+        cfg.origin = o.parse::<OriginRule>().map_err(Exit::usage)?;
     }
     cfg.age_limit = args.age_limit;
-    cfg.build()?;
+    cfg.build().map_err(Exit::usage)?;
     Ok(cfg)
 }
 
@@ -165,11 +154,11 @@ fn cost(args: &Args) -> CostModel {
     }
 }
 
-fn origin_at(args: &Args) -> Result<OriginAt, Usage> {
+fn origin_at(args: &Args) -> cli::Result<OriginAt> {
     match args.origin_at.as_str() {
         "parent" => Ok(OriginAt::Parent),
         "placement" => Ok(OriginAt::Placement),
-        other => Err(Usage(format!(
+        other => Err(Exit::Usage(format!(
             "unknown --origin-at {other:?}; valid: parent, placement"
         ))),
     }
@@ -195,9 +184,9 @@ fn paper_job(
     }
 }
 
-fn run(args: &Args) -> Result<(), Usage> {
+fn run(args: &Args) -> cli::Result {
     if let Some(o) = &args.origin {
-        o.parse::<OriginRule>()?;
+        o.parse::<OriginRule>().map_err(Exit::usage)?;
     }
     origin_at(args)?;
     let single_flags = [
@@ -210,15 +199,24 @@ fn run(args: &Args) -> Result<(), Usage> {
     ];
     let single_run = single_flags[..3].iter().any(|&(_, set)| set);
     if args.sweep {
-        // Flags that do not apply to a mode are refused, not ignored.
-        if let Some((flag, _)) = single_flags.iter().find(|&&(_, set)| set) {
-            return Err(Usage(format!(
+        // Flags that do not apply to a mode are refused, not ignored. (`--policy` names the
+        // sweep's contender.)
+        if let Some((flag, _)) = single_flags
+            .iter()
+            .find(|&&(flag, set)| set && flag != "--policy")
+        {
+            return Err(Exit::Usage(format!(
                 "--sweep does not take {flag} (a single-run flag)"
             )));
         }
+        if args.policies.is_some() {
+            return Err(Exit::Usage(
+                "--sweep does not take --policies (the sweep compares linux with --policy)".into(),
+            ));
+        }
     }
     if single_run && args.policies.is_some() {
-        return Err(Usage(
+        return Err(Exit::Usage(
             "--policies is for the grid; a single run takes --policy".into(),
         ));
     }
@@ -228,26 +226,33 @@ fn run(args: &Args) -> Result<(), Usage> {
         sweep(args)
     } else {
         if let Some(p) = &args.policy {
-            return Err(Usage(format!(
+            return Err(Exit::Usage(format!(
                 "--policy {p} needs --system, --workload and --procs (or use --policies for the grid)"
+            )));
+        }
+        if let Some((flag, _)) = single_flags[4..].iter().find(|&&(_, set)| set) {
+            return Err(Exit::Usage(format!(
+                "{flag} is for a single run (--system, --workload, --procs), not the grid"
             )));
         }
         grid(args)
     }
 }
 
-fn single(args: &Args) -> Result<(), Usage> {
-    let need = |what: &str| Usage(format!("a single run needs --{what}"));
+fn single(args: &Args) -> cli::Result {
+    let need = |what: &str| Exit::Usage(format!("a single run needs --{what}"));
     let system: System = args
         .system
         .as_deref()
         .ok_or_else(|| need("system"))?
-        .parse()?;
+        .parse()
+        .map_err(Exit::usage)?;
     let w: WorkloadId = args
         .workload
         .as_deref()
         .ok_or_else(|| need("workload"))?
-        .parse()?;
+        .parse()
+        .map_err(Exit::usage)?;
     let procs = args.procs.ok_or_else(|| need("procs"))?;
     let policy = policy_config(args.policy.as_deref().unwrap_or("linux"), args)?;
     let job = paper_job(
@@ -257,31 +262,30 @@ fn single(args: &Args) -> Result<(), Usage> {
         cost(args),
         origin_at(args)?,
     );
-    let r = experiment::run(&job, args.trace)?;
+    let r = experiment::run(&job, args.trace).map_err(Exit::usage)?;
     if args.json {
         let mut v = report::json(&job, &r.stats);
         if let Some(t) = &r.trace {
             v["trace"] = t.clone().into();
         }
-        println!("{v}");
+        cli::out(format!("{v}\n"))?;
     } else {
-        println!("{:#}", report::json(&job, &r.stats));
+        cli::out(format!("{:#}\n", report::json(&job, &r.stats)))?;
         if let Some(t) = &r.trace {
-            print!("{t}");
+            cli::out(t)?;
         }
     }
     if r.stats.finished < procs {
         // A run that cannot finish its work is a failure (exit 1), not a result.
-        eprintln!(
-            "error: only {} of {procs} processes finished within the simulated time limit",
+        return Err(Exit::Failure(format!(
+            "only {} of {procs} processes finished within the simulated time limit",
             r.stats.finished
-        );
-        std::process::exit(1);
+        )));
     }
     Ok(())
 }
 
-fn policies(args: &Args) -> Result<Vec<String>, Usage> {
+fn policies(args: &Args) -> cli::Result<Vec<String>> {
     match &args.policies {
         Some(list) => list
             .split(',')
@@ -295,9 +299,9 @@ fn policies(args: &Args) -> Result<Vec<String>, Usage> {
 }
 
 /// Runs the jobs on the grid's threads behind a progress bar.
-fn run_with_progress(jobs: &[Job], args: &Args) -> Result<Vec<zonal_sim::RunResult>, Usage> {
+fn run_with_progress(jobs: &[Job], args: &Args) -> cli::Result<Vec<zonal_sim::RunResult>> {
     let pb = progress_bar(jobs.len());
-    let results = experiment::run_all(jobs, threads(args), &|| pb.inc(1))?;
+    let results = experiment::run_all(jobs, threads(args), &|| pb.inc(1)).map_err(Exit::usage)?;
     pb.finish_and_clear();
     Ok(results)
 }
@@ -320,7 +324,8 @@ fn threads(args: &Args) -> usize {
     })
 }
 
-fn grid(args: &Args) -> Result<(), Usage> {
+fn grid(args: &Args) -> cli::Result {
+    prepare_out(&args.out)?;
     let start = Instant::now();
     let policies = policies(args)?;
     let (cost, origin_at) = (cost(args), origin_at(args)?);
@@ -392,11 +397,10 @@ fn grid(args: &Args) -> Result<(), Usage> {
     md.push('\n');
     md.push_str(&render::tat_tables(&rows));
     md.push_str(&render::all_policies(&rows, &policies));
-    std::fs::create_dir_all(&args.out)?;
-    std::fs::write(args.out.join("tables.md"), &md)?;
-    std::fs::write(args.out.join("runs.csv"), render::csv(&rows))?;
-    plot::tat_plots(&rows, &policies, &args.out).map_err(Usage)?;
-    print!("{md}");
+    write_file(&args.out, "tables.md", &md)?;
+    write_file(&args.out, "runs.csv", &render::csv(&rows))?;
+    plot::tat_plots(&rows, &policies, &args.out).map_err(Exit::Failure)?;
+    cli::out(&md)?;
     eprintln!(
         "{} runs in {:.1} s; wrote {}/tables.md, runs.csv, tat-s1.svg, tat-s2.svg, tat-s3.svg",
         rows.len(),
@@ -411,7 +415,8 @@ const SWEEP_REMOTE: [f64; 5] = [0.0, 0.25, 0.5, 1.0, 2.0];
 /// Migration-cost scales of the sweep.
 const SWEEP_MIGRATION: [f64; 4] = [0.0, 1.0, 10.0, 100.0];
 
-fn sweep(args: &Args) -> Result<(), Usage> {
+fn sweep(args: &Args) -> cli::Result {
+    prepare_out(&args.out)?;
     let start = Instant::now();
     let points = [
         (System::S1, WorkloadId::W2, 200),
@@ -479,9 +484,8 @@ fn sweep(args: &Args) -> Result<(), Usage> {
             md.push('\n');
         }
     }
-    std::fs::create_dir_all(&args.out)?;
-    std::fs::write(args.out.join("sweep.md"), &md)?;
-    print!("{md}");
+    write_file(&args.out, "sweep.md", &md)?;
+    cli::out(&md)?;
     eprintln!(
         "{} runs in {:.1} s; wrote {}/sweep.md",
         jobs.len(),
@@ -489,4 +493,19 @@ fn sweep(args: &Args) -> Result<(), Usage> {
         args.out.display()
     );
     Ok(())
+}
+
+/// Creates the output directory before a long run, so that a path that cannot be written
+/// fails at once (status 1), not after the run.
+fn prepare_out(dir: &Path) -> cli::Result {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Exit::Failure(format!("cannot create {}: {e}", dir.display())))
+}
+
+/// Writes `dir/name` (creating `dir`); a failure names the path.
+fn write_file(dir: &Path, name: &str, text: &str) -> cli::Result {
+    let path = dir.join(name);
+    std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&path, text))
+        .map_err(|e| Exit::Failure(format!("cannot write {}: {e}", path.display())))
 }

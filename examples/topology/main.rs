@@ -10,15 +10,17 @@
 //! use). `--json` prints the [`TopologyReport`] (docs/DESIGN.md: `node_ids`, `levels`, `spans`,
 //! `mal_count`, `zone_depth`, …); otherwise a human view: an lstopo-like tree, the levels
 //! table and each node's zone. Warnings (an asymmetric matrix, assumed distances) go to
-//! stderr. A bad input prints its typed error and exits with status 2.
+//! stderr. A bad input prints its typed error and exits with status 2 (`examples/common/cli.rs`
+//! lists every exit status).
 
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{ArgGroup, Parser};
 use zonal_topology::TopologyReport;
 
+#[path = "../common/cli.rs"]
+mod cli;
 mod render;
 mod select;
 
@@ -92,31 +94,26 @@ impl Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    let topology = match args.source().and_then(|s| s.topology()) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("topology: error: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    cli::finish("topology", run(&Args::parse()))
+}
+
+fn run(args: &Args) -> cli::Result {
+    if let Some(n) = args.cpus_per_node {
+        cli::check_range("--cpus-per-node", n, 1, zonal_topology::MAX_CPUS)?;
+    }
+    let topology = args
+        .source()
+        .and_then(|s| s.topology())
+        .map_err(cli::Exit::usage)?;
     let report = TopologyReport::new(&topology);
     for w in &report.warnings {
         eprintln!("topology: warning: {w}");
     }
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let written = if args.json {
-        report.write_json(&mut out)
+    if args.json {
+        let mut json = Vec::new();
+        report.write_json(&mut json).map_err(cli::Exit::failure)?;
+        cli::out(String::from_utf8_lossy(&json))
     } else {
-        out.write_all(render_human(&topology).as_bytes())
-    };
-    match written.and_then(|()| out.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
-        // A closed pipe (`| head`) is not an error worth a message.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("topology: error: cannot write the report: {e}");
-            ExitCode::from(1)
-        }
+        cli::out(render_human(&topology))
     }
 }

@@ -107,6 +107,31 @@ impl BuildError {
         }
     }
 
+    /// Whether the error lies in what the builder was given — the topology source (a file, a
+    /// preset, a generator), the policy, the CPU selection — rather than in the system
+    /// failing to start the pool (a thread that cannot be spawned or pinned). A command-line
+    /// tool reports the first kind as a usage error (exit status 2), the second as a failure
+    /// (1).
+    ///
+    /// ```
+    /// let err = zonal_runtime::ThreadPoolBuilder::new()
+    ///     .preset("no-such-preset")
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert!(err.is_input_error());
+    /// ```
+    #[must_use]
+    pub fn is_input_error(&self) -> bool {
+        match &self.kind {
+            ErrorKind::Topology(_)
+            | ErrorKind::Policy { .. }
+            | ErrorKind::CpuNotAllowed { .. }
+            | ErrorKind::CpuNotInTopology { .. }
+            | ErrorKind::NoWorkers { .. } => true,
+            ErrorKind::Pin { .. } | ErrorKind::Spawn { .. } => false,
+        }
+    }
+
     /// Whether pinning a worker failed (opt out with
     /// [`ThreadPoolBuilder::pin`](crate::ThreadPoolBuilder::pin)`(false)`).
     #[must_use]

@@ -22,8 +22,15 @@
 //! For each CPU, every other CPU sorted nearest first: by level, then by sub-node tier (SMT
 //! sibling, shared last-level cache, same node, remote), then rotated so that thieves of one
 //! node start on different victims. In-zone victims therefore form a prefix, whose length is
-//! [`Topology::zone_victims`]. Lookups are O(1) slices into one flat array: no allocation
-//! on the steal path.
+//! [`Topology::zone_victims`].
+//!
+//! A CPU's order is built the first time it is asked for (O(cpus) time and memory, kept for
+//! the topology's lifetime), never for every CPU up front: a table of every CPU's order is
+//! quadratic in CPUs (134 MB at the 4,096-CPU limit), while a pool or a simulation reads the
+//! rows of the CPUs it runs on. Later lookups are a slice of the kept row: no allocation on
+//! the steal path.
+
+use std::sync::OnceLock;
 
 use crate::ids::{CpuId, Level, NodeId};
 use crate::machine::{CpuInfo, Machine, MAX_DISTANCE};
@@ -96,9 +103,9 @@ pub struct Topology {
     near_off: Vec<u32>,
     /// `span_end[node * M + l]`: how many of `near(node)` lie within level `l`.
     span_end: Vec<u32>,
-    /// `ncpu × (ncpu - 1)` victims, row per CPU.
-    victims: Vec<Victim>,
-    zone_len: Vec<u32>,
+    /// Per CPU, its victim order (`cpus − 1` entries), built on first use
+    /// ([`Topology::victims`]).
+    victims: Box<[OnceLock<Box<[Victim]>>]>,
 }
 
 /// The default zone depth for `M` memory access levels (docs/DESIGN.md): `M/2 + 1` when `M ≥ 4`,
@@ -120,9 +127,9 @@ pub fn default_zone_depth(mal_count: usize) -> usize {
 impl Topology {
     /// Builds the hierarchy of a machine with the default zone.
     ///
-    /// Cost: O(nodes² + cpus²) time and memory, without sorting at the node level (every
-    /// distance lies in 10..=255, so levels and per-node orders are bucketed by distance);
-    /// the `cpus × (cpus − 1)` victim table dominates on large machines.
+    /// Cost: O(nodes² + cpus) time and memory, without sorting at the node level (every
+    /// distance lies in 10..=255, so levels and per-node orders are bucketed by distance).
+    /// Victim orders are built per CPU when first asked for (see [`victims`](Self::victims)).
     #[must_use]
     pub fn new(machine: Machine) -> Self {
         // --- Implementation details ---
@@ -203,6 +210,7 @@ impl Topology {
         }
 
         let cpu_node: Vec<NodeId> = machine.cpus().iter().map(|c| c.node).collect();
+        let victims = (0..cpu_node.len()).map(|_| OnceLock::new()).collect();
         let mut t = Self {
             machine,
             levels,
@@ -212,10 +220,8 @@ impl Topology {
             near,
             near_off,
             span_end,
-            victims: Vec::new(),
-            zone_len: Vec::new(),
+            victims,
         };
-        t.build_victims();
         t.set_zone_depth(default_zone_depth(m));
         t
     }
@@ -230,85 +236,57 @@ impl Topology {
     fn set_zone_depth(&mut self, depth: usize) {
         let depth = depth.clamp(1, self.levels.len().max(1));
         self.zone_depth = u8::try_from(depth).unwrap_or(u8::MAX);
-        let per = self.cpu_count().saturating_sub(1);
-        self.zone_len = (0..self.cpu_count())
-            .map(|c| {
-                let row = &self.victims[c * per..(c + 1) * per];
-                row.partition_point(|v| v.level.index() < depth) as u32
-            })
-            .collect();
     }
 
-    /// Fills the `cpus × (cpus − 1)` victim table, one row per CPU.
+    /// Builds one CPU's victim order (`cpus − 1` entries).
     ///
-    /// Other nodes are ordered per node: by level, and inside a level rotated to start after
-    /// the thief's node, so that thieves of different nodes fan out. `near(home)` is already
-    /// grouped by level in OS-id order, so the rotation is a split of each group at `home`:
-    /// no sort. Rows are written in CPU order and the node order is recomputed only when the
-    /// node changes, which is once per node when CPUs are numbered node by node.
-    fn build_victims(&mut self) {
-        let ncpu = self.machine.cpus().len();
-        let per = ncpu.saturating_sub(1);
-        let mut victims = Vec::with_capacity(ncpu * per);
+    /// Its own node's CPUs come first, by tier and rotated from the thief's position; then
+    /// the other nodes in [`other_nodes_in_order`](Self::other_nodes_in_order): by level,
+    /// and inside a level rotated to start after the thief's node, so that thieves of
+    /// different nodes fan out; inside a node, from the thief's position. `near(home)` is
+    /// already grouped by level in OS-id order, so the rotation is a split of each group at
+    /// `home`: no sort beyond the thief's own node.
+    fn build_row(&self, c: CpuId) -> Box<[Victim]> {
+        let me = self.machine.cpu(c);
+        let home = me.node;
         let mut others: Vec<(NodeId, Level)> = Vec::new();
-        let mut others_of = None;
-        let mut local: Vec<(Tier, usize, CpuId)> = Vec::new();
-        // Every node's CPUs in one flat array (node `b` at `offsets[b]..offsets[b + 1]`), so
-        // that the inner loop reads contiguous memory instead of one allocation per node.
-        let mut flat: Vec<CpuId> = Vec::with_capacity(ncpu);
-        let mut offsets = Vec::with_capacity(self.node_count() + 1);
-        offsets.push(0);
-        for node in self.machine.nodes() {
-            flat.extend_from_slice(&node.cpus);
-            offsets.push(flat.len());
-        }
-        for c in (0..ncpu).map(CpuId::new) {
-            let me = self.machine.cpu(c);
-            let home = me.node;
-            if others_of != Some(home) {
-                self.other_nodes_in_order(home, &mut others);
-                others_of = Some(home);
-            }
-            let node_cpus = &self.machine.node(home).cpus;
-            let pos = node_cpus.binary_search(&c).unwrap_or(0);
-            // Same node: by tier, then rotated from our position.
-            local.clear();
-            local.extend(
-                node_cpus
+        self.other_nodes_in_order(home, &mut others);
+        let node_cpus = &self.machine.node(home).cpus;
+        let pos = node_cpus.binary_search(&c).unwrap_or(0);
+        let mut row = Vec::with_capacity(self.cpu_count().saturating_sub(1));
+        // Same node: by tier, then rotated from our position.
+        let mut local: Vec<(Tier, usize, CpuId)> = node_cpus
+            .iter()
+            .enumerate()
+            .filter(|&(_, &x)| x != c)
+            .map(|(k, &x)| {
+                let tier = Tier::within_node(me, self.machine.cpu(x));
+                (tier, (k + node_cpus.len() - pos) % node_cpus.len(), x)
+            })
+            .collect();
+        local.sort_unstable();
+        row.extend(local.iter().map(|&(tier, _, cpu)| Victim {
+            cpu,
+            level: Level::LOCAL,
+            tier,
+        }));
+        // Other nodes in the node's order; inside a node, start at our position.
+        for &(b, level) in &others {
+            let cpus = &self.machine.node(b).cpus;
+            let first = pos % cpus.len().max(1);
+            row.extend(
+                cpus[first..]
                     .iter()
-                    .enumerate()
-                    .filter(|&(_, &x)| x != c)
-                    .map(|(k, &x)| {
-                        let tier = Tier::within_node(me, self.machine.cpu(x));
-                        (tier, (k + node_cpus.len() - pos) % node_cpus.len(), x)
-                    }),
-            );
-            local.sort_unstable();
-            victims.extend(local.iter().map(|&(tier, _, cpu)| Victim {
-                cpu,
-                level: Level::LOCAL,
-                tier,
-            }));
-            // Other nodes in the node's order; inside a node, start at our position.
-            for &(b, level) in &others {
-                let cpus = &flat[offsets[b.index()]..offsets[b.index() + 1]];
-                // No division in the common case (`pos` below the node's CPU count).
-                let first = if pos < cpus.len() {
-                    pos
-                } else {
-                    pos % cpus.len()
-                };
-                for &cpu in cpus[first..].iter().chain(&cpus[..first]) {
-                    victims.push(Victim {
+                    .chain(&cpus[..first])
+                    .map(|&cpu| Victim {
                         cpu,
                         level,
                         tier: Tier::Remote,
-                    });
-                }
-            }
-            debug_assert_eq!(victims.len(), (c.index() + 1) * per, "every other CPU once");
+                    }),
+            );
         }
-        self.victims = victims;
+        debug_assert_eq!(row.len(), self.cpu_count() - 1, "every other CPU once");
+        row.into_boxed_slice()
     }
 
     /// The CPU nodes other than `home`, by level and, inside a level, rotated to start after
@@ -474,18 +452,21 @@ impl Topology {
     }
 
     /// Every other CPU, nearest first, with its level and tier.
+    ///
+    /// The first call for a CPU builds its order (O(cpus)); later calls return the kept row.
     #[inline]
     #[must_use]
     pub fn victims(&self, cpu: CpuId) -> &[Victim] {
-        let per = self.cpu_count() - 1;
-        &self.victims[cpu.index() * per..(cpu.index() + 1) * per]
+        self.victims[cpu.index()].get_or_init(|| self.build_row(cpu))
     }
 
     /// The in-zone prefix of [`victims`](Self::victims).
     #[inline]
     #[must_use]
     pub fn zone_victims(&self, cpu: CpuId) -> &[Victim] {
-        &self.victims(cpu)[..self.zone_len[cpu.index()] as usize]
+        let row = self.victims(cpu);
+        let depth = self.zone_depth();
+        &row[..row.partition_point(|v| v.level.index() < depth)]
     }
 }
 

@@ -242,3 +242,25 @@ fn bucketed_victims_match_the_reference() {
         }
     }
 }
+
+#[test]
+fn victim_rows_are_built_on_first_use_only() {
+    // At the CPU limit a table of every row would be 4,096 × 4,095 victims; only the rows
+    // asked for exist.
+    let t = crate::presets::mesh(8, 8, true, crate::machine::MAX_CPUS / 64).unwrap();
+    assert_eq!(t.cpu_count(), crate::machine::MAX_CPUS);
+    assert!(t.victims.iter().all(|row| row.get().is_none()));
+    let last = CpuId::new(t.cpu_count() - 1);
+    let row = t.victims(last);
+    assert_eq!(row.len(), t.cpu_count() - 1);
+    assert!(row.iter().all(|v| v.cpu != last));
+    assert!(row.windows(2).all(|w| w[0].level <= w[1].level));
+    assert_eq!(t.victims.iter().filter(|r| r.get().is_some()).count(), 1);
+    // A clone keeps the built rows; the zone is a prefix of the same row.
+    let narrowed = t.clone().with_zone_depth(1);
+    assert_eq!(
+        narrowed.victims(last).as_ptr(),
+        narrowed.victims(last).as_ptr()
+    );
+    assert!(narrowed.zone_victims(last).len() < t.zone_victims(last).len());
+}

@@ -1,0 +1,86 @@
+//! How the example CLIs (`topology`, `paper`, `workload`) end: one path for every outcome.
+//!
+//! | outcome | exit status |
+//! |---|---|
+//! | success (also `--help`, `--version`, and a reader that closed stdout: `… \| head`) | 0 |
+//! | usage or input error: a flag, a value out of range, a flag the mode does not take, an input file or policy that cannot be read | 2 |
+//! | failure while running: output that cannot be written, a pool that cannot start its threads, work that cannot finish | 1 |
+//!
+//! clap's own usage errors already exit with 2. Everything else reaches [`finish`], which
+//! prints `PROGRAM: error: MESSAGE` on stderr (the message names the flag or file and the
+//! value) and returns the status. No path panics: a panic (status 101) is a bug.
+
+use std::fmt::Display;
+use std::io::Write as _;
+use std::process::ExitCode;
+
+/// Why a CLI stops before its work is done.
+#[derive(Debug)]
+pub(crate) enum Exit {
+    /// Bad usage or input: status 2.
+    Usage(String),
+    /// A failure while running: status 1.
+    Failure(String),
+    /// The reader of stdout went away: stop quietly, status 0.
+    Closed,
+}
+
+impl Exit {
+    /// A usage or input error (status 2).
+    pub(crate) fn usage(e: impl Display) -> Self {
+        Exit::Usage(e.to_string())
+    }
+
+    /// A failure while running (status 1).
+    pub(crate) fn failure(e: impl Display) -> Self {
+        Exit::Failure(e.to_string())
+    }
+}
+
+/// A CLI step's result.
+pub(crate) type Result<T = ()> = std::result::Result<T, Exit>;
+
+/// The one way out: prints the error, if any, and gives the exit status.
+pub(crate) fn finish(program: &str, result: Result) -> ExitCode {
+    match result {
+        Ok(()) | Err(Exit::Closed) => ExitCode::SUCCESS,
+        Err(Exit::Usage(msg)) => {
+            eprintln!("{program}: error: {msg}");
+            ExitCode::from(2)
+        }
+        Err(Exit::Failure(msg)) => {
+            eprintln!("{program}: error: {msg}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Writes `text` to stdout and flushes it; a closed pipe is [`Exit::Closed`], any other
+/// write error a failure (where `println!` would panic).
+pub(crate) fn out(text: impl Display) -> Result {
+    let mut stdout = std::io::stdout().lock();
+    write!(stdout, "{text}")
+        .and_then(|()| stdout.flush())
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::BrokenPipe => Exit::Closed,
+            _ => Exit::failure(format!("cannot write to stdout: {e}")),
+        })
+}
+
+/// Checks that a numeric flag lies in `lo..=hi` (and is finite), before anything is
+/// allocated or run with it: a usage error naming the flag, the value and the range.
+pub(crate) fn check_range<T: PartialOrd + Display + Copy>(
+    flag: &str,
+    v: T,
+    lo: T,
+    hi: T,
+) -> Result {
+    // `!(lo <= v && v <= hi)` also refuses NaN, which compares false with everything.
+    if lo <= v && v <= hi {
+        Ok(())
+    } else {
+        Err(Exit::Usage(format!(
+            "{flag} {v} is out of range: expected {lo}..={hi}"
+        )))
+    }
+}
