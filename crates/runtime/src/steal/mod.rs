@@ -247,6 +247,10 @@ impl VictimQueues for Thief<'_> {
         let (vs, vnode) = self.victim(slot);
         let r = &*self.me.registry;
         match from {
+            // An empty deque is seen without pinning an epoch: `Stealer::steal` pins first,
+            // and every 128th pin scans every registered thread (crossbeam-epoch), which
+            // made a walk over thousands of mostly empty deques quadratic in workers.
+            Source::Fresh if vs.stealer.is_empty() => None,
             Source::Fresh => steal_loop(|| vs.stealer.steal()),
             Source::Away => pop_injector(&vs.away),
             _ => {

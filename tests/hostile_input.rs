@@ -1,0 +1,530 @@
+//! Hostile input against the example CLIs (`topology`, `paper`, `workload`) and the library
+//! loaders: one case for each class of the hostile-input issue. Every case runs the real
+//! binary and checks its exit status (2: usage or input error, 1: failure while running,
+//! never 101 or a signal) and that the message names what was wrong.
+//!
+//! The binaries are the examples `cargo test` builds next to this test
+//! (`target/<profile>/examples/`). Each run has a hang guard: a CLI still running after
+//! [`HANG_GUARD`] is killed and the case fails as a hang (a bound on liveness, not a timing).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a CLI may run before a case calls it hung.
+const HANG_GUARD: Duration = Duration::from_secs(300);
+
+/// What a CLI run gave.
+#[derive(Debug)]
+struct Outcome {
+    /// The exit status; `None` when a signal ended it.
+    code: Option<i32>,
+    stderr: String,
+}
+
+/// The example binary `name`, built by `cargo test` beside this test.
+fn example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test's path");
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps/..");
+    let bin = dir.join("examples").join(name);
+    assert!(
+        bin.exists(),
+        "{} is missing: run `cargo test` (it builds the examples) or `cargo build --examples`",
+        bin.display()
+    );
+    bin
+}
+
+/// Runs example `name` with `args`, under the hang guard.
+fn run(name: &str, args: &[&str]) -> Outcome {
+    let mut child = Command::new(example(name))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the example starts");
+    let mut stderr = child.stderr.take().expect("piped");
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > HANG_GUARD {
+            let _ = child.kill();
+            panic!("{name} {args:?} hung");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Outcome {
+        code: status.code(),
+        stderr: reader.join().expect("stderr reader"),
+    }
+}
+
+/// Runs and expects a usage/input error (status 2) whose message holds every `needle`.
+#[track_caller]
+fn refused(name: &str, args: &[&str], needles: &[&str]) {
+    let out = run(name, args);
+    assert_eq!(
+        out.code,
+        Some(2),
+        "{name} {args:?}: expected status 2, got {out:?}"
+    );
+    for n in needles {
+        assert!(
+            out.stderr.contains(n),
+            "{name} {args:?}: the message does not name {n:?}: {}",
+            out.stderr
+        );
+    }
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+}
+
+/// A fresh scratch directory for one case.
+fn scratch(case: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("zonal-cli-{}-{case}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write input");
+    p.to_str().expect("UTF-8 path").to_owned()
+}
+
+fn mkfifo(path: &Path) {
+    let ok = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs")
+        .success();
+    assert!(ok, "mkfifo {}", path.display());
+}
+
+/// A small valid hwloc 2 export: two packages, each with one NUMA node and one PU.
+const XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE topology SYSTEM "hwloc2.dtd">
+<topology version="2.0">
+  <object type="Machine" os_index="0" cpuset="0x00000003" complete_cpuset="0x00000003" allowed_cpuset="0x00000003" nodeset="0x00000003" complete_nodeset="0x00000003" allowed_nodeset="0x00000003" gp_index="1">
+    <object type="Package" os_index="0" cpuset="0x00000001" complete_cpuset="0x00000001" nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="2">
+      <object type="NUMANode" os_index="0" cpuset="0x00000001" complete_cpuset="0x00000001" nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="3" local_memory="1048576"/>
+      <object type="PU" os_index="0" cpuset="0x00000001" complete_cpuset="0x00000001" nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="4"/>
+    </object>
+    <object type="Package" os_index="1" cpuset="0x00000002" complete_cpuset="0x00000002" nodeset="0x00000002" complete_nodeset="0x00000002" gp_index="5">
+      <object type="NUMANode" os_index="1" cpuset="0x00000002" complete_cpuset="0x00000002" nodeset="0x00000002" complete_nodeset="0x00000002" gp_index="6" local_memory="1048576"/>
+      <object type="PU" os_index="1" cpuset="0x00000002" complete_cpuset="0x00000002" nodeset="0x00000002" complete_nodeset="0x00000002" gp_index="7"/>
+    </object>
+  </object>
+  <distances2 type="NUMANode" nbobjs="2" kind="5" indexing="os">
+    <indexes length="4">0 1 </indexes>
+    <u64values length="12">10 20 20 10 </u64values>
+  </distances2>
+</topology>
+"#;
+
+/// [`XML`] with `from` replaced by `to` (which must occur).
+fn xml_with(from: &str, to: &str) -> String {
+    assert!(XML.contains(from), "{from:?} is not in the sample");
+    XML.replacen(from, to, 1)
+}
+
+// --- Panics: sizes that indexed out of bounds or overflowed -----------------------------
+
+#[test]
+fn tiny_and_huge_workload_sizes_are_usage_errors() {
+    for (flag, v) in [
+        ("--stream-len", "0"),
+        ("--stream-len", "1"),
+        ("--grid", "2147483648"),
+        ("--grid", "4294967296"),
+        ("--grid", "18446744073709551615"),
+    ] {
+        refused("workload", &[flag, v], &[flag, v]);
+    }
+}
+
+// --- Crashes: inputs that overflowed a stack or allocated without bound ----------------
+
+#[test]
+fn deeply_nested_xml_is_refused_before_hwloc() {
+    let dir = scratch("deep");
+    let xml = write(&dir, "deep.xml", &"<a>".repeat(100_000));
+    refused("topology", &["--xml", &xml], &["deep.xml", "100000", "256"]);
+    refused("workload", &["--xml", &xml], &["deep.xml", "256"]);
+}
+
+#[test]
+fn cpu_lists_beyond_the_cpu_limit_are_refused_before_allocating() {
+    let dir = scratch("cpulist");
+    let nodes = write(
+        &dir,
+        "wide.json",
+        r#"{"nodes": [{"id": 0, "cpus": "0-100000"}]}"#,
+    );
+    refused("topology", &["--nodes", &nodes], &["100001", "4096"]);
+}
+
+#[test]
+fn generated_machines_beyond_the_limits_are_refused() {
+    refused("topology", &["--fanout", "1024,1024"], &["1048576", "4096"]);
+    refused("topology", &["--mesh", "1024x1024"], &["1048576", "4096"]);
+    refused(
+        "topology",
+        &["--fanout", "4", "--cpus-per-node", "100000"],
+        &["--cpus-per-node", "100000"],
+    );
+}
+
+#[test]
+fn many_nodes_without_a_matrix_are_refused_before_the_fallback_matrix() {
+    let dir = scratch("nodes");
+    let nodes: Vec<String> = (0..100_000)
+        .map(|i| format!(r#"{{"id": {i}, "cpus": [{i}]}}"#))
+        .collect();
+    let path = write(
+        &dir,
+        "many.json",
+        &format!(r#"{{"nodes": [{}]}}"#, nodes.join(",")),
+    );
+    refused("topology", &["--nodes", &path], &["100000", "4096"]);
+}
+
+#[test]
+fn huge_process_task_seed_and_thread_counts_are_usage_errors() {
+    refused(
+        "paper",
+        &[
+            "--system",
+            "s1",
+            "--workload",
+            "w1",
+            "--procs",
+            "1000000000",
+        ],
+        &["--procs", "1000000000"],
+    );
+    refused("paper", &["--seeds", "1000000000"], &["--seeds"]);
+    refused(
+        "paper",
+        &["--threads", "1000000"],
+        &["--threads", "1000000"],
+    );
+    refused("paper", &["--threads", "0"], &["--threads", "0"]);
+    refused(
+        "workload",
+        &["--tasks", "1000000000"],
+        &["--tasks", "1000000000"],
+    );
+    refused(
+        "workload",
+        &["--stream-len", "1099511627776"],
+        &["--stream-len", "1099511627776"],
+    );
+}
+
+#[test]
+fn thousands_of_virtual_workers_start_run_every_task_once_and_stop() {
+    // 3,000 virtual CPUs: 3,000 worker threads, each with its victim order (built on first
+    // use) and its walker; every task runs exactly once.
+    let dir = scratch("workers");
+    let path = write(
+        &dir,
+        "wide.json",
+        r#"{"nodes": [{"id": 0, "cpus": "0-1499", "distance": [10, 20]},
+                      {"id": 1, "cpus": "1500-2999", "distance": [20, 10]}]}"#,
+    );
+    let pool = zonal::runtime::ThreadPoolBuilder::new()
+        .nodes_file(&path)
+        .build()
+        .expect("a 3,000-worker virtual pool");
+    assert_eq!(pool.num_workers(), 3_000);
+    let runs: Vec<std::sync::atomic::AtomicU32> = (0..20_000)
+        .map(|_| std::sync::atomic::AtomicU32::new(0))
+        .collect();
+    pool.scope(|s| {
+        for r in &runs {
+            s.spawn(move |_| {
+                r.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            });
+        }
+    });
+    assert!(runs
+        .iter()
+        .all(|r| r.load(std::sync::atomic::Ordering::Relaxed) == 1));
+    drop(pool);
+}
+
+// --- Hangs: FIFOs given as input files --------------------------------------------------
+
+#[test]
+fn fifos_are_refused_not_read() {
+    let dir = scratch("fifo");
+    let fifo = dir.join("in.fifo");
+    mkfifo(&fifo);
+    let f = fifo.to_str().expect("UTF-8");
+    refused("topology", &["--xml", f], &["in.fifo", "FIFO"]);
+    refused("topology", &["--nodes", f], &["in.fifo", "FIFO"]);
+    refused("workload", &["--xml", f], &["in.fifo", "FIFO"]);
+    // A sysfs root whose distance file is a FIFO.
+    let node = dir.join("root/sys/devices/system/node/node0");
+    std::fs::create_dir_all(&node).expect("sysfs dirs");
+    std::fs::write(node.join("cpulist"), "0-1\n").expect("cpulist");
+    mkfifo(&node.join("distance"));
+    let root = dir.join("root");
+    refused(
+        "topology",
+        &["--sysfs", root.to_str().expect("UTF-8")],
+        &["distance", "FIFO"],
+    );
+}
+
+// --- Accepted but invalid ----------------------------------------------------------------
+
+#[test]
+fn xml_distance_matrices_with_extra_values_are_refused() {
+    let dir = scratch("extra");
+    let p = write(
+        &dir,
+        "extra.xml",
+        &xml_with("10 20 20 10 ", "10 20 20 10 30 "),
+    );
+    refused("topology", &["--xml", &p], &["extra.xml", "5", "4"]);
+}
+
+#[test]
+fn garbage_cpusets_are_refused() {
+    let dir = scratch("cpuset");
+    let p = write(
+        &dir,
+        "garbage.xml",
+        &xml_with(
+            r#"<object type="PU" os_index="0" cpuset="0x00000001""#,
+            r#"<object type="PU" os_index="0" cpuset="0xzz""#,
+        ),
+    );
+    refused(
+        "topology",
+        &["--xml", &p],
+        &["garbage.xml", "cpuset", "0xzz"],
+    );
+}
+
+#[test]
+fn a_matrix_naming_a_missing_node_is_refused() {
+    let dir = scratch("matrix-node");
+    let p = write(
+        &dir,
+        "missing.xml",
+        &xml_with(
+            r#"<indexes length="4">0 1 </indexes>"#,
+            r#"<indexes length="4">0 7 </indexes>"#,
+        ),
+    );
+    refused("topology", &["--xml", &p], &["missing.xml"]);
+}
+
+#[test]
+fn a_node_os_index_of_u32_max_is_refused_not_dropped() {
+    let dir = scratch("os-index");
+    let p = write(
+        &dir,
+        "osindex.xml",
+        &xml_with(
+            r#"<object type="NUMANode" os_index="1""#,
+            r#"<object type="NUMANode" os_index="4294967295""#,
+        ),
+    );
+    refused("topology", &["--xml", &p], &["osindex.xml"]);
+}
+
+#[test]
+fn an_unreadable_sysfs_cpulist_is_refused_not_memory_only() {
+    let dir = scratch("sysfs-cpulist");
+    let node = dir.join("sys/devices/system/node/node0");
+    // A directory where the file should be: unreadable as a file, even for root.
+    std::fs::create_dir_all(node.join("cpulist")).expect("dirs");
+    std::fs::write(node.join("distance"), "10\n").expect("distance");
+    refused(
+        "topology",
+        &["--sysfs", dir.to_str().expect("UTF-8")],
+        &["cpulist", "directory"],
+    );
+}
+
+#[test]
+fn non_finite_negative_and_huge_cost_scales_are_usage_errors() {
+    for (flag, v) in [
+        ("--remote-scale", "NaN"),
+        ("--remote-scale", "inf"),
+        ("--remote-scale", "-1"),
+        ("--remote-scale", "1e6"),
+        ("--migration-scale", "NaN"),
+        ("--migration-scale", "-inf"),
+    ] {
+        let arg = format!("{flag}={v}");
+        refused("paper", &[&arg], &[flag]);
+    }
+}
+
+#[test]
+fn flags_a_mode_does_not_take_are_refused_not_ignored() {
+    refused(
+        "paper",
+        &["--sweep", "--system", "s1"],
+        &["--sweep", "--system"],
+    );
+    refused("paper", &["--sweep", "--procs", "10"], &["--procs"]);
+    refused(
+        "paper",
+        &["--sweep", "--policies", "linux"],
+        &["--policies"],
+    );
+    refused("paper", &["--json"], &["--json"]);
+    refused(
+        "paper",
+        &[
+            "--system",
+            "s1",
+            "--workload",
+            "w1",
+            "--procs",
+            "10",
+            "--policies",
+            "linux",
+        ],
+        &["--policies"],
+    );
+}
+
+#[test]
+fn policy_documents_that_are_not_objects_are_refused() {
+    use zonal::policy::PolicyConfig;
+    for text in [r#"["linux"]"#, r#""linux""#, "7", "null"] {
+        let err = PolicyConfig::from_json_str(text).expect_err(text);
+        assert!(!err.to_string().is_empty());
+    }
+    assert!(PolicyConfig::from_json_str(r#"{"name": "linux"}"#).is_ok());
+}
+
+#[test]
+fn node_memory_sizes_that_would_wrap_are_refused() {
+    let dir = scratch("memory");
+    let p = write(
+        &dir,
+        "mem.json",
+        r#"{"nodes": [{"id": 0, "cpus": [0], "memory_bytes": 18446744073709551615},
+                      {"id": 1, "cpus": [1], "memory_bytes": 18446744073709551615}]}"#,
+    );
+    refused("topology", &["--nodes", &p], &["memory"]);
+}
+
+// --- Unclear messages ---------------------------------------------------------------------
+
+#[test]
+fn negative_distances_are_shown_as_written() {
+    let dir = scratch("negative");
+    let xml = write(&dir, "neg.xml", &xml_with("10 20 20 10 ", "10 -5 -5 10 "));
+    refused("topology", &["--xml", &xml], &["neg.xml", "-5"]);
+    let json = write(
+        &dir,
+        "neg.json",
+        r#"{"nodes": [{"id": 0, "cpus": [0], "distance": [10, -5]},
+                      {"id": 1, "cpus": [1], "distance": [-5, 10]}]}"#,
+    );
+    refused("topology", &["--nodes", &json], &["neg.json", "-5"]);
+}
+
+#[test]
+fn broken_xml_files_say_what_is_wrong() {
+    let dir = scratch("broken-xml");
+    let cases: [(&str, String, &str); 4] = [
+        ("not-xml", "this is not XML".to_owned(), "not-xml.xml"),
+        ("unclosed", XML.replace("</topology>", ""), "unclosed.xml"),
+        (
+            "wrong-root",
+            "<?xml version=\"1.0\"?><machine/>".to_owned(),
+            "machine",
+        ),
+        (
+            "bad-type",
+            xml_with(
+                r#"type="Package" os_index="0""#,
+                r#"type="Pakage" os_index="0""#,
+            ),
+            "Pakage",
+        ),
+    ];
+    for (name, text, needle) in cases {
+        let p = write(&dir, &format!("{name}.xml"), &text);
+        let out = run("topology", &["--xml", &p]);
+        assert_eq!(out.code, Some(2), "{name}: {out:?}");
+        assert!(out.stderr.contains(needle), "{name}: {}", out.stderr);
+        assert!(!out.stderr.contains("errno"), "{name}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn broken_sysfs_dumps_name_the_file() {
+    let dir = scratch("sysfs-row");
+    for (id, cpus, row) in [(0, "0", "10 20"), (1, "1", "20 10 30")] {
+        let node = dir.join(format!("sys/devices/system/node/node{id}"));
+        std::fs::create_dir_all(&node).expect("dirs");
+        std::fs::write(node.join("cpulist"), cpus).expect("cpulist");
+        std::fs::write(node.join("distance"), row).expect("distance");
+    }
+    refused(
+        "topology",
+        &["--sysfs", dir.to_str().expect("UTF-8")],
+        &["node1", "distance"],
+    );
+}
+
+#[test]
+fn cpus_as_a_cpulist_string_are_accepted() {
+    let dir = scratch("cpus-string");
+    let p = write(
+        &dir,
+        "dump.json",
+        r#"{"nodes": [{"id": 0, "cpus": "0-1", "distance": [10]}]}"#,
+    );
+    let out = run("topology", &["--nodes", &p]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+}
+
+// --- One error path: failures while running, and a closed stdout -----------------------
+
+#[test]
+fn an_output_directory_that_cannot_be_written_is_a_failure() {
+    let out = run("paper", &["--out", "/dev/null/tables"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("/dev/null/tables"), "{}", out.stderr);
+}
+
+#[test]
+fn a_reader_that_closes_stdout_is_not_a_panic() {
+    let mut child = Command::new(example("topology"))
+        .args(["--fanout", "4,4,4"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("waits");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
