@@ -407,7 +407,7 @@ fn grid(args: &Args) -> cli::Result {
         start.elapsed().as_secs_f64(),
         args.out.display()
     );
-    Ok(())
+    all_finished(rows.iter().map(|r| &r.stats))
 }
 
 /// Remote-penalty scales of the sweep.
@@ -492,7 +492,25 @@ fn sweep(args: &Args) -> cli::Result {
         start.elapsed().as_secs_f64(),
         args.out.display()
     );
-    Ok(())
+    all_finished(results.iter().map(|r| &r.stats))
+}
+
+/// A run that could not finish its processes makes the whole command a failure (status 1),
+/// reported after the outputs are written so that they can be looked at.
+fn all_finished<'a>(stats: impl Iterator<Item = &'a zonal_sim::RunStats>) -> cli::Result {
+    let (mut short, mut total) = (0usize, 0usize);
+    for s in stats {
+        total += 1;
+        short += usize::from(s.finished < s.procs);
+    }
+    if short == 0 {
+        Ok(())
+    } else {
+        Err(Exit::Failure(format!(
+            "{short} of {total} runs did not finish all their processes within the simulated \
+             time limit (their rows count only the finished ones)"
+        )))
+    }
 }
 
 /// Creates the output directory before a long run, so that a path that cannot be written
