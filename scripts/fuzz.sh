@@ -15,7 +15,11 @@ fi
 for t in "${targets[@]}"; do
   echo "== fuzz $t for ${secs} s"
   mkdir -p "fuzz/corpus/$t"
+  # Seeds: small valid inputs (fuzz/seeds/TARGET), so that mutations reach the checks that
+  # come after parsing.
+  if [ -d "fuzz/seeds/$t" ]; then cp -n fuzz/seeds/"$t"/* "fuzz/corpus/$t/"; fi
+  # -O: the release profile of fuzz/Cargo.toml (our debug assertions on, hwlocality's off).
   # -rss_limit_mb and -timeout turn memory blow-ups and hangs into findings.
-  cargo +nightly fuzz run "$t" "fuzz/corpus/$t" -- \
+  cargo +nightly fuzz run -O "$t" "fuzz/corpus/$t" -- \
     -max_total_time="$secs" -rss_limit_mb=4096 -timeout=10
 done
