@@ -172,7 +172,11 @@ fn cpu_lists_beyond_the_cpu_limit_are_refused_before_allocating() {
         "wide.json",
         r#"{"nodes": [{"id": 0, "cpus": "0-100000"}]}"#,
     );
-    refused("topology", &["--nodes", &nodes], &["100001", "4096"]);
+    refused(
+        "topology",
+        &["--nodes", &nodes],
+        &["wide.json", "0-100000", "4096"],
+    );
 }
 
 #[test]
@@ -197,7 +201,11 @@ fn many_nodes_without_a_matrix_are_refused_before_the_fallback_matrix() {
         "many.json",
         &format!(r#"{{"nodes": [{}]}}"#, nodes.join(",")),
     );
-    refused("topology", &["--nodes", &path], &["100000", "4096"]);
+    refused(
+        "topology",
+        &["--nodes", &path],
+        &["many.json", "100000", "4096"],
+    );
 }
 
 #[test]
@@ -426,7 +434,11 @@ fn node_memory_sizes_that_would_wrap_are_refused() {
         r#"{"nodes": [{"id": 0, "cpus": [0], "memory_bytes": 18446744073709551615},
                       {"id": 1, "cpus": [1], "memory_bytes": 18446744073709551615}]}"#,
     );
-    refused("topology", &["--nodes", &p], &["memory"]);
+    refused(
+        "topology",
+        &["--nodes", &p],
+        &["mem.json", "memory", "2^64"],
+    );
 }
 
 // --- Unclear messages ---------------------------------------------------------------------

@@ -16,9 +16,7 @@ use std::time::Instant;
 fn arg(i: usize, default: usize) -> Result<usize, String> {
     match std::env::args().nth(i) {
         None => Ok(default),
-        Some(s) => s
-            .parse()
-            .map_err(|e| format!("argument {i} ({s:?}): {e}")),
+        Some(s) => s.parse().map_err(|e| format!("argument {i} ({s:?}): {e}")),
     }
 }
 

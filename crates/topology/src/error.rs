@@ -168,6 +168,62 @@ pub enum TopologyError {
         /// What was wrong.
         message: String,
     },
+    /// The nodes' memory sizes do not add up to a byte count (the sum passes 2^64).
+    #[error("node {node}'s memory of {bytes} bytes takes the machine's total past 2^64 bytes")]
+    MemoryOverflow {
+        /// The node whose size makes the sum overflow.
+        node: u32,
+        /// Its size in bytes.
+        bytes: u64,
+    },
+    /// An error in an input file's content: the file, then what is wrong in it (see
+    /// [`TopologyError::cause`] for the error itself).
+    #[error("{path}: {source}")]
+    InFile {
+        /// The file (or, for a sysfs root, the root).
+        path: PathBuf,
+        /// What is wrong in it.
+        #[source]
+        source: Box<TopologyError>,
+    },
+}
+
+impl TopologyError {
+    /// Ties an error to the input file it was found in, unless its message already names a
+    /// file.
+    #[must_use]
+    pub fn in_file(self, path: impl Into<PathBuf>) -> Self {
+        match self {
+            TopologyError::Io { .. }
+            | TopologyError::NotAFile { .. }
+            | TopologyError::TooLarge { .. }
+            | TopologyError::XmlTooDeep { .. }
+            | TopologyError::Json { .. }
+            | TopologyError::Hwloc { .. }
+            | TopologyError::Sysfs { .. }
+            | TopologyError::InFile { .. } => self,
+            other => TopologyError::InFile {
+                path: path.into(),
+                source: Box::new(other),
+            },
+        }
+    }
+
+    /// The error itself, without the file it was found in ([`TopologyError::InFile`]).
+    ///
+    /// ```
+    /// use zonal_topology::TopologyError;
+    /// let e = TopologyError::NoNodes.in_file("dump.json");
+    /// assert!(e.to_string().starts_with("dump.json: "));
+    /// assert!(matches!(e.cause(), TopologyError::NoNodes));
+    /// ```
+    #[must_use]
+    pub fn cause(&self) -> &TopologyError {
+        match self {
+            TopologyError::InFile { source, .. } => source.cause(),
+            other => other,
+        }
+    }
 }
 
 /// Shorthand for results of this crate.

@@ -285,6 +285,20 @@ impl Machine {
                 });
             }
         }
+        // The nodes' memory sizes must add up to a byte count: sizes that wrap past 2^64
+        // when summed are refused, naming the node where the sum overflows.
+        let mut total_memory = 0u64;
+        for &i in &order {
+            if let Some(bytes) = nodes[i].memory_bytes {
+                total_memory =
+                    total_memory
+                        .checked_add(bytes)
+                        .ok_or(TopologyError::MemoryOverflow {
+                            node: nodes[i].os_id,
+                            bytes,
+                        })?;
+            }
+        }
         let mut distances = Vec::with_capacity(n * n);
         for &i in &order {
             for &j in &order {

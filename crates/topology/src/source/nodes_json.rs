@@ -48,8 +48,9 @@ enum Cpus {
 /// Reads a `--nodes` file.
 ///
 /// # Errors
-/// [`TopologyError::Io`], [`TopologyError::Json`], [`TopologyError::CpuList`], and every
-/// validation error of [`Machine::from_specs`].
+/// [`TopologyError::Io`] (and the other errors of reading a file: `NotAFile`, `TooLarge`),
+/// [`TopologyError::Json`], and, wrapped in [`TopologyError::InFile`] naming the file,
+/// [`TopologyError::CpuList`] and every validation error of [`Machine::from_specs`].
 pub fn from_nodes_file(path: impl AsRef<Path>) -> Result<Machine> {
     let path = path.as_ref();
     let text = super::input::read_text(path)?;
@@ -57,7 +58,7 @@ pub fn from_nodes_file(path: impl AsRef<Path>) -> Result<Machine> {
         || path.display().to_string(),
         |s| s.to_string_lossy().into_owned(),
     );
-    parse_nodes_json(&text, &path.display().to_string(), &name)
+    parse_nodes_json(&text, &path.display().to_string(), &name).map_err(|e| e.in_file(path))
 }
 
 /// Parses a `--nodes` document; `origin` names it in errors.
