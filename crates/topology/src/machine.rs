@@ -246,28 +246,12 @@ impl Machine {
                         }
                     }
                 }
-                (rows, measured)
+                (Some(rows), measured)
             }
-            None if n == 1 => (
-                vec![vec![u64::from(LOCAL_DISTANCE)]],
-                DistanceOrigin::SingleNode,
-            ),
-            None => {
-                let rows = (0..n)
-                    .map(|i| {
-                        (0..n)
-                            .map(|j| {
-                                u64::from(if i == j {
-                                    LOCAL_DISTANCE
-                                } else {
-                                    REMOTE_DISTANCE
-                                })
-                            })
-                            .collect()
-                    })
-                    .collect();
-                (rows, DistanceOrigin::AssumedFallback)
-            }
+            None if n == 1 => (None, DistanceOrigin::SingleNode),
+            // Linux's fallback (10 local, 20 remote), written straight into the node × node
+            // table below: no second matrix of u64 rows.
+            None => (None, DistanceOrigin::AssumedFallback),
         };
         let origin = if n == 1 && origin == DistanceOrigin::Measured {
             DistanceOrigin::SingleNode
@@ -302,8 +286,12 @@ impl Machine {
         let mut distances = Vec::with_capacity(n * n);
         for &i in &order {
             for &j in &order {
-                // In range: checked above.
-                distances.push(u32::try_from(matrix[i][j]).unwrap_or(MAX_DISTANCE));
+                distances.push(match &matrix {
+                    // In range: checked above.
+                    Some(rows) => u32::try_from(rows[i][j]).unwrap_or(MAX_DISTANCE),
+                    None if i == j => LOCAL_DISTANCE,
+                    None => REMOTE_DISTANCE,
+                });
             }
         }
 
