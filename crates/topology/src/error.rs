@@ -168,6 +168,17 @@ pub enum TopologyError {
         /// What was wrong.
         message: String,
     },
+    /// An hwloc XML export that is malformed, or holds a value hwloc would refuse without
+    /// saying why or misread (`source/xml_check.rs` lists the checks).
+    #[error("{path}:{line}: {message}")]
+    Xml {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line of the element at fault.
+        line: u32,
+        /// What is wrong: the element, the attribute and the value.
+        message: String,
+    },
     /// The nodes' memory sizes do not add up to a byte count (the sum passes 2^64).
     #[error("node {node}'s memory of {bytes} bytes takes the machine's total past 2^64 bytes")]
     MemoryOverflow {
@@ -198,6 +209,7 @@ impl TopologyError {
             | TopologyError::NotAFile { .. }
             | TopologyError::TooLarge { .. }
             | TopologyError::XmlTooDeep { .. }
+            | TopologyError::Xml { .. }
             | TopologyError::Json { .. }
             | TopologyError::Hwloc { .. }
             | TopologyError::Sysfs { .. }

@@ -111,6 +111,8 @@ pub fn from_xml_file(path: impl AsRef<Path>) -> Result<Machine> {
     // (`source/input.rs`).
     let bytes = super::input::read_regular(path)?;
     super::input::check_xml_depth(path, &bytes)?;
+    // What hwloc would refuse with a bare errno, or misread, named here (`xml_check.rs`).
+    super::xml_check::check(path, &bytes)?;
     let name = path
         .file_stem()
         .map_or_else(|| origin.clone(), |s| s.to_string_lossy().into_owned());
@@ -119,10 +121,20 @@ pub fn from_xml_file(path: impl AsRef<Path>) -> Result<Machine> {
             .with_flags(BuildFlags::INCLUDE_DISALLOWED)
             .map_err(|e| hwloc_err(&origin, e))
     };
+    // Our checks passed, so hwloc's own reason is all there is to say.
+    let refused = |e: &dyn std::fmt::Display| {
+        hwloc_err(
+            &origin,
+            format!(
+                "hwloc refused the document after Zonal's checks passed ({e}); run with \
+                 HWLOC_XML_VERBOSE=1 for hwloc's reason"
+            ),
+        )
+    };
     let first = builder()?
         .from_xml_file(path)
-        .map_err(|e| hwloc_err(&origin, e))
-        .and_then(|b| b.build().map_err(|e| hwloc_err(&origin, e)));
+        .map_err(|e| refused(&e))
+        .and_then(|b| b.build().map_err(|e| refused(&e)));
     let topo = match first {
         Ok(topo) => topo,
         Err(e) => {
@@ -136,7 +148,7 @@ pub fn from_xml_file(path: impl AsRef<Path>) -> Result<Machine> {
                 .ok_or(e)?
         }
     };
-    extract(&topo, &name, &origin)
+    extract(&topo, &name, &origin).map_err(|e| e.in_file(path))
 }
 
 /// The document with a `<topology version="3.x">` root re-declared as version 2.0, or

@@ -8,3 +8,5 @@ pub(crate) mod input;
 pub(crate) mod nodes_json;
 pub mod presets;
 pub(crate) mod sysfs;
+#[cfg(feature = "hwloc")]
+pub(crate) mod xml_check;

@@ -1,23 +1,30 @@
 //! A sysfs root: `ROOT/sys/devices/system/node/node*/{cpulist,distance}`.
 //!
-//! `distance` lists the node's row in ascending node-id order (as the kernel prints it);
-//! `cpulist` uses Linux's list syntax. A node whose `cpulist` is missing or empty is
-//! memory-only. `meminfo`'s `MemTotal` is read when present.
+//! `distance` lists the node's row in ascending node-id order (as the kernel prints it):
+//! one unsigned value per node directory; either every node has the file or none has (then
+//! Linux's 10/20 fallback). `cpulist` uses Linux's list syntax; a node whose `cpulist` is
+//! missing or empty is memory-only. `meminfo`'s `MemTotal` is read when the file exists.
+//! Every error names the file, and the value where one is at fault.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Result, TopologyError};
-use crate::machine::{CpuSpec, Machine, NodeSpec};
+use crate::machine::{CpuSpec, Machine, NodeSpec, MAX_NODES};
 use crate::source::cpulist::parse_cpulist;
 
 /// Reads a machine from a sysfs root (`/` for this machine).
 ///
 /// # Errors
-/// [`TopologyError::Io`] when the node directory cannot be listed,
-/// [`TopologyError::Sysfs`] for unparsable files, [`TopologyError::CpuList`], and every
-/// validation error of [`Machine::from_specs`].
+/// [`TopologyError::Io`] when the node directory cannot be listed or a file read,
+/// [`TopologyError::Sysfs`] naming the file for every malformed, missing or misshapen
+/// one, and, wrapped in [`TopologyError::InFile`] naming the root, every validation error
+/// of [`Machine::from_specs`].
 pub fn from_sysfs_root(root: impl AsRef<Path>) -> Result<Machine> {
     let root = root.as_ref();
+    read_root(root).map_err(|e| e.in_file(root))
+}
+
+fn read_root(root: &Path) -> Result<Machine> {
     let dir = root.join("sys/devices/system/node");
     let entries = std::fs::read_dir(&dir).map_err(|source| TopologyError::Io {
         path: dir.clone(),
@@ -29,38 +36,95 @@ pub fn from_sysfs_root(root: impl AsRef<Path>) -> Result<Machine> {
         .collect();
     ids.sort_unstable();
     if ids.is_empty() {
-        return Err(TopologyError::NoNodes);
+        return Err(TopologyError::Sysfs {
+            path: dir,
+            message: "no node<N> directory: no NUMA node".into(),
+        });
     }
-    let mut specs = Vec::new();
-    let mut rows = Vec::new();
-    for id in ids {
+    if ids.len() > MAX_NODES {
+        return Err(TopologyError::TooMany {
+            what: "NUMA nodes",
+            count: ids.len(),
+            limit: MAX_NODES,
+        });
+    }
+    let n = ids.len();
+    let mut specs = Vec::with_capacity(n);
+    let mut rows: Vec<(PathBuf, Option<Vec<u64>>)> = Vec::with_capacity(n);
+    for &id in &ids {
         let node_dir = dir.join(format!("node{id}"));
-        let cpus = match optional_text(&node_dir.join("cpulist"))? {
-            Some(text) => parse_cpulist(&text)?,
+        let cpulist_path = node_dir.join("cpulist");
+        let cpus = match optional_text(&cpulist_path)? {
+            Some(text) => parse_cpulist(&text).map_err(|e| malformed(&cpulist_path, e))?,
             None => Vec::new(),
         };
         let dist_path = node_dir.join("distance");
-        if let Some(text) = optional_text(&dist_path)? {
-            let row = text
-                .split_whitespace()
-                .map(|v| {
-                    v.parse::<u64>().map_err(|e| TopologyError::Sysfs {
-                        path: dist_path.clone(),
-                        message: format!("{v:?}: {e}"),
-                    })
-                })
-                .collect::<Result<Vec<_>>>()?;
-            rows.push(row);
-        }
-        let memory_bytes = optional_text(&node_dir.join("meminfo"))?.and_then(|t| mem_total(&t));
+        let row = optional_text(&dist_path)?
+            .map(|text| distance_row(&dist_path, &text, n))
+            .transpose()?;
+        rows.push((dist_path, row));
+        let mem_path = node_dir.join("meminfo");
+        let memory_bytes = optional_text(&mem_path)?
+            .map(|t| mem_total(&t).map_err(|message| malformed(&mem_path, message)))
+            .transpose()?;
         specs.push(NodeSpec {
             os_id: id,
             cpus: cpus.into_iter().map(|c| CpuSpec::alone(c, id)).collect(),
             memory_bytes,
         });
     }
-    let matrix = if rows.is_empty() { None } else { Some(rows) };
+    // Every node has its row, or none has (Linux's 10/20 fallback then): a missing file
+    // among present ones is named, not reported as a misshapen matrix.
+    let matrix = match rows.iter().position(|(_, r)| r.is_some()) {
+        None => None,
+        Some(with) => {
+            if let Some((missing, _)) = rows.iter().find(|(_, r)| r.is_none()) {
+                return Err(TopologyError::Sysfs {
+                    path: missing.clone(),
+                    message: format!(
+                        "missing, while {} exists: every node needs its distance row",
+                        rows[with].0.display()
+                    ),
+                });
+            }
+            Some(rows.into_iter().filter_map(|(_, r)| r).collect())
+        }
+    };
     Machine::from_specs(root.display().to_string(), specs, matrix)
+}
+
+/// A node's `distance` row: `nodes` unsigned decimals.
+fn distance_row(path: &Path, text: &str, nodes: usize) -> Result<Vec<u64>> {
+    let mut row = Vec::with_capacity(nodes);
+    for (k, v) in text.split_whitespace().enumerate() {
+        if k >= nodes {
+            break;
+        }
+        let d = v.parse::<u64>().map_err(|e| {
+            let why = if v.starts_with('-') {
+                "is negative".to_owned()
+            } else {
+                format!("is not an unsigned integer ({e})")
+            };
+            malformed(path, format!("value {} of the row, {v:?}, {why}", k + 1))
+        })?;
+        row.push(d);
+    }
+    let found = text.split_whitespace().count();
+    if found != nodes {
+        return Err(malformed(
+            path,
+            format!("{found} distances, expected {nodes} (one per node directory)"),
+        ));
+    }
+    Ok(row)
+}
+
+fn malformed(path: &Path, message: impl std::fmt::Display) -> TopologyError {
+    TopologyError::Sysfs {
+        path: path.into(),
+        message: message.to_string(),
+    }
 }
 
 /// A node file that may be absent (a memory-only node has no `cpulist`): `None` when it does
@@ -76,16 +140,84 @@ fn optional_text(path: &Path) -> Result<Option<String>> {
     }
 }
 
-/// `Node 0 MemTotal:       32768 kB` → bytes.
-fn mem_total(meminfo: &str) -> Option<u64> {
-    let line = meminfo.lines().find(|l| l.contains("MemTotal:"))?;
-    let kb: u64 = line.split_whitespace().rev().nth(1)?.parse().ok()?;
+/// `Node 0 MemTotal:       32768 kB` → bytes; a meminfo without a readable `MemTotal` line is
+/// an error, not an unknown size.
+fn mem_total(meminfo: &str) -> std::result::Result<u64, String> {
+    let line = meminfo
+        .lines()
+        .find(|l| l.contains("MemTotal:"))
+        .ok_or_else(|| "no MemTotal line".to_owned())?;
+    let value = line.split("MemTotal:").nth(1).unwrap_or("").trim();
+    let kb = value
+        .strip_suffix("kB")
+        .map(str::trim)
+        .and_then(|v| v.parse::<u64>().ok())
+        .ok_or_else(|| format!("MemTotal {value:?} is not a number of kB"))?;
     kb.checked_mul(1024)
+        .ok_or_else(|| format!("MemTotal {value:?} is more than 2^64 bytes"))
 }
 
 #[cfg(test)]
 mod test {
     use super::*;
+
+    /// A fake root with `(id, cpulist, distance)` nodes (`None`: no such file).
+    fn root(name: &str, nodes: &[(u32, &str, Option<&str>)]) -> std::path::PathBuf {
+        let root = std::env::temp_dir().join(format!("zonal-sysfs-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for &(id, cpus, row) in nodes {
+            let d = root.join(format!("sys/devices/system/node/node{id}"));
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("cpulist"), cpus).unwrap();
+            if let Some(row) = row {
+                std::fs::write(d.join("distance"), row).unwrap();
+            }
+        }
+        root
+    }
+
+    /// The error's message names every needle.
+    #[track_caller]
+    fn refused(root: &Path, needles: &[&str]) {
+        let e = from_sysfs_root(root).expect_err("refused");
+        let msg = e.to_string();
+        for n in needles {
+            assert!(msg.contains(n), "{msg:?} does not name {n:?}");
+        }
+        std::fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn broken_dumps_name_the_file_and_the_value() {
+        let r = root(
+            "len",
+            &[(0, "0", Some("10 20")), (1, "1", Some("20 10 30"))],
+        );
+        refused(&r, &["node1/distance", "3 distances, expected 2"]);
+        let r = root("missing", &[(0, "0", Some("10 20")), (1, "1", None)]);
+        refused(&r, &["node1/distance", "missing", "node0/distance"]);
+        let r = root(
+            "negative",
+            &[(0, "0", Some("10 -5")), (1, "1", Some("-5 10"))],
+        );
+        refused(&r, &["node0/distance", "\"-5\"", "negative"]);
+        let r = root("word", &[(0, "0", Some("10 far")), (1, "1", Some("20 10"))]);
+        refused(&r, &["node0/distance", "\"far\""]);
+        let r = root("cpulist", &[(0, "0-x", Some("10"))]);
+        refused(&r, &["node0/cpulist", "0-x"]);
+        let r = root(
+            "range",
+            &[(0, "0", Some("10 300")), (1, "1", Some("300 10"))],
+        );
+        refused(&r, &["zonal-sysfs", "300"]);
+        let r = root("mem", &[(0, "0", Some("10"))]);
+        let meminfo = r.join("sys/devices/system/node/node0/meminfo");
+        std::fs::write(&meminfo, "Node 0 MemTotal:       lots kB\n").unwrap();
+        refused(&r, &["node0/meminfo", "lots"]);
+        let r = root("none", &[]);
+        std::fs::create_dir_all(r.join("sys/devices/system/node/power")).unwrap();
+        refused(&r, &["sys/devices/system/node", "no node"]);
+    }
 
     #[test]
     fn reads_a_fake_root() {
