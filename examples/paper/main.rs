@@ -527,3 +527,27 @@ fn write_file(dir: &Path, name: &str, text: &str) -> cli::Result {
         .and_then(|()| std::fs::write(&path, text))
         .map_err(|e| Exit::Failure(format!("cannot write {}: {e}", path.display())))
 }
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn a_run_short_of_its_processes_fails_the_command() {
+        let done = zonal_sim::RunStats {
+            procs: 10,
+            finished: 10,
+            ..Default::default()
+        };
+        let short = zonal_sim::RunStats {
+            procs: 10,
+            finished: 4,
+            ..Default::default()
+        };
+        assert!(all_finished([&done, &done].into_iter()).is_ok());
+        match all_finished([&done, &short, &short].into_iter()) {
+            Err(Exit::Failure(msg)) => assert!(msg.starts_with("2 of 3 runs"), "{msg}"),
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -163,3 +163,25 @@ fn drop_finishes_every_spawned_task() {
     drop(pool);
     assert_eq!(n.load(Ordering::Relaxed), 10_000);
 }
+
+#[test]
+fn a_worker_thread_that_cannot_start_is_a_failure_not_an_input_error() {
+    // No system gives a thread an exabyte of stack: the spawn fails, the workers already
+    // started are stopped, and the error says which worker, as a failure of the system.
+    let err = ThreadPoolBuilder::new()
+        .preset("s1")
+        .stack_size(1 << 60)
+        .build()
+        .expect_err("an exabyte stack cannot be spawned");
+    assert!(!err.is_input_error(), "{err}");
+    assert!(
+        err.to_string().contains("cannot spawn worker thread"),
+        "{err}"
+    );
+    // The same builder with a topology that cannot load is an input error.
+    let err = ThreadPoolBuilder::new()
+        .preset("no-such-preset")
+        .build()
+        .expect_err("unknown preset");
+    assert!(err.is_input_error(), "{err}");
+}

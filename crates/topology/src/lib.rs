@@ -11,7 +11,9 @@
 //!   `this_machine` / `from_xml_file` (hwloc through hwlocality).
 //! - [`Topology::new`] builds levels, spans, the zone and victim orders; queries such as
 //!   [`Topology::distance`], [`Topology::level_between`], [`Topology::in_zone`],
-//!   [`Topology::numa_factor`] and [`Topology::victims`] are O(1) and allocation-free.
+//!   [`Topology::numa_factor`] are O(1) and allocation-free; [`Topology::victims`] builds a
+//!   CPU's order the first time it is asked for (O(cpus)), then returns it without
+//!   allocating.
 //! - [`TopologyReport`] is the machine model as data: the JSON interface of
 //!   `examples/topology`. The example (`examples/topology/`) holds the command line, the
 //!   choice of a source from its flags and the human view (an
@@ -22,8 +24,20 @@
 //! Every input is checked before anything that grows with it is allocated, with a typed
 //! [`TopologyError`] naming the file, field and value: at most [`MAX_NODES`] nodes and
 //! [`MAX_CPUS`] CPUs (checked in cpulists, generators and every source), only regular files
-//! of at most [`MAX_INPUT_BYTES`] (a FIFO would block the reader), and XML nested at most
-//! [`MAX_XML_DEPTH`] deep (deeper files overflowed hwloc's parser).
+//! of at most [`MAX_INPUT_BYTES`] (a FIFO would block the reader), XML nested at most
+//! [`MAX_XML_DEPTH`] deep (deeper files overflowed hwloc's parser), node memory sizes that
+//! add up to at most 2^64 bytes. An hwloc XML export is read by Zonal first
+//! (`source/xml_check.rs`: object types, bitmaps of at most 4,096 words, numbers, indexes,
+//! how the sets fit, distance matrices of exactly n² values), so that what hwloc would refuse
+//! with a bare errno, misread, or crash on is a [`TopologyError::Xml`] naming the file, the
+//! line and the value. Errors found inside a file are wrapped in [`TopologyError::InFile`]
+//! where their own message does not name it ([`TopologyError::cause`] unwraps them).
+//!
+//! In builds with debug assertions, hwlocality calls libhwloc's `hwloc_topology_check`
+//! after every load, which *aborts* on an inconsistent topology; Zonal's checks refuse the
+//! inconsistencies it knows of first, and this workspace turns hwlocality's debug
+//! assertions off (`[profile.dev.package.hwlocality]`). An application reading untrusted
+//! XML in debug builds should do the same.
 //!
 //! ```
 //! use zonal_topology::{presets, Level, CpuId};
