@@ -104,7 +104,8 @@ pub use join::join;
 pub use memory::{MemoryPlacement, NodeBuffer};
 pub use metrics::{MetricsHandle, PoolMetrics, Refusals, WorkerMetrics};
 pub use pool::{
-    current_node, current_task, current_worker_index, scope, spawn, spawn_with, ThreadPool,
+    current_node, current_num_threads, current_task, current_worker_index, scope, spawn,
+    spawn_with, ThreadPool,
 };
 pub use scope::Scope;
 pub use steal::{QueueKind, StealRecord};

@@ -362,6 +362,23 @@ pub fn current_worker_index() -> Option<usize> {
     WorkerThread::with_current(|w| w.map(|w| w.index))
 }
 
+/// The number of workers of the current thread's pool; outside a pool, the number of CPUs
+/// this process may use (what a default pool would have).
+///
+/// ```
+/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// assert_eq!(pool.install(zonal_runtime::current_num_threads), pool.num_workers());
+/// assert!(zonal_runtime::current_num_threads() >= 1);
+/// # Ok::<(), zonal_runtime::BuildError>(())
+/// ```
+#[must_use]
+pub fn current_num_threads() -> usize {
+    WorkerThread::with_current(|w| match w {
+        Some(w) => w.registry.num_workers(),
+        None => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+    })
+}
+
 /// The node (dense index) of the current thread's worker, if it is a worker.
 ///
 /// ```
