@@ -7,3 +7,5 @@ pub use zonal_policy as policy;
 pub use zonal_runtime as runtime;
 pub use zonal_sim as sim;
 pub use zonal_topology as topology;
+
+pub mod slice;
