@@ -602,7 +602,34 @@ fn check_sizes(args: &Args) -> cli::Result {
 }
 
 fn main() -> ExitCode {
-    cli::finish("workload", run(&Args::parse()))
+    let (args, matches) = cli::parse::<Args>();
+    cli::finish(
+        "workload",
+        check_modes(&args, &matches).and_then(|()| run(&args)),
+    )
+}
+
+/// Flags of one workload are refused when that workload does not run.
+fn check_modes(args: &Args, matches: &clap::ArgMatches) -> cli::Result {
+    let runs = |w: Workload| args.workload == Workload::All || args.workload == w;
+    for (w, ids, name) in [
+        (
+            Workload::Mix,
+            &["mix", "tasks", "seed"][..],
+            "the mix workload",
+        ),
+        (Workload::Stream, &["stream_len"][..], "the stream workload"),
+        (Workload::Stencil, &["grid"][..], "the stencil workload"),
+    ] {
+        if !runs(w) {
+            cli::refuse_given(
+                matches,
+                ids,
+                &format!("--workload {:?} (only to {name})", args.workload).to_lowercase(),
+            )?;
+        }
+    }
+    Ok(())
 }
 
 fn run(args: &Args) -> cli::Result {

@@ -399,6 +399,36 @@ fn flags_a_mode_does_not_take_are_refused_not_ignored() {
         &["--policies"],
     );
     refused("paper", &["--json"], &["--json"]);
+    refused("paper", &["--seed", "4"], &["--seed", "grid"]);
+    refused(
+        "paper",
+        &["--sweep", "--remote-scale", "2"],
+        &["--remote-scale", "--sweep"],
+    );
+    refused(
+        "paper",
+        &[
+            "--system",
+            "s1",
+            "--workload",
+            "w1",
+            "--procs",
+            "10",
+            "--seeds",
+            "3",
+        ],
+        &["--seeds", "single run"],
+    );
+    refused(
+        "workload",
+        &["--workload", "stream", "--tasks", "5"],
+        &["--tasks", "mix"],
+    );
+    refused(
+        "workload",
+        &["--workload", "mix", "--grid", "64"],
+        &["--grid", "stencil"],
+    );
     refused(
         "paper",
         &[

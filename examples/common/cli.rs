@@ -11,6 +11,9 @@
 //! value) and returns the status. No path panics: a panic (status 101) is a bug.
 
 use std::fmt::Display;
+
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use std::io::Write as _;
 use std::process::ExitCode;
 
@@ -82,5 +85,43 @@ pub(crate) fn check_range<T: PartialOrd + Display + Copy>(
         Err(Exit::Usage(format!(
             "{flag} {v} is out of range: expected {lo}..={hi}"
         )))
+    }
+}
+
+/// Parses the command line into `A`, keeping the matches so that [`given`] can tell a flag
+/// the user typed from a default. clap's own errors exit with status 2, `--help` with 0.
+pub(crate) fn parse<A: CommandFactory + FromArgMatches>() -> (A, ArgMatches) {
+    let matches = A::command().get_matches();
+    match A::from_arg_matches(&matches) {
+        Ok(args) => (args, matches),
+        Err(e) => e.exit(),
+    }
+}
+
+/// The flags of `ids` (clap ids: field names) that were typed on the command line.
+pub(crate) fn given<'a>(matches: &ArgMatches, ids: &[&'a str]) -> Vec<&'a str> {
+    ids.iter()
+        .copied()
+        .filter(|id| {
+            matches!(
+                matches
+                    .try_get_raw(id)
+                    .ok()
+                    .flatten()
+                    .and(matches.value_source(id)),
+                Some(ValueSource::CommandLine)
+            )
+        })
+        .collect()
+}
+
+/// Refuses the flags of `ids` that were typed although `mode` does not take them.
+pub(crate) fn refuse_given(matches: &ArgMatches, ids: &[&str], mode: &str) -> Result {
+    match given(matches, ids).first() {
+        None => Ok(()),
+        Some(id) => Err(Exit::Usage(format!(
+            "--{} does not apply to {mode}",
+            id.replace('_', "-")
+        ))),
     }
 }

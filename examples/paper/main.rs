@@ -91,8 +91,48 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    cli::finish("paper", check_numbers(&args).and_then(|()| run(&args)))
+    let (args, matches) = cli::parse::<Args>();
+    cli::finish(
+        "paper",
+        check_numbers(&args)
+            .and_then(|()| check_modes(&args, &matches))
+            .and_then(|()| run(&args)),
+    )
+}
+
+/// Flags that do not apply to the mode are refused, not ignored: a single run (`--system`,
+/// `--workload`, `--procs`), the sensitivity sweep (`--sweep`), or the grid (neither).
+fn check_modes(args: &Args, matches: &clap::ArgMatches) -> cli::Result {
+    let single_run = args.system.is_some() || args.workload.is_some() || args.procs.is_some();
+    let (mode, refused): (&str, &[&str]) = if single_run {
+        (
+            "a single run (--system, --workload, --procs)",
+            &["policies", "seeds", "out", "threads", "sweep"],
+        )
+    } else if args.sweep {
+        (
+            "--sweep (it compares linux with --policy at fixed points and its own cost scales)",
+            &[
+                "json",
+                "trace",
+                "seed",
+                "policies",
+                "remote_scale",
+                "migration_scale",
+            ],
+        )
+    } else {
+        if let Some(p) = &args.policy {
+            return Err(Exit::Usage(format!(
+                "--policy {p} needs --system, --workload and --procs (or use --policies for the grid)"
+            )));
+        }
+        (
+            "the grid (no --system, --workload or --procs)",
+            &["json", "trace", "seed"],
+        )
+    };
+    cli::refuse_given(matches, refused, mode)
 }
 
 /// The largest `--procs` of one run (the paper's largest is 400; the simulator handles
@@ -189,52 +229,12 @@ fn run(args: &Args) -> cli::Result {
         o.parse::<OriginRule>().map_err(Exit::usage)?;
     }
     origin_at(args)?;
-    let single_flags = [
-        ("--system", args.system.is_some()),
-        ("--workload", args.workload.is_some()),
-        ("--procs", args.procs.is_some()),
-        ("--policy", args.policy.is_some()),
-        ("--json", args.json),
-        ("--trace", args.trace),
-    ];
-    let single_run = single_flags[..3].iter().any(|&(_, set)| set);
-    if args.sweep {
-        // Flags that do not apply to a mode are refused, not ignored. (`--policy` names the
-        // sweep's contender.)
-        if let Some((flag, _)) = single_flags
-            .iter()
-            .find(|&&(flag, set)| set && flag != "--policy")
-        {
-            return Err(Exit::Usage(format!(
-                "--sweep does not take {flag} (a single-run flag)"
-            )));
-        }
-        if args.policies.is_some() {
-            return Err(Exit::Usage(
-                "--sweep does not take --policies (the sweep compares linux with --policy)".into(),
-            ));
-        }
-    }
-    if single_run && args.policies.is_some() {
-        return Err(Exit::Usage(
-            "--policies is for the grid; a single run takes --policy".into(),
-        ));
-    }
+    let single_run = args.system.is_some() || args.workload.is_some() || args.procs.is_some();
     if single_run {
         single(args)
     } else if args.sweep {
         sweep(args)
     } else {
-        if let Some(p) = &args.policy {
-            return Err(Exit::Usage(format!(
-                "--policy {p} needs --system, --workload and --procs (or use --policies for the grid)"
-            )));
-        }
-        if let Some((flag, _)) = single_flags[4..].iter().find(|&&(_, set)| set) {
-            return Err(Exit::Usage(format!(
-                "{flag} is for a single run (--system, --workload, --procs), not the grid"
-            )));
-        }
         grid(args)
     }
 }
