@@ -15,9 +15,13 @@ fi
 for t in "${targets[@]}"; do
   echo "== fuzz $t for ${secs} s"
   mkdir -p "fuzz/corpus/$t"
-  # Seeds: small valid inputs (fuzz/seeds/TARGET), so that mutations reach the checks that
-  # come after parsing.
-  if [ -d "fuzz/seeds/$t" ]; then cp -n fuzz/seeds/"$t"/* "fuzz/corpus/$t/"; fi
+  # Seeds: the valid machine descriptions of the test data, so that mutations reach the
+  # checks that come after parsing.
+  case "$t" in
+    xml) cp -n crates/topology/tests/data/two-nodes.xml \
+           crates/topology/tests/data/16amd64-4distances.xml "fuzz/corpus/$t/" ;;
+    nodes_json) cp -n crates/topology/tests/data/128arm-2pa2n8cluster4co.json "fuzz/corpus/$t/" ;;
+  esac
   # -O: the release profile of fuzz/Cargo.toml (our debug assertions on, hwlocality's off).
   # -rss_limit_mb and -timeout turn memory blow-ups and hangs into findings.
   # libhwloc leaks the objects it allocated when it refuses a document (its error paths,

@@ -113,25 +113,7 @@ fn mkfifo(path: &Path) {
 }
 
 /// A small valid hwloc 2 export: two packages, each with one NUMA node and one PU.
-const XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
-<!DOCTYPE topology SYSTEM "hwloc2.dtd">
-<topology version="2.0">
-  <object type="Machine" os_index="0" cpuset="0x00000003" complete_cpuset="0x00000003" allowed_cpuset="0x00000003" nodeset="0x00000003" complete_nodeset="0x00000003" allowed_nodeset="0x00000003" gp_index="1">
-    <object type="Package" os_index="0" cpuset="0x00000001" complete_cpuset="0x00000001" nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="2">
-      <object type="NUMANode" os_index="0" cpuset="0x00000001" complete_cpuset="0x00000001" nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="3" local_memory="1048576"/>
-      <object type="PU" os_index="0" cpuset="0x00000001" complete_cpuset="0x00000001" nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="4"/>
-    </object>
-    <object type="Package" os_index="1" cpuset="0x00000002" complete_cpuset="0x00000002" nodeset="0x00000002" complete_nodeset="0x00000002" gp_index="5">
-      <object type="NUMANode" os_index="1" cpuset="0x00000002" complete_cpuset="0x00000002" nodeset="0x00000002" complete_nodeset="0x00000002" gp_index="6" local_memory="1048576"/>
-      <object type="PU" os_index="1" cpuset="0x00000002" complete_cpuset="0x00000002" nodeset="0x00000002" complete_nodeset="0x00000002" gp_index="7"/>
-    </object>
-  </object>
-  <distances2 type="NUMANode" nbobjs="2" kind="5" indexing="os">
-    <indexes length="4">0 1 </indexes>
-    <u64values length="12">10 20 20 10 </u64values>
-  </distances2>
-</topology>
-"#;
+const XML: &str = include_str!("../crates/topology/tests/data/two-nodes.xml");
 
 /// [`XML`] with `from` replaced by `to` (which must occur).
 fn xml_with(from: &str, to: &str) -> String {
