@@ -18,7 +18,7 @@ for t in "${targets[@]}"; do
   # Seeds: the valid machine descriptions of the test data, so that mutations reach the
   # checks that come after parsing.
   case "$t" in
-    xml) cp -n crates/topology/tests/data/two-nodes.xml \
+    xml) cp -n crates/topology/tests/hostile/two-nodes.xml \
            crates/topology/tests/data/16amd64-4distances.xml "fuzz/corpus/$t/" ;;
     nodes_json) cp -n crates/topology/tests/data/128arm-2pa2n8cluster4co.json "fuzz/corpus/$t/" ;;
   esac

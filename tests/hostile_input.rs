@@ -113,7 +113,7 @@ fn mkfifo(path: &Path) {
 }
 
 /// A small valid hwloc 2 export: two packages, each with one NUMA node and one PU.
-const XML: &str = include_str!("../crates/topology/tests/data/two-nodes.xml");
+const XML: &str = include_str!("../crates/topology/tests/hostile/two-nodes.xml");
 
 /// [`XML`] with `from` replaced by `to` (which must occur).
 fn xml_with(from: &str, to: &str) -> String {

@@ -1,7 +1,7 @@
 use super::*;
 
 /// A small valid hwloc 2 export: two packages, each with one NUMA node and one PU.
-const XML: &str = include_str!("../../../tests/data/two-nodes.xml");
+const XML: &str = include_str!("../../../tests/hostile/two-nodes.xml");
 
 fn with(from: &str, to: &str) -> String {
     assert!(XML.contains(from), "{from:?} is not in the sample");
