@@ -121,6 +121,27 @@ fn xml_with(from: &str, to: &str) -> String {
     XML.replacen(from, to, 1)
 }
 
+/// The sample with `from` replaced by `to`, written as `name` in a scratch directory, must be
+/// refused by the topology CLI with a message naming the file and every needle.
+#[track_caller]
+fn xml_refused(name: &str, from: &str, to: &str, needles: &[&str]) {
+    let p = write(&scratch(name), name, &xml_with(from, to));
+    let mut all = vec![name];
+    all.extend_from_slice(needles);
+    refused("topology", &["--xml", &p], &all);
+}
+
+/// A sysfs root of `(id, cpulist, distance)` nodes under `dir`.
+fn sysfs_root(dir: &Path, nodes: &[(u32, &str, &str)]) -> String {
+    for &(id, cpus, row) in nodes {
+        let node = dir.join(format!("sys/devices/system/node/node{id}"));
+        std::fs::create_dir_all(&node).expect("sysfs dirs");
+        std::fs::write(node.join("cpulist"), cpus).expect("cpulist");
+        std::fs::write(node.join("distance"), row).expect("distance");
+    }
+    dir.to_str().expect("UTF-8").to_owned()
+}
+
 // --- Panics: sizes that indexed out of bounds or overflowed -----------------------------
 
 #[test]
@@ -267,75 +288,50 @@ fn fifos_are_refused_not_read() {
     refused("topology", &["--nodes", f], &["in.fifo", "FIFO"]);
     refused("workload", &["--xml", f], &["in.fifo", "FIFO"]);
     // A sysfs root whose distance file is a FIFO.
-    let node = dir.join("root/sys/devices/system/node/node0");
+    let root = dir.join("root");
+    let root_arg = sysfs_root(&root, &[]);
+    let node = root.join("sys/devices/system/node/node0");
     std::fs::create_dir_all(&node).expect("sysfs dirs");
     std::fs::write(node.join("cpulist"), "0-1\n").expect("cpulist");
     mkfifo(&node.join("distance"));
-    let root = dir.join("root");
-    refused(
-        "topology",
-        &["--sysfs", root.to_str().expect("UTF-8")],
-        &["distance", "FIFO"],
-    );
+    refused("topology", &["--sysfs", &root_arg], &["distance", "FIFO"]);
 }
 
 // --- Accepted but invalid ----------------------------------------------------------------
 
 #[test]
 fn xml_distance_matrices_with_extra_values_are_refused() {
-    let dir = scratch("extra");
-    let p = write(
-        &dir,
-        "extra.xml",
-        &xml_with("10 20 20 10 ", "10 20 20 10 30 "),
-    );
-    refused("topology", &["--xml", &p], &["extra.xml", "5", "4"]);
+    xml_refused("extra.xml", "10 20 20 10 ", "10 20 20 10 30 ", &["5", "4"]);
 }
 
 #[test]
 fn garbage_cpusets_are_refused() {
-    let dir = scratch("cpuset");
-    let p = write(
-        &dir,
+    xml_refused(
         "garbage.xml",
-        &xml_with(
-            r#"<object type="PU" os_index="0" cpuset="0x00000001""#,
-            r#"<object type="PU" os_index="0" cpuset="0xzz""#,
-        ),
-    );
-    refused(
-        "topology",
-        &["--xml", &p],
-        &["garbage.xml", "cpuset", "0xzz"],
+        r#"<object type="PU" os_index="0" cpuset="0x00000001""#,
+        r#"<object type="PU" os_index="0" cpuset="0xzz""#,
+        &["cpuset", "0xzz"],
     );
 }
 
 #[test]
 fn a_matrix_naming_a_missing_node_is_refused() {
-    let dir = scratch("matrix-node");
-    let p = write(
-        &dir,
+    xml_refused(
         "missing.xml",
-        &xml_with(
-            r#"<indexes length="4">0 1 </indexes>"#,
-            r#"<indexes length="4">0 7 </indexes>"#,
-        ),
+        r#"<indexes length="4">0 1 </indexes>"#,
+        r#"<indexes length="4">0 7 </indexes>"#,
+        &["7", "no NUMA node"],
     );
-    refused("topology", &["--xml", &p], &["missing.xml"]);
 }
 
 #[test]
 fn a_node_os_index_of_u32_max_is_refused_not_dropped() {
-    let dir = scratch("os-index");
-    let p = write(
-        &dir,
+    xml_refused(
         "osindex.xml",
-        &xml_with(
-            r#"<object type="NUMANode" os_index="1""#,
-            r#"<object type="NUMANode" os_index="4294967295""#,
-        ),
+        r#"<object type="NUMANode" os_index="1""#,
+        r#"<object type="NUMANode" os_index="4294967295""#,
+        &["4294967295"],
     );
-    refused("topology", &["--xml", &p], &["osindex.xml"]);
 }
 
 #[test]
@@ -458,8 +454,12 @@ fn node_memory_sizes_that_would_wrap_are_refused() {
 #[test]
 fn negative_distances_are_shown_as_written() {
     let dir = scratch("negative");
-    let xml = write(&dir, "neg.xml", &xml_with("10 20 20 10 ", "10 -5 -5 10 "));
-    refused("topology", &["--xml", &xml], &["neg.xml", "-5"]);
+    xml_refused(
+        "neg.xml",
+        "10 20 20 10 ",
+        "10 -5 -5 10 ",
+        &["-5", "negative"],
+    );
     let json = write(
         &dir,
         "neg.json",
@@ -500,17 +500,14 @@ fn broken_xml_files_say_what_is_wrong() {
 
 #[test]
 fn broken_sysfs_dumps_name_the_file() {
-    let dir = scratch("sysfs-row");
-    for (id, cpus, row) in [(0, "0", "10 20"), (1, "1", "20 10 30")] {
-        let node = dir.join(format!("sys/devices/system/node/node{id}"));
-        std::fs::create_dir_all(&node).expect("dirs");
-        std::fs::write(node.join("cpulist"), cpus).expect("cpulist");
-        std::fs::write(node.join("distance"), row).expect("distance");
-    }
+    let root = sysfs_root(
+        &scratch("sysfs-row"),
+        &[(0, "0", "10 20"), (1, "1", "20 10 30")],
+    );
     refused(
         "topology",
-        &["--sysfs", dir.to_str().expect("UTF-8")],
-        &["node1", "distance"],
+        &["--sysfs", &root],
+        &["node1", "distance", "expected 2"],
     );
 }
 
