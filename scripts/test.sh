@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# The example CLIs as plain binaries: tests/hostile_input.rs runs them (`cargo test` builds
+# the examples that have unit tests only in test mode).
+cargo build --workspace --examples
 cargo test --workspace
 # The optional tokio control plane.
 cargo test -p zonal-runtime --features control-plane

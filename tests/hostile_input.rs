@@ -32,7 +32,7 @@ fn example(name: &str) -> PathBuf {
     let bin = dir.join("examples").join(name);
     assert!(
         bin.exists(),
-        "{} is missing: run `cargo test` (it builds the examples) or `cargo build --examples`",
+        "{} is missing: run `cargo build --examples` first (scripts/test.sh does)",
         bin.display()
     );
     bin
