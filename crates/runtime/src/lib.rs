@@ -102,6 +102,7 @@ pub use control::{ControlPlane, Sample};
 pub use error::{BuildError, SpawnError};
 pub use join::join;
 pub use memory::{MemoryPlacement, NodeBuffer};
+pub use parallel::current_node_partition;
 pub use metrics::{MetricsHandle, PoolMetrics, Refusals, WorkerMetrics};
 pub use pool::{
     current_node, current_num_threads, current_task, current_worker_index, scope, spawn,

@@ -8,6 +8,8 @@ use std::sync::Mutex;
 use zonal_topology::NodeId;
 
 use crate::pool::ThreadPool;
+use crate::registry::Registry;
+use crate::worker::WorkerThread;
 
 impl ThreadPool {
     /// Calls `f` on sub-ranges of `range` of at most `grain` items, in parallel. The range is
@@ -69,28 +71,7 @@ impl ThreadPool {
     /// ```
     #[must_use]
     pub fn node_partition(&self, range: Range<usize>) -> Vec<(NodeId, Range<usize>)> {
-        let nodes = self.worker_nodes();
-        let r = &*self.registry;
-        let weights: Vec<usize> = nodes
-            .iter()
-            .map(|n| r.worker_node.iter().filter(|&&x| x == n.0).count())
-            .collect();
-        let total: usize = weights.iter().sum();
-        let len = range.len();
-        let mut parts = Vec::with_capacity(nodes.len());
-        let mut start = range.start;
-        let mut acc = 0;
-        for (k, w) in weights.iter().enumerate() {
-            acc += w;
-            let end = if k + 1 == weights.len() {
-                range.end
-            } else {
-                range.start + len * acc / total
-            };
-            parts.push((nodes[k], start..end));
-            start = end;
-        }
-        parts
+        self.registry.node_partition(range)
     }
 
     /// A parallel map-reduce over `range`, split by node then by `join` down to `grain`.
@@ -135,6 +116,54 @@ impl ThreadPool {
             .filter_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
             .fold(identity(), &reduce)
     }
+}
+
+impl Registry {
+    /// One contiguous part of `range` per node with workers, in proportion to its workers,
+    /// nodes ascending (see [`ThreadPool::node_partition`]).
+    pub(crate) fn node_partition(&self, range: Range<usize>) -> Vec<(NodeId, Range<usize>)> {
+        let mut nodes: Vec<u32> = self.worker_node.to_vec();
+        nodes.sort_unstable();
+        nodes.dedup();
+        let weights: Vec<usize> = nodes
+            .iter()
+            .map(|n| self.worker_node.iter().filter(|&x| x == n).count())
+            .collect();
+        let total: usize = weights.iter().sum();
+        let len = range.len();
+        let mut parts = Vec::with_capacity(nodes.len());
+        let mut start = range.start;
+        let mut acc = 0;
+        for (k, w) in weights.iter().enumerate() {
+            acc += w;
+            let end = if k + 1 == weights.len() {
+                range.end
+            } else {
+                // u128: `len * acc` may not fit a usize for ranges near usize::MAX.
+                range.start + (len as u128 * acc as u128 / total as u128) as usize
+            };
+            parts.push((NodeId(nodes[k]), start..end));
+            start = end;
+        }
+        parts
+    }
+}
+
+/// How the current pool cuts `range` by node ([`ThreadPool::node_partition`]): on a worker,
+/// its pool's partition; on any other thread, a single part on node 0.
+///
+/// ```
+/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// let parts = pool.install(|| zonal_runtime::current_node_partition(0..1600));
+/// assert_eq!(parts, pool.node_partition(0..1600));
+/// # Ok::<(), zonal_runtime::BuildError>(())
+/// ```
+#[must_use]
+pub fn current_node_partition(range: Range<usize>) -> Vec<(NodeId, Range<usize>)> {
+    WorkerThread::with_current(|w| match w {
+        Some(w) => w.registry.node_partition(range.clone()),
+        None => vec![(NodeId(0), range.clone())],
+    })
 }
 
 struct SendPtr<T>(*mut T);
