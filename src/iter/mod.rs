@@ -1,0 +1,1 @@
+//! Parallel iterators with rayon's traits and method names.

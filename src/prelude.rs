@@ -1,0 +1,3 @@
+//! `use zonal::prelude::*;`: the traits a rayon user expects in scope.
+
+pub use crate::slice::ParallelSliceMut;
