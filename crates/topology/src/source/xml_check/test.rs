@@ -103,6 +103,8 @@ fn garbage_bitmaps_are_refused() {
         "1",
         "0x1,0xg",
         "0xf...f0x1",
+        // hwloc does not count a leading comma and aborts (found by the xml fuzz target).
+        ",0x00000001",
     ] {
         refused(
             &with(
