@@ -70,6 +70,7 @@
 //! ```
 
 mod blocks;
+mod broadcast;
 mod builder;
 mod compile_fail;
 mod construct;
@@ -77,17 +78,21 @@ mod construct;
 mod control;
 mod enter;
 mod error;
+mod fifo;
+mod global;
 mod job;
 mod join;
 mod latch;
 mod memory;
 mod metrics;
+mod num_threads;
 mod parallel;
 mod pin;
 mod pool;
 mod registry;
 mod route;
 mod scope;
+mod scope_fifo;
 mod sleep;
 mod spawn;
 mod steal;
@@ -95,20 +100,27 @@ mod sync;
 mod task;
 mod unwind;
 mod worker;
+mod yield_now;
 
+pub use broadcast::{broadcast, BroadcastContext};
 pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
 #[cfg(feature = "control-plane")]
 pub use control::{ControlPlane, Sample};
 pub use error::{BuildError, SpawnError};
+pub use fifo::spawn_fifo;
+pub use global::NUM_THREADS_VAR;
 pub use join::join;
 pub use memory::{MemoryPlacement, NodeBuffer};
-pub use parallel::current_node_partition;
 pub use metrics::{MetricsHandle, PoolMetrics, Refusals, WorkerMetrics};
+pub use num_threads::MAX_THREADS;
+pub use parallel::current_node_partition;
 pub use pool::{
-    current_node, current_num_threads, current_task, current_worker_index, scope, spawn,
-    spawn_with, ThreadPool,
+    current_node, current_num_threads, current_task, current_thread_index, current_worker_index,
+    scope, spawn, spawn_with, ThreadPool,
 };
-pub use scope::Scope;
+pub use scope::{in_place_scope, Scope};
+pub use scope_fifo::{scope_fifo, ScopeFifo};
 pub use steal::{QueueKind, StealRecord};
 pub use task::{TaskInfo, TaskOptions};
+pub use yield_now::{yield_now, Yield};
 pub use zonal_policy::NoPolicy;

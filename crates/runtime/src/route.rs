@@ -205,10 +205,17 @@ impl<'a> Route<'a> {
         self.here.map(|w| &w.blocks)
     }
 
+    /// Whether the task goes on the queueing worker's deque (LIFO for its owner): FIFO
+    /// spawns then go through a FIFO queue and a proxy job (`fifo.rs`).
+    #[inline(always)]
+    pub(crate) fn to_deque(&self) -> bool {
+        self.queue == Queue::Deque
+    }
+
     /// Builds `job` as a heap job with the route's metadata, or as a bare job when the
     /// route allows it, and queues it.
     #[inline(always)]
-    fn queue_job<F: FnOnce() + Send>(self, job: F) {
+    pub(crate) fn queue_job<F: FnOnce() + Send>(self, job: F) {
         let task = if self.bare() {
             BareJob::task(self.blocks(), job)
         } else {
