@@ -165,6 +165,7 @@ fn in_place_scope_runs_here_borrows_and_waits() {
     let (here, spawned) = other.install(|| {
         let here = zonal_runtime::current_thread_index();
         let mut spawned = Vec::new();
+        let pool = &pool;
         pool.in_place_scope(|s| {
             let v = &mut spawned;
             s.spawn(move |_| v.push(pool.current_worker_index()));
