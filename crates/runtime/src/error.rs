@@ -151,7 +151,7 @@ impl BuildError {
 
     /// Whether [`ThreadPoolBuilder::build_global`](crate::ThreadPoolBuilder::build_global)
     /// found the global pool already built (by an earlier call, or lazily by a free
-    /// function such as [`join`](crate::join)).
+    /// function such as [`join`](fn@crate::join)).
     #[must_use]
     pub fn is_global_pool_already_initialized(&self) -> bool {
         matches!(self.kind, ErrorKind::GlobalPoolAlreadyInitialized)

@@ -7,7 +7,7 @@
 //! with the route's metadata, is pushed on a [`FifoQueue`] of that worker (the worker's own
 //! for `spawn_fifo`, the scope's for that worker for `ScopeFifo`), and a *proxy* job
 //! carrying only the queue's address is queued in its place, on the deque, through
-//! [`Route::queue_job`](crate::route) (counted once, woken for, stolen like any task).
+//! `Route::queue_job` (counted once, woken for, stolen like any task).
 //! Whoever runs a proxy — the owner or a thief — pops the *oldest* job of that queue and
 //! runs it with the proxy's metadata as it ran (a steal of the proxy is the job's
 //! migration). Each push has exactly one proxy and each proxy pops exactly one job, and

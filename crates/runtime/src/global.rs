@@ -1,5 +1,5 @@
-//! The global pool, as rayon's: the pool the free functions ([`join`](crate::join),
-//! [`scope`](crate::scope), [`spawn`](crate::spawn), …) use on a thread that is no worker
+//! The global pool, as rayon's: the pool the free functions ([`join`](fn@crate::join),
+//! [`scope`](fn@crate::scope), [`spawn`](fn@crate::spawn), …) use on a thread that is no worker
 //! of any pool. It is built on first use from [`ThreadPoolBuilder::new`] (this machine,
 //! the default policy, one pinned worker per allowed CPU), with [`NUM_THREADS_VAR`]
 //! honoured, or installed once by [`ThreadPoolBuilder::build_global`]. It lives as long
@@ -75,7 +75,7 @@ fn env_num_threads() -> Result<Option<usize>, BuildError> {
 
 impl ThreadPoolBuilder {
     /// Builds this pool and installs it as the global pool, the one the free functions
-    /// ([`join`](crate::join), [`scope`](crate::scope), [`spawn`](crate::spawn),
+    /// ([`join`](fn@crate::join), [`scope`](fn@crate::scope), [`spawn`](fn@crate::spawn),
     /// [`current_num_threads`](crate::current_num_threads), …) use outside every pool. If the
     /// builder was given no worker count ([`num_threads`](Self::num_threads),
     /// [`worker_cpus`](Self::worker_cpus), [`workers_per_node`](Self::workers_per_node)),

@@ -20,9 +20,10 @@ use zonal_topology::{CpuId, CpuSpec, Machine, NodeSpec, Topology};
 
 use crate::error::{BuildError, ErrorKind};
 
-/// The most workers a pool may have ([`ThreadPoolBuilder::num_threads`]
-/// (crate::ThreadPoolBuilder::num_threads) above it is refused with a [`BuildError`]
-/// naming the value): the topology crate's limit on CPUs, [`zonal_topology::MAX_CPUS`].
+/// The most workers a pool may have: a larger
+/// [`num_threads`](crate::ThreadPoolBuilder::num_threads) is refused with a [`BuildError`]
+/// naming the value. It is the topology crate's limit on CPUs, [`zonal_topology::MAX_CPUS`]
+/// (the extra workers' virtual CPUs count against it).
 pub const MAX_THREADS: usize = zonal_topology::MAX_CPUS;
 
 /// The workers' CPUs for `n` workers, and the topology they live in (with the extra

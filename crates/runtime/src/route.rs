@@ -3,8 +3,9 @@
 //!
 //! Every way of queueing new work goes through it: `join` halves, scope spawns (bare jobs
 //! included), `spawn`, `spawn_with`, `spawn_on`, `spawn_pinned` (on the pool or from a worker),
-//! `par_for` chunks, spawns from threads outside the pool, and operations injected by
-//! `install` from outside. A caller asks for a [`Target`]; [`Registry::route`] turns it,
+//! `par_for` chunks, spawns from threads outside the pool, operations injected by `install`
+//! from outside, FIFO spawns (whose proxy job is what is queued, `fifo.rs`) and `broadcast`'s
+//! jobs (`Target::Worker`). A caller asks for a [`Target`]; [`Registry::route`] turns it,
 //! the [`TaskOptions`] and the thread it runs on into the task's [`Meta`] and its [`Queue`];
 //! the caller builds the job with that metadata (a stack, heap or bare job, `job.rs`); then
 //! [`Route::queue`] counts it once — in the worker's `spawned` when a worker of the pool
