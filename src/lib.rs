@@ -15,5 +15,7 @@ pub mod slice;
 
 // --- rayon's pool API at the root (`zonal::join`, `zonal::ThreadPoolBuilder`, ...) ---
 pub use zonal_runtime::{
-    current_num_threads, join, scope, spawn, BuildError, Scope, ThreadPool, ThreadPoolBuilder,
+    broadcast, current_num_threads, current_thread_index, in_place_scope, join, scope, scope_fifo,
+    spawn, spawn_fifo, yield_now, BroadcastContext, BuildError, Scope, ScopeFifo, ThreadPool,
+    ThreadPoolBuilder, Yield,
 };

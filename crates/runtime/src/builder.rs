@@ -89,6 +89,7 @@ pub struct ThreadPoolBuilder {
     source: Source,
     policy: PolicyChoice,
     cpus: WorkerCpus,
+    num_threads: Option<usize>,
     pin: bool,
     virtual_placement: VirtualPlacement,
     thread_name: Option<NameFn>,
@@ -122,6 +123,7 @@ impl ThreadPoolBuilder {
             source: Source::ThisMachine,
             policy: PolicyChoice::Default,
             cpus: WorkerCpus::All,
+            num_threads: None,
             pin: true,
             virtual_placement: VirtualPlacement::default(),
             thread_name: None,
@@ -202,6 +204,40 @@ impl ThreadPoolBuilder {
         self
     }
 
+    /// `n` workers (rayon's `num_threads`). `0` means the default, one worker per CPU of the
+    /// topology (for this machine: per allowed CPU). At most as many as the topology has
+    /// CPUs: the first CPUs of each node, round-robin over the nodes, so that every node
+    /// gets workers before any gets a second one. More: one worker per CPU, plus the extra
+    /// ones dealt round-robin over the nodes on virtual CPUs added to the pool's topology
+    /// (each sharing the core of one of its node's CPUs), never pinned
+    /// ([`ThreadPool::extra_workers`], [`ThreadPool::unpinned_workers`]). Works for virtual
+    /// pools too. The `num_threads` module doc in the source has the details.
+    ///
+    /// ```
+    /// use zonal_runtime::ThreadPoolBuilder;
+    /// let pool = ThreadPoolBuilder::new().preset("s1").num_threads(4).build()?;
+    /// assert_eq!(pool.num_workers(), 4);
+    /// assert_eq!(pool.worker_nodes().len(), 4); // one worker on each of four nodes
+    /// let big = ThreadPoolBuilder::new().preset("s1").num_threads(40).build()?;
+    /// assert_eq!((big.num_workers(), big.extra_workers()), (40, 8));
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    ///
+    /// A count above [`MAX_THREADS`](crate::MAX_THREADS), or a non-zero count together with
+    /// [`worker_cpus`](Self::worker_cpus) or [`workers_per_node`](Self::workers_per_node),
+    /// makes [`build`](Self::build) fail with a [`BuildError`] naming the value.
+    #[must_use]
+    pub fn num_threads(mut self, n: usize) -> Self {
+        self.num_threads = Some(n);
+        self
+    }
+
+    /// Whether no worker count was given (`num_threads(0)` counts as none): the global
+    /// pool then honours `ZONAL_NUM_THREADS`.
+    pub(crate) fn worker_count_unset(&self) -> bool {
+        matches!(self.cpus, WorkerCpus::All) && self.num_threads.unwrap_or(0) == 0
+    }
+
     /// Pin workers to their CPUs (default `true`). With `false` a failure to pin cannot
     /// happen: workers are left to the OS scheduler.
     #[must_use]
@@ -269,10 +305,34 @@ impl ThreadPoolBuilder {
     /// selected CPU is not available (named in the message), no worker would run, a worker
     /// cannot be pinned (naming the CPU and the reason), or a thread cannot be spawned.
     pub fn build(mut self) -> Result<ThreadPool, BuildError> {
+        self.check_num_threads()?;
         let (topo, is_virtual) = self.load_topology()?;
         let policy = self.take_policy()?;
-        let cpus = self.select_cpus(&topo, is_virtual)?;
-        let (placement, targets) = self.pin_targets(&topo, &cpus, is_virtual)?;
+        let (topo, cpus, extra) = match self.num_threads {
+            Some(n) if n > 0 => {
+                let sized = crate::num_threads::size(topo, n)?;
+                let extra: Vec<bool> = sized.cpus.iter().map(|&c| sized.is_extra(c)).collect();
+                (sized.topo, sized.cpus, extra)
+            }
+            _ => {
+                let cpus = self.select_cpus(&topo, is_virtual)?;
+                let extra = vec![false; cpus.len()];
+                (topo, cpus, extra)
+            }
+        };
+        let (placement, mut targets) = self.pin_targets(&topo, &cpus, is_virtual, &extra)?;
+        // Extra workers run on virtual CPUs: never bound.
+        for (t, &x) in targets.iter_mut().zip(&extra) {
+            if x {
+                *t = None;
+            }
+        }
+        let layout = crate::pool::Layout {
+            placement,
+            is_virtual,
+            unpinned_workers: targets.iter().filter(|t| t.is_none()).count(),
+            extra_workers: extra.iter().filter(|&&x| x).count(),
+        };
         if is_virtual {
             tracing::info!(
                 target: "zonal_runtime",
@@ -290,9 +350,23 @@ impl ThreadPoolBuilder {
             &targets,
             hooks,
             threads,
-            placement,
-            is_virtual,
+            layout,
         )
+    }
+
+    /// A non-zero `num_threads` within [`MAX_THREADS`](crate::MAX_THREADS), and not with
+    /// another way of choosing the workers.
+    fn check_num_threads(&self) -> Result<(), BuildError> {
+        let Some(n) = self.num_threads.filter(|&n| n > 0) else {
+            return Ok(());
+        };
+        crate::num_threads::check(n)?;
+        let other = match self.cpus {
+            WorkerCpus::All => return Ok(()),
+            WorkerCpus::Subset(_) => "worker_cpus",
+            WorkerCpus::PerNode(_) => "workers_per_node",
+        };
+        Err(BuildError::new(ErrorKind::Conflict { threads: n, other }))
     }
 
     /// The topology chosen, and whether it is virtual (not this machine's).
@@ -390,6 +464,7 @@ impl ThreadPoolBuilder {
         topo: &Topology,
         cpus: &[CpuId],
         is_virtual: bool,
+        extra: &[bool],
     ) -> Result<(Placement, Vec<Option<u32>>), BuildError> {
         if !self.pin {
             return Ok((Placement::Unpinned, vec![None; cpus.len()]));
@@ -397,7 +472,8 @@ impl ThreadPoolBuilder {
         if !is_virtual {
             let t = cpus
                 .iter()
-                .map(|&c| Some(topo.machine().cpu(c).os_index))
+                .zip(extra)
+                .map(|(&c, &x)| (!x).then(|| topo.machine().cpu(c).os_index))
                 .collect();
             return Ok((Placement::Pinned, t));
         }
@@ -410,8 +486,15 @@ impl ThreadPoolBuilder {
                         why: "this process may run on no CPU".into(),
                     }));
                 }
-                let t = (0..cpus.len())
-                    .map(|i| Some(allowed[i % allowed.len()]))
+                // Round-robin over the allowed CPUs; extra workers (unpinned) take no turn.
+                let t = extra
+                    .iter()
+                    .scan(0, |next, &x| {
+                        Some((!x).then(|| {
+                            *next += 1;
+                            allowed[(*next - 1) % allowed.len()]
+                        }))
+                    })
                     .collect();
                 Ok((Placement::Spread, t))
             }

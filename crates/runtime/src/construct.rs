@@ -13,11 +13,12 @@ use zonal_policy::{Policy, StealSide, StealWalker};
 use zonal_topology::{CpuId, Topology};
 
 use crate::blocks::SharedBlocks;
-use crate::builder::{NameFn, Placement};
+use crate::builder::NameFn;
 use crate::error::{BuildError, ErrorKind};
+use crate::fifo::FifoQueue;
 use crate::metrics::WorkerCounters;
 use crate::pin::Binder;
-use crate::pool::ThreadPool;
+use crate::pool::{Layout, ThreadPool};
 use crate::registry::{PanicHandler, Registry, StealObserver, ThreadHandler, WorkerShared};
 use crate::sleep::Sleep;
 use crate::task::{Meta, Task};
@@ -39,7 +40,6 @@ pub(crate) struct Threads {
 
 /// Builds the registry for workers on `cpus` and starts one thread per worker, pinned to
 /// `targets[i]` where given. On an error the workers already started are stopped.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn start(
     topo: Arc<Topology>,
     policy: Arc<dyn Policy>,
@@ -47,11 +47,10 @@ pub(crate) fn start(
     targets: &[Option<u32>],
     hooks: Hooks,
     threads: Threads,
-    placement: Placement,
-    is_virtual: bool,
+    layout: Layout,
 ) -> Result<ThreadPool, BuildError> {
     let (registry, deques) = registry(topo, policy, cpus, hooks);
-    start_workers(registry, deques, targets, threads, placement, is_virtual)
+    start_workers(registry, deques, targets, threads, layout)
 }
 
 /// The shared state of a pool, and the deques its workers will own.
@@ -110,6 +109,7 @@ fn worker_shared(deques: &[Worker<Task>], levels: usize) -> Box<[CachePadded<Wor
                 away_len: AtomicUsize::new(0),
                 counters: CachePadded::new(WorkerCounters::new(levels)),
                 blocks: CachePadded::new(SharedBlocks::new()),
+                fifo: FifoQueue::default(),
             })
         })
         .collect()
@@ -164,8 +164,7 @@ fn start_workers(
     deques: Vec<Worker<Task>>,
     targets: &[Option<u32>],
     mut threads: Threads,
-    placement: Placement,
-    is_virtual: bool,
+    layout: Layout,
 ) -> Result<ThreadPool, BuildError> {
     let binder = targets.iter().any(Option::is_some).then(Binder::new);
     let (tx, rx) = mpsc::channel::<Result<(), BuildError>>();
@@ -186,7 +185,7 @@ fn start_workers(
     if let Err(e) = await_pinning(&rx, handles.len()) {
         first_err.get_or_insert(e);
     }
-    let pool = ThreadPool::new(registry, handles, placement, is_virtual);
+    let pool = ThreadPool::new(registry, handles, layout);
     match first_err {
         None => Ok(pool),
         Some(e) => {

@@ -81,6 +81,18 @@ pub(crate) enum ErrorKind {
         #[source]
         source: std::io::Error,
     },
+    #[error("num_threads({requested}) is more than the limit of {limit} workers")]
+    TooManyThreads { requested: usize, limit: usize },
+    #[error("num_threads({threads}) conflicts with {other}: choose one way to size the pool")]
+    Conflict { threads: usize, other: &'static str },
+    #[error("environment variable {var}={value:?} is not a worker count: {reason}")]
+    Env {
+        var: &'static str,
+        value: String,
+        reason: String,
+    },
+    #[error("the global thread pool has already been initialized")]
+    GlobalPoolAlreadyInitialized,
 }
 
 impl BuildError {
@@ -127,8 +139,43 @@ impl BuildError {
             | ErrorKind::Policy { .. }
             | ErrorKind::CpuNotAllowed { .. }
             | ErrorKind::CpuNotInTopology { .. }
-            | ErrorKind::NoWorkers { .. } => true,
-            ErrorKind::Pin { .. } | ErrorKind::Spawn { .. } => false,
+            | ErrorKind::NoWorkers { .. }
+            | ErrorKind::TooManyThreads { .. }
+            | ErrorKind::Conflict { .. }
+            | ErrorKind::Env { .. } => true,
+            ErrorKind::Pin { .. }
+            | ErrorKind::Spawn { .. }
+            | ErrorKind::GlobalPoolAlreadyInitialized => false,
+        }
+    }
+
+    /// Whether [`ThreadPoolBuilder::build_global`](crate::ThreadPoolBuilder::build_global)
+    /// found the global pool already built (by an earlier call, or lazily by a free
+    /// function such as [`join`](fn@crate::join)).
+    #[must_use]
+    pub fn is_global_pool_already_initialized(&self) -> bool {
+        matches!(self.kind, ErrorKind::GlobalPoolAlreadyInitialized)
+    }
+
+    /// The worker count refused: for [`num_threads`](crate::ThreadPoolBuilder::num_threads)
+    /// above [`MAX_THREADS`](crate::MAX_THREADS), or in conflict with another way of sizing
+    /// the pool.
+    ///
+    /// ```
+    /// let err = zonal_runtime::ThreadPoolBuilder::new()
+    ///     .preset("s1")
+    ///     .num_threads(1_000_000)
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert_eq!(err.num_threads(), Some(1_000_000));
+    /// assert!(err.to_string().contains("1000000"));
+    /// ```
+    #[must_use]
+    pub fn num_threads(&self) -> Option<usize> {
+        match &self.kind {
+            ErrorKind::TooManyThreads { requested, .. } => Some(*requested),
+            ErrorKind::Conflict { threads, .. } => Some(*threads),
+            _ => None,
         }
     }
 

@@ -15,8 +15,8 @@ use crate::unwind;
 use crate::worker::WorkerThread;
 
 /// Runs `a` and `b`, potentially in parallel, on the pool of the current worker; outside
-/// any pool, runs them one after the other on this thread. A panic in either resumes here
-/// (after both have finished).
+/// every pool, on the global pool (built if needed; the calling thread blocks until both
+/// are done). A panic in either resumes here (after both have finished).
 ///
 /// ```
 /// fn fib(n: u64) -> u64 {
@@ -26,7 +26,9 @@ use crate::worker::WorkerThread;
 /// }
 /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
 /// assert_eq!(pool.install(|| fib(20)), 6765);
-/// assert_eq!(fib(10), 55); // outside a pool: sequential
+/// assert_eq!(fib(10), 55); // outside a pool: on the global pool
+/// let (a, _) = zonal_runtime::join(zonal_runtime::current_thread_index, || ());
+/// assert!(a.is_some());
 /// # Ok::<(), zonal_runtime::BuildError>(())
 /// ```
 pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
@@ -36,10 +38,11 @@ where
     RA: Send,
     RB: Send,
 {
-    WorkerThread::with_current(|w| match w {
-        Some(w) => join_in_worker(w, a, b),
-        None => (a(), b()),
-    })
+    crate::global::current_or_global(
+        (a, b),
+        |w, (a, b)| join_in_worker(w, a, b),
+        |pool, (a, b)| pool.join(a, b),
+    )
 }
 
 pub(crate) fn join_in_worker<A, B, RA, RB>(wt: &WorkerThread, a: A, b: B) -> (RA, RB)

@@ -207,27 +207,24 @@ impl Latch for LockLatch {
     }
 }
 
-/// A counting latch for scopes: set when the count drops to zero.
+/// A counting latch for scopes whose owner is a worker (of the scope's pool, or of another
+/// pool for an `in_place_scope` called there): set when the count drops to zero, waking the
+/// owner. The setter may be a worker of another pool than the owner's, so the latch owns a
+/// reference to the owner's registry, cloned before the latch is set (as [`CrossLatch`]).
 pub(crate) struct CountLatch {
     counter: AtomicUsize,
     core: CoreLatch,
-    registry: *const Registry,
+    registry: Arc<Registry>,
     owner: usize,
 }
 
-// SAFETY: the raw registry pointer is only dereferenced by workers of that registry, which
-// keep it alive; the rest is atomics.
-unsafe impl Send for CountLatch {}
-// SAFETY: as above.
-unsafe impl Sync for CountLatch {}
-
 impl CountLatch {
-    /// A latch counting one (the owner's own operation).
-    pub(crate) fn new(registry: &Registry, owner: usize) -> Self {
+    /// A latch counting one (the owner's own operation); `registry` is the owner's.
+    pub(crate) fn new(registry: &Arc<Registry>, owner: usize) -> Self {
         Self {
             counter: AtomicUsize::new(1),
             core: CoreLatch::new(),
-            registry,
+            registry: Arc::clone(registry),
             owner,
         }
     }
@@ -253,11 +250,86 @@ impl Latch for CountLatch {
         // AcqRel: the last decrement must see every other job's writes (Acquire) and
         // publish ours (Release) before the core latch is set.
         if me.counter.fetch_sub(1, Ordering::AcqRel) == 1 {
-            let (registry, owner) = (me.registry, me.owner);
+            // Our own reference to the owner's registry, taken before the swap: after it
+            // the latch may be gone, and the setter need not be a worker of that registry.
+            let (registry, owner) = (Arc::clone(&me.registry), me.owner);
             // SAFETY: valid until the swap inside `set`; not touched afterwards.
             if unsafe { CoreLatch::set(&me.core) } {
-                // SAFETY: the registry is kept alive by the current thread, one of its workers.
-                unsafe { (*registry).wake_worker(owner) };
+                registry.wake_worker(owner);
+            }
+        }
+    }
+}
+
+/// A counting latch for scopes whose owner is no worker (`in_place_scope` on a plain
+/// thread): the owner blocks on a [`LockLatch`] set when the count drops to zero.
+#[derive(Debug)]
+pub(crate) struct CountLockLatch {
+    counter: AtomicUsize,
+    lock: LockLatch,
+}
+
+impl CountLockLatch {
+    /// A latch counting one (the owner's own operation).
+    pub(crate) fn new() -> Self {
+        Self {
+            counter: AtomicUsize::new(1),
+            lock: LockLatch::new(),
+        }
+    }
+
+    /// One more job to wait for (called by a holder of a count).
+    #[inline]
+    pub(crate) fn increment(&self) {
+        self.counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Blocks until the count is zero.
+    pub(crate) fn wait(&self) {
+        self.lock.wait();
+    }
+}
+
+impl Latch for CountLockLatch {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: valid on entry; we hold one count, so the owner cannot free the latch
+        // before the lock latch is set.
+        let me = unsafe { &*this };
+        // AcqRel: as `CountLatch`.
+        if me.counter.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // SAFETY: valid on entry; `LockLatch::set` does not touch it after the owner
+            // may return.
+            unsafe { LockLatch::set(&me.lock) };
+        }
+    }
+}
+
+/// A scope's latch: its owner waits working (a worker, [`CountLatch`]) or blocked (any
+/// other thread, [`CountLockLatch`]).
+pub(crate) enum ScopeLatch {
+    Stealing(CountLatch),
+    Blocking(CountLockLatch),
+}
+
+impl ScopeLatch {
+    /// One more job to wait for (called by a holder of a count).
+    #[inline]
+    pub(crate) fn increment(&self) {
+        match self {
+            Self::Stealing(l) => l.increment(),
+            Self::Blocking(l) => l.increment(),
+        }
+    }
+}
+
+impl Latch for ScopeLatch {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: valid on entry (caller); each variant's `set` copies what it needs before
+        // the latch may be freed.
+        unsafe {
+            match &*this {
+                Self::Stealing(l) => Latch::set(l),
+                Self::Blocking(l) => Latch::set(l),
             }
         }
     }

@@ -20,7 +20,23 @@
 //!   [`ThreadPool::try_spawn_with`], [`Scope::try_spawn_on`]) return a [`SpawnError`].
 //!   Calling into another pool from a worker keeps that worker busy with its own pool's
 //!   work until the call returns.
-//! - Where am I: [`current_worker_index`], [`current_node`], [`current_task`].
+//! - rayon's pool API, so that a rayon user switches by changing an import:
+//!   [`ThreadPoolBuilder::num_threads`] (spread over nodes; beyond the CPUs, extra unpinned
+//!   workers: [`ThreadPool::extra_workers`], [`ThreadPool::unpinned_workers`], at most
+//!   [`MAX_THREADS`]), [`ThreadPool::spawn_fifo`] / [`spawn_fifo`],
+//!   [`ThreadPool::scope_fifo`] / [`scope_fifo`] ([`ScopeFifo::spawn_fifo`]),
+//!   [`ThreadPool::broadcast`] / [`broadcast`] ([`BroadcastContext`]), [`yield_now`]
+//!   ([`Yield`]), [`ThreadPool::in_place_scope`] / [`in_place_scope`],
+//!   [`current_thread_index`].
+//! - The global pool: the free functions ([`join`](fn@join), [`scope`], [`spawn`],
+//!   [`spawn_with`], [`spawn_fifo`], [`scope_fifo`], [`broadcast`], [`in_place_scope`],
+//!   [`current_num_threads`], [`current_node_partition`]) use the current worker's pool,
+//!   and on any other thread the global pool: built on first use from
+//!   [`ThreadPoolBuilder::new`] with [`NUM_THREADS_VAR`] (`ZONAL_NUM_THREADS`) honoured —
+//!   it panics if that cannot be built, saying why — or installed once by
+//!   [`ThreadPoolBuilder::build_global`].
+//! - Where am I: [`current_worker_index`] ([`current_thread_index`]), [`current_node`],
+//!   [`current_task`].
 //! - Node-local memory: [`NodeBuffer`]. Jobs themselves live in per-worker slabs
 //!   (`src/blocks.rs`), given back when a worker runs out of work
 //!   ([`WorkerMetrics::job_memory_bytes`]).
@@ -36,8 +52,10 @@
 //! builds.
 //!
 //! ## Source files, one concept each
-//! - `builder.rs`: the builder's options; `construct.rs`: building the registry and starting
-//!   the worker threads from them; `pin.rs`: pinning.
+//! - `builder.rs`: the builder's options; `num_threads.rs`: the workers' CPUs for
+//!   `num_threads(n)` (and the extra workers' virtual CPUs); `construct.rs`: building the
+//!   registry and starting the worker threads from them; `pin.rs`: pinning; `global.rs`: the
+//!   global pool (lazy default, `build_global`, `ZONAL_NUM_THREADS`).
 //! - `registry.rs`: the state a pool's threads share (queues, shared worker halves, steal
 //!   walks, sleep state, handlers).
 //! - `worker.rs`: a worker thread, its loop, and the one accessor for the current worker
@@ -51,7 +69,9 @@
 //! - `task.rs`: the task and its metadata; `job.rs`: the job representations; `blocks.rs`:
 //!   job memory; `latch.rs`: latches; `unwind.rs`: panics across jobs.
 //! - `pool.rs`: the `ThreadPool` handle and the free functions; `parallel.rs`: the parallel
-//!   loops; `scope.rs`, `join.rs`: scopes and `join`.
+//!   loops; `scope.rs`, `join.rs`: scopes (`in_place_scope` too) and `join`; `fifo.rs`: FIFO
+//!   spawns (FIFO queues and proxy jobs); `scope_fifo.rs`: FIFO scopes; `broadcast.rs`:
+//!   running once on every worker; `yield_now.rs`: running one pending task.
 //! - `metrics.rs`: counters and snapshots; `memory.rs`: node-local buffers; `error.rs`:
 //!   errors; `control.rs`: the control plane; `sync.rs`: std's or loom's primitives.
 
@@ -70,6 +90,7 @@
 //! ```
 
 mod blocks;
+mod broadcast;
 mod builder;
 mod compile_fail;
 mod construct;
@@ -77,17 +98,21 @@ mod construct;
 mod control;
 mod enter;
 mod error;
+mod fifo;
+mod global;
 mod job;
 mod join;
 mod latch;
 mod memory;
 mod metrics;
+mod num_threads;
 mod parallel;
 mod pin;
 mod pool;
 mod registry;
 mod route;
 mod scope;
+mod scope_fifo;
 mod sleep;
 mod spawn;
 mod steal;
@@ -95,20 +120,27 @@ mod sync;
 mod task;
 mod unwind;
 mod worker;
+mod yield_now;
 
+pub use broadcast::{broadcast, BroadcastContext};
 pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
 #[cfg(feature = "control-plane")]
 pub use control::{ControlPlane, Sample};
 pub use error::{BuildError, SpawnError};
+pub use fifo::spawn_fifo;
+pub use global::NUM_THREADS_VAR;
 pub use join::join;
 pub use memory::{MemoryPlacement, NodeBuffer};
-pub use parallel::current_node_partition;
 pub use metrics::{MetricsHandle, PoolMetrics, Refusals, WorkerMetrics};
+pub use num_threads::MAX_THREADS;
+pub use parallel::current_node_partition;
 pub use pool::{
-    current_node, current_num_threads, current_task, current_worker_index, scope, spawn,
-    spawn_with, ThreadPool,
+    current_node, current_num_threads, current_task, current_thread_index, current_worker_index,
+    scope, spawn, spawn_with, ThreadPool,
 };
-pub use scope::Scope;
+pub use scope::{in_place_scope, Scope};
+pub use scope_fifo::{scope_fifo, ScopeFifo};
 pub use steal::{QueueKind, StealRecord};
 pub use task::{TaskInfo, TaskOptions};
+pub use yield_now::{yield_now, Yield};
 pub use zonal_policy::NoPolicy;

@@ -9,7 +9,6 @@ use zonal_topology::NodeId;
 
 use crate::pool::ThreadPool;
 use crate::registry::Registry;
-use crate::worker::WorkerThread;
 
 impl ThreadPool {
     /// Calls `f` on sub-ranges of `range` of at most `grain` items, in parallel. The range is
@@ -150,7 +149,7 @@ impl Registry {
 }
 
 /// How the current pool cuts `range` by node ([`ThreadPool::node_partition`]): on a worker,
-/// its pool's partition; on any other thread, a single part on node 0.
+/// its pool's partition; on any other thread, the global pool's (built if needed).
 ///
 /// ```
 /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
@@ -160,10 +159,11 @@ impl Registry {
 /// ```
 #[must_use]
 pub fn current_node_partition(range: Range<usize>) -> Vec<(NodeId, Range<usize>)> {
-    WorkerThread::with_current(|w| match w {
-        Some(w) => w.registry.node_partition(range.clone()),
-        None => vec![(NodeId(0), range.clone())],
-    })
+    crate::global::current_or_global(
+        range,
+        |w, range| w.registry.node_partition(range),
+        ThreadPool::node_partition,
+    )
 }
 
 struct SendPtr<T>(*mut T);

@@ -8,10 +8,11 @@ use zonal_topology::{NodeId, Topology};
 
 use crate::builder::Placement;
 use crate::error::SpawnError;
+use crate::global::current_or_global;
 use crate::metrics::{MetricsHandle, PoolMetrics};
 use crate::registry::Registry;
 use crate::route::Target;
-use crate::scope::{scope_in_worker, Scope};
+use crate::scope::{in_place_scope_in, scope_in_worker, Scope};
 use crate::task::{TaskInfo, TaskOptions};
 use crate::worker::WorkerThread;
 
@@ -27,8 +28,18 @@ use crate::worker::WorkerThread;
 pub struct ThreadPool {
     pub(crate) registry: Arc<Registry>,
     threads: Vec<JoinHandle<()>>,
-    placement: Placement,
-    is_virtual: bool,
+    layout: Layout,
+}
+
+/// Where a pool's workers run, as the builder decided.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Layout {
+    pub(crate) placement: Placement,
+    pub(crate) is_virtual: bool,
+    /// Workers bound to no CPU.
+    pub(crate) unpinned_workers: usize,
+    /// Workers beyond one per CPU (`num_threads`), on virtual CPUs.
+    pub(crate) extra_workers: usize,
 }
 
 impl std::fmt::Debug for ThreadPool {
@@ -36,7 +47,7 @@ impl std::fmt::Debug for ThreadPool {
         f.debug_struct("ThreadPool")
             .field("workers", &self.registry.num_workers())
             .field("policy", &self.registry.policy.name())
-            .field("placement", &self.placement)
+            .field("placement", &self.layout.placement)
             .finish_non_exhaustive()
     }
 }
@@ -51,14 +62,12 @@ impl ThreadPool {
     pub(crate) fn new(
         registry: Arc<Registry>,
         threads: Vec<JoinHandle<()>>,
-        placement: Placement,
-        is_virtual: bool,
+        layout: Layout,
     ) -> Self {
         Self {
             registry,
             threads,
-            placement,
-            is_virtual,
+            layout,
         }
     }
 
@@ -103,6 +112,30 @@ impl ThreadPool {
         R: Send,
     {
         self.registry.in_worker(|wt, _| scope_in_worker(wt, op))
+    }
+
+    /// A scope whose body `op` runs on the *current* thread, even outside the pool (rayon's
+    /// `in_place_scope`); its spawns go to this pool, and the call returns once all of them
+    /// have finished. The first panic among them (or of `op`) resumes here.
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let caller = std::thread::current().id();
+    /// let mut v = [0; 3];
+    /// pool.in_place_scope(|s| {
+    ///     assert_eq!(std::thread::current().id(), caller);
+    ///     for x in &mut v {
+    ///         s.spawn(|_| *x = zonal_runtime::current_thread_index().map_or(0, |_| 1));
+    ///     }
+    /// });
+    /// assert_eq!(v, [1, 1, 1]);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R,
+    {
+        in_place_scope_in(&self.registry, op)
     }
 
     /// Spawns a `'static` task; its origin is the spawning worker's node (from outside the
@@ -231,13 +264,35 @@ impl ThreadPool {
     /// Where the workers run (pinned, unpinned, spread).
     #[must_use]
     pub fn placement(&self) -> Placement {
-        self.placement
+        self.layout.placement
+    }
+
+    /// How many workers are bound to no CPU: all of them in an unpinned pool, and the
+    /// [`extra_workers`](Self::extra_workers) of a pinned or spread one.
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").build()?;
+    /// assert_eq!(pool.unpinned_workers(), 32); // a virtual pool is unpinned by default
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    #[must_use]
+    pub fn unpinned_workers(&self) -> usize {
+        self.layout.unpinned_workers
+    }
+
+    /// How many workers the pool has beyond one per CPU of its source topology
+    /// ([`ThreadPoolBuilder::num_threads`](crate::ThreadPoolBuilder::num_threads) above
+    /// the CPUs): each runs, unpinned, on a virtual CPU added to [`topology`](Self::topology)
+    /// on its node.
+    #[must_use]
+    pub fn extra_workers(&self) -> usize {
+        self.layout.extra_workers
     }
 
     /// Whether the topology is not this machine's (one worker per virtual CPU).
     #[must_use]
     pub fn is_virtual(&self) -> bool {
-        self.is_virtual
+        self.layout.is_virtual
     }
 
     /// The node (dense index) of worker `worker`.
@@ -296,40 +351,38 @@ impl Drop for ThreadPool {
     }
 }
 
-/// Calls `f` with the current thread's worker.
+/// Spawns a `'static` task on the current pool: the current worker's, or outside every
+/// pool the global pool (built if needed). See [`ThreadPool::spawn`].
 ///
-/// # Panics
-/// On a thread that is no worker.
-fn on_worker<R>(what: &str, f: impl FnOnce(&WorkerThread) -> R) -> R {
-    WorkerThread::with_current(|w| match w {
-        Some(w) => f(w),
-        None => panic!("zonal_runtime::{what} called outside a pool: use ThreadPool::{what}"),
-    })
-}
-
-/// Spawns a `'static` task on the current worker's pool (see [`ThreadPool::spawn`]).
-///
-/// # Panics
-/// If the current thread is not a worker.
+/// ```
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// zonal_runtime::spawn(move || tx.send(zonal_runtime::current_thread_index()).unwrap());
+/// assert!(rx.recv().unwrap().is_some()); // it ran on a worker of the global pool
+/// ```
 pub fn spawn<F: FnOnce() + Send + 'static>(f: F) {
     spawn_with(TaskOptions::new(), f);
 }
 
-/// Spawns with [`TaskOptions`] on the current worker's pool (see [`ThreadPool::spawn_with`]).
+/// Spawns with [`TaskOptions`] on the current pool (the global pool outside every pool);
+/// see [`ThreadPool::spawn_with`].
 ///
 /// # Panics
-/// If the current thread is not a worker, or the options name an origin outside the pool's
-/// topology.
+/// If the options name an origin outside the pool's topology.
 pub fn spawn_with<F: FnOnce() + Send + 'static>(opts: TaskOptions, f: F) {
-    on_worker("spawn", |w| {
-        if let Err(e) = w.registry.check_options(&opts) {
-            panic!("{e}");
-        }
-        w.registry.spawn_static(opts, Target::Here, f);
-    });
+    current_or_global(
+        f,
+        |w, f| {
+            if let Err(e) = w.registry.check_options(&opts) {
+                panic!("{e}");
+            }
+            w.registry.spawn_static(opts, Target::Here, f);
+        },
+        |pool, f| pool.spawn_with(opts, f),
+    );
 }
 
-/// A scope on the current worker's pool (see [`ThreadPool::scope`]).
+/// A scope on the current pool: the current worker's, or outside every pool the global
+/// pool (built if needed), whose worker runs `op`. See [`ThreadPool::scope`].
 ///
 /// ```
 /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
@@ -339,17 +392,31 @@ pub fn spawn_with<F: FnOnce() + Send + 'static>(opts: TaskOptions, f: F) {
 ///     n
 /// });
 /// assert_eq!(n, [1, 1, 1]);
+/// // Outside a pool: on the global pool.
+/// let on_worker = zonal_runtime::scope(|_| zonal_runtime::current_thread_index().is_some());
+/// assert!(on_worker);
 /// # Ok::<(), zonal_runtime::BuildError>(())
 /// ```
-///
-/// # Panics
-/// If the current thread is not a worker.
 pub fn scope<'scope, OP, R>(op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R + Send,
     R: Send,
 {
-    on_worker("scope", |w| scope_in_worker(w, op))
+    current_or_global(op, scope_in_worker, ThreadPool::scope)
+}
+
+/// The index of the current thread's worker in its pool (of any pool), if it is a worker;
+/// rayon's name for [`current_worker_index`].
+///
+/// ```
+/// assert_eq!(zonal_runtime::current_thread_index(), None);
+/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// assert!(pool.install(zonal_runtime::current_thread_index).is_some());
+/// # Ok::<(), zonal_runtime::BuildError>(())
+/// ```
+#[must_use]
+pub fn current_thread_index() -> Option<usize> {
+    current_worker_index()
 }
 
 /// The index of the current thread's worker in its pool, if it is a worker.
@@ -362,8 +429,8 @@ pub fn current_worker_index() -> Option<usize> {
     WorkerThread::with_current(|w| w.map(|w| w.index))
 }
 
-/// The number of workers of the current thread's pool; outside a pool, the number of CPUs
-/// this process may use (what a default pool would have).
+/// The number of workers of the current thread's pool; outside every pool, the global
+/// pool's (building it if needed, as rayon).
 ///
 /// ```
 /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
@@ -373,10 +440,11 @@ pub fn current_worker_index() -> Option<usize> {
 /// ```
 #[must_use]
 pub fn current_num_threads() -> usize {
-    WorkerThread::with_current(|w| match w {
-        Some(w) => w.registry.num_workers(),
-        None => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
-    })
+    current_or_global(
+        (),
+        |w, ()| w.registry.num_workers(),
+        |pool, ()| pool.num_workers(),
+    )
 }
 
 /// The node (dense index) of the current thread's worker, if it is a worker.

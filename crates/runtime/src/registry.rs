@@ -22,6 +22,7 @@ use zonal_topology::{CpuId, NodeId, Topology};
 
 use crate::blocks::SharedBlocks;
 use crate::error::SpawnError;
+use crate::fifo::FifoQueue;
 use crate::metrics::WorkerCounters;
 use crate::sleep::Sleep;
 use crate::task::{Meta, Task, TaskOptions};
@@ -46,6 +47,8 @@ pub(crate) struct WorkerShared {
     /// The worker's job blocks as other threads see them (`blocks.rs`): written by thieves
     /// that free the worker's jobs, so on a line of its own.
     pub(crate) blocks: CachePadded<SharedBlocks>,
+    /// The worker's `spawn_fifo` jobs waiting for their proxies (`fifo.rs`).
+    pub(crate) fifo: FifoQueue,
 }
 
 pub(crate) struct Registry {

@@ -3,8 +3,9 @@
 //!
 //! Every way of queueing new work goes through it: `join` halves, scope spawns (bare jobs
 //! included), `spawn`, `spawn_with`, `spawn_on`, `spawn_pinned` (on the pool or from a worker),
-//! `par_for` chunks, spawns from threads outside the pool, and operations injected by
-//! `install` from outside. A caller asks for a [`Target`]; [`Registry::route`] turns it,
+//! `par_for` chunks, spawns from threads outside the pool, operations injected by `install`
+//! from outside, FIFO spawns (whose proxy job is what is queued, `fifo.rs`) and `broadcast`'s
+//! jobs (`Target::Worker`). A caller asks for a [`Target`]; [`Registry::route`] turns it,
 //! the [`TaskOptions`] and the thread it runs on into the task's [`Meta`] and its [`Queue`];
 //! the caller builds the job with that metadata (a stack, heap or bare job, `job.rs`); then
 //! [`Route::queue`] counts it once — in the worker's `spawned` when a worker of the pool
@@ -205,10 +206,17 @@ impl<'a> Route<'a> {
         self.here.map(|w| &w.blocks)
     }
 
+    /// Whether the task goes on the queueing worker's deque (LIFO for its owner): FIFO
+    /// spawns then go through a FIFO queue and a proxy job (`fifo.rs`).
+    #[inline(always)]
+    pub(crate) fn to_deque(&self) -> bool {
+        self.queue == Queue::Deque
+    }
+
     /// Builds `job` as a heap job with the route's metadata, or as a bare job when the
     /// route allows it, and queues it.
     #[inline(always)]
-    fn queue_job<F: FnOnce() + Send>(self, job: F) {
+    pub(crate) fn queue_job<F: FnOnce() + Send>(self, job: F) {
         let task = if self.bare() {
             BareJob::task(self.blocks(), job)
         } else {

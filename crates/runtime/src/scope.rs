@@ -1,9 +1,16 @@
-//! `scope`: spawn borrowing closures; the scope returns once all of them have finished.
+//! `scope` and `in_place_scope`: spawn borrowing closures; the scope returns once all of
+//! them have finished.
 //!
-//! Spawned closures are [`HeapJob`]s whose lifetime `'scope` is erased in the `JobRef`. This
-//! is sound because `Scope::complete` does not return before the scope's [`CountLatch`]
+//! Spawned closures are heap jobs whose lifetime `'scope` is erased in the `JobRef`. This
+//! is sound because `Scope::complete` does not return before the scope's [`ScopeLatch`]
 //! reaches zero, that is, before every spawned job has run, and the jobs only borrow data
 //! that outlives the scope. Panics are kept (the first one) and resumed in the caller.
+//!
+//! The scope's owner — the thread that runs its body and waits for its jobs — is a worker of
+//! the scope's pool (`scope`, and `in_place_scope` there), a worker of another pool
+//! (`in_place_scope` there: it keeps working for its own pool while it waits), or a plain
+//! thread (`in_place_scope` outside every pool: it blocks). Spawns go to the scope's pool
+//! through the one routing path (`route.rs`), from whatever thread spawns.
 
 use std::any::Any;
 use std::marker::PhantomData;
@@ -14,7 +21,7 @@ use std::sync::Arc;
 use zonal_topology::NodeId;
 
 use crate::error::SpawnError;
-use crate::latch::{CountLatch, Latch};
+use crate::latch::{CountLatch, CountLockLatch, Latch, ScopeLatch};
 use crate::registry::Registry;
 use crate::route::Target;
 use crate::task::TaskOptions;
@@ -26,8 +33,8 @@ type ScopeMarker<'scope> = Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope
 
 /// A scope for spawning borrowing tasks; see [`ThreadPool::scope`](crate::ThreadPool::scope).
 pub struct Scope<'scope> {
-    registry: Arc<Registry>,
-    latch: CountLatch,
+    pub(crate) registry: Arc<Registry>,
+    pub(crate) latch: ScopeLatch,
     panic: AtomicPtr<Box<dyn Any + Send>>,
     /// Invariant in `'scope`, as rayon's.
     marker: PhantomData<ScopeMarker<'scope>>,
@@ -40,14 +47,14 @@ impl std::fmt::Debug for Scope<'_> {
 }
 
 /// A `*const Scope` that may cross threads: the scope outlives every job that holds one.
-struct ScopePtr<T>(*const T);
+pub(crate) struct ScopePtr<T>(pub(crate) *const T);
 // SAFETY: `Scope` is `Sync` (atomics, an `Arc`, a `CountLatch` that is Sync) and outlives
 // the jobs holding this pointer (module doc).
 unsafe impl<T: Sync> Send for ScopePtr<T> {}
 impl<T> ScopePtr<T> {
     /// # Safety
     /// The scope must still be alive (it is, while any of its jobs runs).
-    unsafe fn as_ref(&self) -> &T {
+    pub(crate) unsafe fn as_ref(&self) -> &T {
         // SAFETY: guaranteed by the caller.
         unsafe { &*self.0 }
     }
@@ -58,29 +65,88 @@ where
     OP: FnOnce(&Scope<'scope>) -> R + Send,
     R: Send,
 {
-    let scope = Scope {
-        registry: Arc::clone(&wt.registry),
-        latch: CountLatch::new(&wt.registry, wt.index),
-        panic: AtomicPtr::new(ptr::null_mut()),
-        marker: PhantomData,
-    };
-    let result = unwind::halt_unwinding(|| op(&scope));
-    let result = match result {
-        Ok(r) => Some(r),
-        Err(p) => {
-            scope.job_panicked(p);
-            None
-        }
-    };
-    // Our own count.
-    // SAFETY: the latch lives in `scope`, on this frame.
-    unsafe { Latch::set(&scope.latch) };
-    wt.wait_until(&scope.latch);
-    scope.maybe_propagate_panic();
-    result.expect("scope operation panicked, but no panic was recorded")
+    let scope = Scope::new(&wt.registry, Some(wt));
+    scope.complete(Some(wt), || op(&scope))
+}
+
+/// `in_place_scope` on `registry`'s pool: the body runs here, on the calling thread.
+pub(crate) fn in_place_scope_in<'scope, OP, R>(registry: &Arc<Registry>, op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R,
+{
+    WorkerThread::with_current(|owner| {
+        let scope = Scope::new(registry, owner);
+        scope.complete(owner, || op(&scope))
+    })
+}
+
+/// Creates a scope whose spawned tasks may borrow from the caller, running its body `op`
+/// on the *current* thread (rayon's `in_place_scope`); returns once all the spawned tasks
+/// have finished. Spawns go to the current pool on one of its workers, and to the global
+/// pool (built if needed) on any other thread. The first panic among the tasks (or of
+/// `op`) resumes here. `op` need not be `Send`: it never leaves this thread.
+///
+/// ```
+/// let caller = std::thread::current().id();
+/// let mut v = vec![0; 4];
+/// let body_thread = zonal_runtime::in_place_scope(|s| {
+///     for (i, x) in v.iter_mut().enumerate() {
+///         s.spawn(move |_| *x = i * 10);
+///     }
+///     std::thread::current().id()
+/// });
+/// assert_eq!(body_thread, caller);
+/// assert_eq!(v, [0, 10, 20, 30]);
+/// ```
+pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R,
+{
+    let registry = WorkerThread::with_current(|w| w.map(|w| Arc::clone(&w.registry)));
+    match registry {
+        Some(r) => in_place_scope_in(&r, op),
+        None => in_place_scope_in(&crate::global::global_pool().registry, op),
+    }
 }
 
 impl<'scope> Scope<'scope> {
+    /// A scope on `registry`'s pool, owned by the current thread (`owner`: its worker, of
+    /// any pool, if it is one).
+    pub(crate) fn new(registry: &Arc<Registry>, owner: Option<&WorkerThread>) -> Self {
+        let latch = match owner {
+            Some(w) => ScopeLatch::Stealing(CountLatch::new(&w.registry, w.index)),
+            None => ScopeLatch::Blocking(CountLockLatch::new()),
+        };
+        Self {
+            registry: Arc::clone(registry),
+            latch,
+            panic: AtomicPtr::new(ptr::null_mut()),
+            marker: PhantomData,
+        }
+    }
+
+    /// Runs the scope's body `op` here, then waits (working if `owner` is a worker) until
+    /// every spawned job has finished; resumes the first panic.
+    pub(crate) fn complete<R>(&self, owner: Option<&WorkerThread>, op: impl FnOnce() -> R) -> R {
+        let result = match unwind::halt_unwinding(op) {
+            Ok(r) => Some(r),
+            Err(p) => {
+                self.job_panicked(p);
+                None
+            }
+        };
+        // Our own count.
+        // SAFETY: the latch lives in `self`, which the caller keeps alive until we return.
+        unsafe { Latch::set(&self.latch) };
+        match (&self.latch, owner) {
+            (ScopeLatch::Stealing(l), Some(w)) => w.wait_until(l),
+            (ScopeLatch::Blocking(l), _) => l.wait(),
+            (ScopeLatch::Stealing(_), None) => unreachable!("a stealing latch has an owner"),
+        }
+        self.maybe_propagate_panic();
+        result.expect("scope operation panicked, but no panic was recorded")
+    }
+
     /// Spawns a task that may borrow from outside the scope; it starts on this worker's
     /// node (its origin).
     ///
@@ -155,6 +221,14 @@ impl<'scope> Scope<'scope> {
         Ok(())
     }
 
+    /// Spawns onto worker `worker`'s inbox (never stolen): `broadcast`.
+    pub(crate) fn spawn_pinned<F>(&self, worker: usize, body: F)
+    where
+        F: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        self.spawn_inner(TaskOptions::new(), Target::Worker(worker), body);
+    }
+
     /// Every spawn of the scope: counts the job in the scope's latch and routes it.
     fn spawn_inner<F>(&self, opts: TaskOptions, target: Target, body: F)
     where
@@ -173,7 +247,7 @@ impl<'scope> Scope<'scope> {
         });
     }
 
-    fn job_panicked(&self, p: Box<dyn Any + Send>) {
+    pub(crate) fn job_panicked(&self, p: Box<dyn Any + Send>) {
         let boxed = Box::into_raw(Box::new(p));
         // AcqRel on success: publishes the payload to `maybe_propagate_panic`; only the
         // first panic is kept.

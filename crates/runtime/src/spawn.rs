@@ -19,21 +19,29 @@ impl Registry {
     where
         F: FnOnce() + Send + 'static,
     {
+        self.accept_static();
+        self.spawn(opts, target, static_job(f));
+    }
+
+    /// Accepts a spawned `'static` task and queues it FIFO among the current worker's
+    /// FIFO spawns (`fifo.rs`).
+    #[inline]
+    pub(crate) fn spawn_static_fifo<F>(&self, f: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.accept_static();
+        self.spawn_fifo(TaskOptions::new(), |w| &self.shared[w].fifo, static_job(f));
+    }
+
+    /// Counts an accepted `'static` task as pending.
+    #[inline]
+    fn accept_static(&self) {
         // Relaxed: the pool cannot terminate while the caller holds `&ThreadPool` or runs as
         // a task of the pool (a task keeps its own count, or its owner blocks the pool's
         // drop); termination reads `pending` SeqCst after this increment in its
         // modification order.
         self.pending.fetch_add(1, Ordering::Relaxed);
-        self.spawn(opts, target, move || {
-            WorkerThread::with_current(|w| {
-                // Spawned jobs run only on workers: they are queued in a registry.
-                let registry = &w.expect("a spawned job runs on a worker").registry;
-                if let Err(p) = unwind::halt_unwinding(f) {
-                    registry.handle_panic(p);
-                }
-                registry.task_done();
-            });
-        });
     }
 
     /// A spawned task finished (README step 7).
@@ -68,5 +76,21 @@ impl Registry {
                 tracing::error!(target: "zonal_runtime", "a spawned task panicked: {msg}");
             }
         }
+    }
+}
+
+/// The job of a spawned `'static` task: runs `f` on a worker, hands its panic to the
+/// pool's handler, and marks the task done.
+#[inline]
+fn static_job<F: FnOnce() + Send + 'static>(f: F) -> impl FnOnce() + Send + 'static {
+    move || {
+        WorkerThread::with_current(|w| {
+            // Spawned jobs run only on workers: they are queued in a registry.
+            let registry = &w.expect("a spawned job runs on a worker").registry;
+            if let Err(p) = unwind::halt_unwinding(f) {
+                registry.handle_panic(p);
+            }
+            registry.task_done();
+        });
     }
 }

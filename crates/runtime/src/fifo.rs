@@ -1,0 +1,148 @@
+//! FIFO spawns (rayon's `spawn_fifo` and `ScopeFifo::spawn_fifo`): among the FIFO spawns of
+//! one worker, the oldest runs first, while the worker's deque stays LIFO for everything
+//! else.
+//!
+//! A FIFO spawn that [`Registry::route`] sends to the spawning worker's deque (fresh at
+//! home: the common case) is split in two, as in rayon-core: the job itself, a heap job
+//! with the route's metadata, is pushed on a [`FifoQueue`] of that worker (the worker's own
+//! for `spawn_fifo`, the scope's for that worker for `ScopeFifo`), and a *proxy* job
+//! carrying only the queue's address is queued in its place, on the deque, through
+//! `Route::queue_job` (counted once, woken for, stolen like any task).
+//! Whoever runs a proxy — the owner or a thief — pops the *oldest* job of that queue and
+//! runs it with the proxy's metadata as it ran (a steal of the proxy is the job's
+//! migration). Each push has exactly one proxy and each proxy pops exactly one job, and
+//! the push happens before its proxy is queued, so a proxy always finds a job: none is lost
+//! or run twice. A FIFO spawn routed anywhere else (from outside the pool, aged, away from
+//! home) goes to an injector, FIFO already.
+
+use std::sync::OnceLock;
+
+use crossbeam_deque::Injector;
+
+use crate::global::current_or_global;
+use crate::job::HeapJob;
+use crate::pool::ThreadPool;
+use crate::registry::Registry;
+use crate::route::Target;
+use crate::task::{Task, TaskOptions};
+use crate::worker::{steal_loop, WorkerThread};
+
+/// A FIFO queue of jobs waiting for their proxies (created on the first push: a pool has
+/// one per worker, a `ScopeFifo` one per worker of its pool).
+#[derive(Default)]
+pub(crate) struct FifoQueue(OnceLock<Injector<Task>>);
+
+impl FifoQueue {
+    fn push(&self, task: Task) {
+        self.0.get_or_init(Injector::new).push(task);
+    }
+
+    fn pop(&self) -> Option<Task> {
+        self.0.get().and_then(|q| steal_loop(|| q.steal()))
+    }
+}
+
+/// A proxy's reference to its queue.
+struct FifoPtr(*const FifoQueue);
+
+// SAFETY: the queue is `Sync` (an injector of `Send` tasks behind a `OnceLock`) and outlives
+// every proxy that points at it: a worker's queue lives in the registry, which the worker
+// running the proxy keeps alive; a scope's queue lives in the scope, which waits for the
+// job the proxy pops (see `run_oldest`).
+unsafe impl Send for FifoPtr {}
+
+impl Registry {
+    /// Spawns `job` routed `Here` with `opts`; if the route is the spawning worker's deque,
+    /// through `fifo(worker)` and a proxy (module doc).
+    #[inline]
+    pub(crate) fn spawn_fifo<'q, F: FnOnce() + Send>(
+        &self,
+        opts: TaskOptions,
+        fifo: impl FnOnce(usize) -> &'q FifoQueue,
+        job: F,
+    ) {
+        WorkerThread::with_current_in(self, move |here| {
+            let route = self.route(here, opts, Target::Here);
+            match here {
+                Some(w) if route.to_deque() => {
+                    let queue = fifo(w.index);
+                    queue.push(HeapJob::task(route.blocks(), route.meta, job));
+                    let proxy = FifoPtr(queue);
+                    route.queue_job(move || run_oldest(proxy));
+                }
+                _ => route.queue_job(job),
+            }
+        });
+    }
+}
+
+/// A proxy's body: pops the oldest job of its queue and runs it here.
+fn run_oldest(queue: FifoPtr) {
+    // SAFETY: the queue is alive (see `FifoPtr`): it still holds at least one job — ours
+    // or an older one — that has not run, so a scope owning it is still waiting. We do not
+    // touch it after the pop.
+    let queue = unsafe { &*queue.0 };
+    let task = queue
+        .pop()
+        .expect("a FIFO proxy always finds a job: one push per proxy, pushed first");
+    WorkerThread::with_current(|w| {
+        w.expect("a proxy runs on a worker of the pool it was queued in")
+            .run_fifo(task);
+    });
+}
+
+impl WorkerThread {
+    /// Runs a job popped by a proxy, with the job's metadata and the migrations of the
+    /// proxy as it runs.
+    fn run_fifo(&self, task: Task) {
+        let mut meta = task.meta(&self.home);
+        meta.migrations = self.current.get().migrations;
+        let prev = self.current.replace(meta);
+        // SAFETY: the FIFO queue handed this task to us alone (crossbeam's injector gives
+        // each pushed task to exactly one popper), so this is its only execution.
+        unsafe { task.job.execute() };
+        self.current.set(prev);
+    }
+}
+
+impl ThreadPool {
+    /// Spawns a `'static` task like [`spawn`](Self::spawn), but in FIFO order relative to
+    /// the other `spawn_fifo`s of the same worker (rayon's `spawn_fifo`): where `spawn`s of
+    /// one worker run newest first, its `spawn_fifo`s run oldest first. From outside the
+    /// pool both queue FIFO.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(1).build()?;
+    /// let order = Arc::new(Mutex::new(Vec::new()));
+    /// let o = Arc::clone(&order);
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// pool.spawn(move || {
+    ///     for i in 0..4 {
+    ///         let (o, tx) = (Arc::clone(&o), tx.clone());
+    ///         zonal_runtime::spawn_fifo(move || {
+    ///             o.lock().unwrap().push(i);
+    ///             tx.send(()).unwrap();
+    ///         });
+    ///     }
+    /// });
+    /// for _ in 0..4 {
+    ///     rx.recv().unwrap();
+    /// }
+    /// assert_eq!(*order.lock().unwrap(), [0, 1, 2, 3]);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn spawn_fifo<F: FnOnce() + Send + 'static>(&self, f: F) {
+        self.registry.spawn_static_fifo(f);
+    }
+}
+
+/// [`ThreadPool::spawn_fifo`] on the current pool: the current worker's, or outside every
+/// pool the global pool (built if needed).
+pub fn spawn_fifo<F: FnOnce() + Send + 'static>(f: F) {
+    current_or_global(
+        f,
+        |w, f| w.registry.spawn_static_fifo(f),
+        ThreadPool::spawn_fifo,
+    );
+}

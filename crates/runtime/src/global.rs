@@ -1,0 +1,118 @@
+//! The global pool, as rayon's: the pool the free functions ([`join`](fn@crate::join),
+//! [`scope`](fn@crate::scope), [`spawn`](fn@crate::spawn), …) use on a thread that is no worker
+//! of any pool. It is built on first use from [`ThreadPoolBuilder::new`] (this machine,
+//! the default policy, one pinned worker per allowed CPU), with [`NUM_THREADS_VAR`]
+//! honoured, or installed once by [`ThreadPoolBuilder::build_global`]. It lives as long
+//! as the process.
+//!
+//! On a worker of any pool, the free functions use that pool: the global pool is then
+//! neither used nor built.
+
+use std::sync::{Mutex, OnceLock};
+
+use crate::builder::ThreadPoolBuilder;
+use crate::error::{BuildError, ErrorKind};
+use crate::pool::ThreadPool;
+use crate::worker::WorkerThread;
+
+/// The environment variable that sets the global pool's number of workers, as
+/// `RAYON_NUM_THREADS` does rayon's: a decimal count, `0` meaning the default (one per
+/// allowed CPU). It is read when the global pool is built (lazily, or by
+/// [`ThreadPoolBuilder::build_global`] when the builder was not given a worker count).
+/// A value that is not a count is an error, never silently replaced by the default: the
+/// lazily built pool then panics with a message naming the variable and the value.
+pub const NUM_THREADS_VAR: &str = "ZONAL_NUM_THREADS";
+
+static GLOBAL: OnceLock<ThreadPool> = OnceLock::new();
+
+/// Serialises `build_global` calls (the lazy path goes through the `OnceLock` alone).
+static BUILDING: Mutex<()> = Mutex::new(());
+
+/// The global pool, built on first use.
+///
+/// # Panics
+/// If the default pool cannot be built (the message says why: an invalid
+/// [`NUM_THREADS_VAR`], a topology hwloc cannot read, a worker that cannot be pinned, …).
+/// Lazy initialisation has no caller to return an error to; build it with
+/// [`ThreadPoolBuilder::build_global`] to handle the error instead.
+pub(crate) fn global_pool() -> &'static ThreadPool {
+    GLOBAL.get_or_init(|| {
+        ThreadPoolBuilder::new()
+            .build_global_pool()
+            .unwrap_or_else(|e| panic!("zonal_runtime: cannot build the global thread pool: {e}"))
+    })
+}
+
+/// Calls `on_worker` with the current thread's worker (of any pool) and `arg`; on any other
+/// thread, `elsewhere` with the global pool (built if needed) and `arg`.
+#[inline]
+pub(crate) fn current_or_global<T, R>(
+    arg: T,
+    on_worker: impl FnOnce(&WorkerThread, T) -> R,
+    elsewhere: impl FnOnce(&'static ThreadPool, T) -> R,
+) -> R {
+    WorkerThread::with_current(|w| match w {
+        Some(w) => on_worker(w, arg),
+        None => elsewhere(global_pool(), arg),
+    })
+}
+
+/// The worker count [`NUM_THREADS_VAR`] asks for: `None` when it is unset.
+fn env_num_threads() -> Result<Option<usize>, BuildError> {
+    let Some(raw) = std::env::var_os(NUM_THREADS_VAR) else {
+        return Ok(None);
+    };
+    let value = raw.to_string_lossy().into_owned();
+    match value.trim().parse::<usize>() {
+        Ok(n) => Ok(Some(n)),
+        Err(e) => Err(BuildError::new(ErrorKind::Env {
+            var: NUM_THREADS_VAR,
+            value,
+            reason: e.to_string(),
+        })),
+    }
+}
+
+impl ThreadPoolBuilder {
+    /// Builds this pool and installs it as the global pool, the one the free functions
+    /// ([`join`](fn@crate::join), [`scope`](fn@crate::scope), [`spawn`](fn@crate::spawn),
+    /// [`current_num_threads`](crate::current_num_threads), …) use outside every pool. If the
+    /// builder was given no worker count ([`num_threads`](Self::num_threads),
+    /// [`worker_cpus`](Self::worker_cpus), [`workers_per_node`](Self::workers_per_node)),
+    /// [`NUM_THREADS_VAR`] is honoured.
+    ///
+    /// ```no_run
+    /// zonal_runtime::ThreadPoolBuilder::new().num_threads(4).build_global()?;
+    /// assert_eq!(zonal_runtime::current_num_threads(), 4);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`BuildError::is_global_pool_already_initialized`] if the global pool exists
+    /// already (built by an earlier call, or lazily by a free function); otherwise as
+    /// [`build`](Self::build), or an invalid [`NUM_THREADS_VAR`].
+    pub fn build_global(self) -> Result<(), BuildError> {
+        let _serial = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
+        if GLOBAL.get().is_some() {
+            return Err(BuildError::new(ErrorKind::GlobalPoolAlreadyInitialized));
+        }
+        let pool = self.build_global_pool()?;
+        // A lazy initialisation may have won the race meanwhile: our pool is then dropped
+        // (its workers stop) and the caller told.
+        GLOBAL
+            .set(pool)
+            .map_err(|_| BuildError::new(ErrorKind::GlobalPoolAlreadyInitialized))
+    }
+
+    /// [`build`](Self::build), with [`NUM_THREADS_VAR`] applied when no worker count was
+    /// given.
+    fn build_global_pool(self) -> Result<ThreadPool, BuildError> {
+        if !self.worker_count_unset() {
+            return self.build();
+        }
+        match env_num_threads()? {
+            Some(n) => self.num_threads(n).build(),
+            None => self.build(),
+        }
+    }
+}
