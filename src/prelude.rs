@@ -1,7 +1,7 @@
 //! `use zonal::prelude::*;`: the traits a rayon user expects in scope.
 
 pub use crate::iter::{
-    FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
-    IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelExtend, ParallelIterator,
+    FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
+    IntoParallelRefMutIterator, ParallelExtend, ParallelIterator,
 };
 pub use crate::slice::{ParallelSlice, ParallelSliceMut};

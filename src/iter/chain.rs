@@ -109,11 +109,17 @@ impl<A: Producer, B: Producer<Item = A::Item>> Producer for ChainProducer<A, B> 
         if index <= a_len {
             let (a1, a2) = self.a.split_at(index);
             let (b1, b2) = self.b.split_at(0);
-            (ChainProducer { a: a1, b: b1 }, ChainProducer { a: a2, b: b2 })
+            (
+                ChainProducer { a: a1, b: b1 },
+                ChainProducer { a: a2, b: b2 },
+            )
         } else {
             let (a1, a2) = self.a.split_at(a_len);
             let (b1, b2) = self.b.split_at(index - a_len);
-            (ChainProducer { a: a1, b: b1 }, ChainProducer { a: a2, b: b2 })
+            (
+                ChainProducer { a: a1, b: b1 },
+                ChainProducer { a: a2, b: b2 },
+            )
         }
     }
     fn min_len(&self) -> usize {

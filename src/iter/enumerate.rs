@@ -41,7 +41,8 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {
         impl<T, CB: ProducerCallback<(usize, T)>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
-                self.callback.callback(EnumerateProducer { base, offset: 0 })
+                self.callback
+                    .callback(EnumerateProducer { base, offset: 0 })
             }
         }
     }

@@ -88,7 +88,10 @@ where
 
     fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         let Map { base, op } = self;
-        base.drive_unindexed(MapConsumer { base: consumer, op: &op })
+        base.drive_unindexed(MapConsumer {
+            base: consumer,
+            op: &op,
+        })
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -151,8 +154,14 @@ where
     fn split_at(self, index: usize) -> (Self, Self) {
         let (a, b) = self.base.split_at(index);
         (
-            MapProducer { base: a, op: self.op },
-            MapProducer { base: b, op: self.op },
+            MapProducer {
+                base: a,
+                op: self.op,
+            },
+            MapProducer {
+                base: b,
+                op: self.op,
+            },
         )
     }
     fn min_len(&self) -> usize {

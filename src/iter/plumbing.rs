@@ -318,7 +318,13 @@ where
     acc
 }
 
-fn helper<P, C>(len: usize, stolen: bool, mut splitter: Splitter, producer: P, mut consumer: C) -> C::Result
+fn helper<P, C>(
+    len: usize,
+    stolen: bool,
+    mut splitter: Splitter,
+    producer: P,
+    mut consumer: C,
+) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
@@ -357,7 +363,12 @@ where
     unindexed_helper(false, splitter, producer, consumer)
 }
 
-fn unindexed_helper<P, C>(stolen: bool, mut splitter: Splitter, producer: P, mut consumer: C) -> C::Result
+fn unindexed_helper<P, C>(
+    stolen: bool,
+    mut splitter: Splitter,
+    producer: P,
+    mut consumer: C,
+) -> C::Result
 where
     P: UnindexedProducer,
     C: Consumer<P::Item>,

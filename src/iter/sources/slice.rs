@@ -161,7 +161,10 @@ impl<'a, T: Sync> Producer for ChunksIter<'a, T> {
     fn split_at(self, index: usize) -> (Self, Self) {
         let at = index.saturating_mul(self.size).min(self.slice.len());
         let (a, b) = self.slice.split_at(at);
-        (ChunksIter { slice: a, ..self }, ChunksIter { slice: b, ..self })
+        (
+            ChunksIter { slice: a, ..self },
+            ChunksIter { slice: b, ..self },
+        )
     }
 }
 self_producer!(['a, T: Sync + 'a] ChunksIter<'a, T>, &'a [T]);

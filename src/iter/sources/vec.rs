@@ -93,4 +93,3 @@ impl<T> Iterator for TakeIter<'_, T> {
         self.0.size_hint()
     }
 }
-
