@@ -6,6 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use zonal::policy::{OriginRule, PolicyConfig};
 use zonal::prelude::*;
 use zonal::runtime::{NodeBuffer, ThreadPool, ThreadPoolBuilder};
 use zonal::topology::NodeId;
@@ -123,13 +124,22 @@ fn vec_items_are_dropped_exactly_once() {
     }
 }
 
+/// An s1 pool whose tasks never leave their origin node (`origin = "strict"`): the origin
+/// of the task running an item is then the node its part was spawned on (joins inside a
+/// part are born on the worker's node).
+fn strict_s1() -> ThreadPool {
+    let mut cfg = PolicyConfig::named("conservative-hard").expect("a policy");
+    cfg.origin = OriginRule::Strict;
+    ThreadPoolBuilder::new()
+        .preset("s1")
+        .policy_config(cfg)
+        .build()
+        .expect("a virtual pool")
+}
+
 #[test]
 fn the_node_cut_gives_each_part_its_node_as_origin() {
-    let pool = ThreadPoolBuilder::new()
-        .preset("s1")
-        .policy_name("conservative-hard")
-        .build()
-        .expect("a virtual pool");
+    let pool = strict_s1();
     let v: Vec<u32> = (0..64_000).collect();
     let origins: Vec<Mutex<Option<NodeId>>> = v.iter().map(|_| Mutex::new(None)).collect();
     pool.install(|| {
@@ -141,13 +151,23 @@ fn the_node_cut_gives_each_part_its_node_as_origin() {
     let parts = pool.node_partition(0..v.len());
     assert!(parts.len() > 1);
     let mut seen = std::collections::BTreeSet::new();
+    let mut bad = Vec::new();
     for (node, range) in parts {
         for i in range {
             let o = origins[i].lock().unwrap().expect("every index ran");
-            assert_eq!(o, node, "index {i}");
+            if o != node {
+                bad.push((i, node, o));
+            }
             seen.insert(o);
         }
     }
+    assert!(
+        bad.is_empty(),
+        "{} {:?} {:?}",
+        bad.len(),
+        bad.first(),
+        bad.last()
+    );
     assert!(seen.len() > 1);
     // Nested iterators skip the cut (and still work).
     let total: usize = pool.install(|| {
@@ -161,11 +181,7 @@ fn the_node_cut_gives_each_part_its_node_as_origin() {
 
 #[test]
 fn node_vec_parts_run_on_their_nodes() {
-    let pool = ThreadPoolBuilder::new()
-        .preset("s1")
-        .policy_name("conservative-hard")
-        .build()
-        .expect("a virtual pool");
+    let pool = strict_s1();
     let bufs: Vec<NodeBuffer<(u32, u32)>> = (0..16)
         .map(|n| NodeBuffer::new_in(&pool, NodeId(n), 500, move |i| (n, i as u32)))
         .collect();

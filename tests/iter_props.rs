@@ -319,3 +319,63 @@ fn edge_ranges() {
         assert!(got.12);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn extras_agree(v in vec_i32(), k in pools(), n in 0usize..3500, t in -1000i32..1000) {
+        let nested: Vec<Vec<i32>> = v.chunks(7).map(<[i32]>::to_vec).collect();
+        let got = on(k, || {
+            let mut into = vec![1, 2, 3];
+            v.par_iter().copied().skip(n / 2).collect_into_vec(&mut into);
+            let pieces = AtomicUsize::new(0);
+            let hits = AtomicUsize::new(0);
+            v.par_iter().for_each_init(|| pieces.fetch_add(1, Ordering::Relaxed), |_, x| {
+                if *x > t { hits.fetch_add(1, Ordering::Relaxed); }
+            });
+            (
+                v.par_iter().map_with(10i64, |s, x| { *s += 1; i64::from(*x) + *s - *s }).collect::<Vec<_>>(),
+                v.par_iter().map_init(|| 5i32, |s, x| x.wrapping_add(*s)).enumerate().collect::<Vec<_>>(),
+                v.par_iter().try_for_each(|x| if *x > t { Err(*x) } else { Ok(()) }),
+                nested.par_iter().flatten().copied().collect::<Vec<_>>(),
+                nested.clone().into_par_iter().flatten_iter().collect::<Vec<_>>(),
+                (v.par_iter().skip(n).copied().collect::<Vec<_>>(), v.par_iter().take(n).copied().collect::<Vec<_>>()),
+                v.par_iter().copied().partition::<Vec<_>, Vec<_>, _>(|x| *x > t),
+                v.par_iter().map(|x| if *x > t { Err(*x) } else { Ok(*x) }).collect::<Result<Vec<_>, _>>(),
+                v.par_iter().map(|x| (*x <= t).then_some(*x)).collect::<Option<Vec<_>>>(),
+                {
+                    let mut b: Vec<i32> = v.iter().copied().par_bridge().map(|x| x / 2).collect();
+                    b.sort_unstable();
+                    b
+                },
+                into,
+                v.par_iter().find_map_first(|x| (*x > t).then_some(x / 3)),
+                hits.into_inner(),
+                pieces.into_inner() >= usize::from(!v.is_empty()),
+            )
+        });
+        prop_assert_eq!(got.0, v.iter().map(|x| i64::from(*x)).collect::<Vec<_>>());
+        prop_assert_eq!(got.1, v.iter().map(|x| x.wrapping_add(5)).enumerate().collect::<Vec<_>>());
+        match got.2 {
+            Ok(()) => prop_assert!(v.iter().all(|x| *x <= t)),
+            Err(x) => prop_assert!(x > t && v.contains(&x)),
+        }
+        prop_assert_eq!(&got.3, &v);
+        prop_assert_eq!(&got.4, &v);
+        prop_assert_eq!(got.5, (v.iter().skip(n).copied().collect::<Vec<_>>(), v.iter().take(n).copied().collect::<Vec<_>>()));
+        prop_assert_eq!(got.6, v.iter().copied().partition::<Vec<_>, _>(|x| *x > t));
+        match got.7 {
+            Ok(all) => prop_assert_eq!(&all, &v),
+            Err(x) => prop_assert!(x > t && v.contains(&x)),
+        }
+        prop_assert_eq!(got.8, v.iter().map(|x| (*x <= t).then_some(*x)).collect::<Option<Vec<_>>>());
+        let mut halves: Vec<i32> = v.iter().map(|x| x / 2).collect();
+        halves.sort_unstable();
+        prop_assert_eq!(got.9, halves);
+        prop_assert_eq!(got.10, v.iter().copied().skip(n / 2).collect::<Vec<_>>());
+        prop_assert_eq!(got.11, v.iter().find_map(|x| (*x > t).then_some(x / 3)));
+        prop_assert_eq!(got.12, v.iter().filter(|x| **x > t).count());
+        prop_assert!(got.13);
+    }
+}

@@ -163,3 +163,41 @@ where
     fb.par_extend(vb);
     (fa, fb)
 }
+
+/// Collects the `Ok` items, or returns one of the errors (the items are all visited).
+impl<C, T, E> FromParallelIterator<Result<T, E>> for Result<C, E>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+    E: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Result<T, E>>>(par_iter: I) -> Self {
+        let error = std::sync::Mutex::new(None);
+        let c = C::from_par_iter(par_iter.into_par_iter().filter_map(|r| match r {
+            Ok(t) => Some(t),
+            Err(e) => {
+                error
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get_or_insert(e);
+                None
+            }
+        }));
+        match error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(c),
+        }
+    }
+}
+
+/// Collects the `Some` items, or returns `None` if there was a `None`.
+impl<C, T> FromParallelIterator<Option<T>> for Option<C>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Option<T>>>(par_iter: I) -> Self {
+        let r: Result<C, ()> = par_iter.into_par_iter().map(|o| o.ok_or(())).collect();
+        r.ok()
+    }
+}

@@ -208,3 +208,63 @@ where
         self.base.full()
     }
 }
+
+/// Items that are parallel iterators, flattened in order ([`ParallelIterator::flatten`]).
+#[derive(Clone, Debug)]
+#[must_use = "iterator adaptors are lazy"]
+pub struct Flatten<I> {
+    base: I,
+}
+
+impl<I> Flatten<I> {
+    pub(super) fn new(base: I) -> Self {
+        Flatten { base }
+    }
+}
+
+impl<I> ParallelIterator for Flatten<I>
+where
+    I: ParallelIterator,
+    I::Item: IntoParallelIterator,
+{
+    type Item = <I::Item as IntoParallelIterator>::Item;
+
+    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+        let id = |x: I::Item| x;
+        self.base.drive_unindexed(FlatMapConsumer {
+            base: consumer,
+            op: &id,
+        })
+    }
+}
+
+/// Items that are sequential iterators, flattened in order
+/// ([`ParallelIterator::flatten_iter`]).
+#[derive(Clone, Debug)]
+#[must_use = "iterator adaptors are lazy"]
+pub struct FlattenIter<I> {
+    base: I,
+}
+
+impl<I> FlattenIter<I> {
+    pub(super) fn new(base: I) -> Self {
+        FlattenIter { base }
+    }
+}
+
+impl<I> ParallelIterator for FlattenIter<I>
+where
+    I: ParallelIterator,
+    I::Item: IntoIterator,
+    <I::Item as IntoIterator>::Item: Send,
+{
+    type Item = <I::Item as IntoIterator>::Item;
+
+    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+        let id = |x: I::Item| x;
+        self.base.drive_unindexed(FlatMapIterConsumer {
+            base: consumer,
+            op: &id,
+        })
+    }
+}

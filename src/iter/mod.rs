@@ -64,8 +64,11 @@ mod flat_map;
 mod fold;
 mod len;
 mod map;
+mod map_with;
+mod par_bridge;
 pub mod plumbing;
 mod reduce;
+mod skip_take;
 mod sources;
 mod zip;
 
@@ -76,10 +79,13 @@ pub use chain::Chain;
 pub use chunks::Chunks;
 pub use enumerate::Enumerate;
 pub use filter::{Filter, FilterMap};
-pub use flat_map::{FlatMap, FlatMapIter};
+pub use flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
 pub use fold::Fold;
 pub use len::{MaxLen, MinLen};
 pub use map::{Cloned, ClonedOp, Copied, CopiedOp, Inspect, InspectOp, Map, MapOp};
+pub use map_with::{CloneSource, InitSource, MapInit, MapWith, StateSource};
+pub use par_bridge::{IterBridge, ParallelBridge};
+pub use skip_take::{Skip, Take};
 pub use sources::collections::IntoIter as CollectionIntoIter;
 pub use sources::node::{par_iter_nodes, NodeIter, NodeVec};
 pub use sources::option::OptionIter;
@@ -112,6 +118,36 @@ pub trait ParallelIterator: Sized + Send {
         self.drive_unindexed(reduce::ForEachConsumer { op: &op });
     }
 
+    /// Calls `op` on every item with a per-piece clone of `init`.
+    fn for_each_with<T, F>(self, init: T, op: F)
+    where
+        T: Send + Clone,
+        F: Fn(&mut T, Self::Item) + Sync + Send,
+    {
+        self.map_with(init, op).for_each(drop);
+    }
+
+    /// Calls `op` on every item with a per-piece state made by `init`.
+    fn for_each_init<T, INIT, F>(self, init: INIT, op: F)
+    where
+        INIT: Fn() -> T + Sync + Send,
+        F: Fn(&mut T, Self::Item) + Sync + Send,
+    {
+        self.map_init(init, op).for_each(drop);
+    }
+
+    /// Calls `op` on every item until one returns an error (or `None`), which is returned
+    /// (some error, not necessarily the first); stops early.
+    fn try_for_each<F, R>(self, op: F) -> R
+    where
+        F: Fn(Self::Item) -> R + Sync + Send,
+        R: TryResult + Send,
+    {
+        self.map(op)
+            .find_any(TryResult::is_break)
+            .unwrap_or_else(R::from_ok)
+    }
+
     /// Maps every item with `f`.
     fn map<R, F>(self, f: F) -> Map<Self, F>
     where
@@ -119,6 +155,26 @@ pub trait ParallelIterator: Sized + Send {
         F: Fn(Self::Item) -> R + Sync + Send,
     {
         Map::new(self, f)
+    }
+
+    /// Maps every item with a per-piece clone of `init` (passed mutably to `op`).
+    fn map_with<T, R, F>(self, init: T, op: F) -> MapWith<Self, T, F>
+    where
+        T: Send + Clone,
+        R: Send,
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+    {
+        MapWith::new(self, init, op)
+    }
+
+    /// Maps every item with a per-piece state made by `init` (passed mutably to `op`).
+    fn map_init<T, INIT, R, F>(self, init: INIT, op: F) -> MapInit<Self, INIT, F>
+    where
+        INIT: Fn() -> T + Sync + Send,
+        R: Send,
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+    {
+        MapInit::new(self, init, op)
     }
 
     /// Clones the items of an iterator over references.
@@ -181,6 +237,23 @@ pub trait ParallelIterator: Sized + Send {
         F: Fn(Self::Item) -> SI + Sync + Send,
     {
         FlatMapIter::new(self, f)
+    }
+
+    /// Flattens items that are parallel iterators (in order).
+    fn flatten(self) -> Flatten<Self>
+    where
+        Self::Item: IntoParallelIterator,
+    {
+        Flatten::new(self)
+    }
+
+    /// Flattens items that are sequential iterators (in order).
+    fn flatten_iter(self) -> FlattenIter<Self>
+    where
+        Self::Item: IntoIterator,
+        <Self::Item as IntoIterator>::Item: Send,
+    {
+        FlattenIter::new(self)
     }
 
     /// This iterator's items, then `other`'s.
@@ -364,6 +437,29 @@ pub trait ParallelIterator: Sized + Send {
         C::from_par_iter(self)
     }
 
+    /// Splits the items into those for which `predicate` holds and the others (order
+    /// kept).
+    fn partition<A, B, P>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<Self::Item>,
+        B: Default + Send + ParallelExtend<Self::Item>,
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        let tagged: Vec<(bool, Self::Item)> = self.map(|x| (predicate(&x), x)).collect();
+        let (mut yes, mut no) = (Vec::new(), Vec::new());
+        for (p, x) in tagged {
+            if p {
+                yes.push(x);
+            } else {
+                no.push(x);
+            }
+        }
+        let (mut a, mut b) = (A::default(), B::default());
+        a.par_extend(yes);
+        b.par_extend(no);
+        (a, b)
+    }
+
     /// Splits pairs into two collections (order kept).
     fn unzip<A, B, FromA, FromB>(self) -> (FromA, FromB)
     where
@@ -399,6 +495,16 @@ pub trait IndexedParallelIterator: ParallelIterator {
         Z::Iter: IndexedParallelIterator,
     {
         Zip::new(self, other.into_par_iter())
+    }
+
+    /// All but the first `n` items.
+    fn skip(self, n: usize) -> Skip<Self> {
+        Skip::new(self, n)
+    }
+
+    /// The first `n` items.
+    fn take(self, n: usize) -> Take<Self> {
+        Take::new(self, n)
     }
 
     /// Never splits into pieces shorter than `min`.
@@ -527,4 +633,31 @@ pub trait ParallelExtend<T: Send> {
     fn par_extend<I>(&mut self, par_iter: I)
     where
         I: IntoParallelIterator<Item = T>;
+}
+
+/// The results [`ParallelIterator::try_for_each`] accepts: `Result<(), E>` and
+/// `Option<()>` (rayon's `Try` bound, for these two).
+pub trait TryResult: Sized {
+    /// The success value.
+    fn from_ok() -> Self;
+    /// Whether this is a failure (stops the iteration).
+    fn is_break(&self) -> bool;
+}
+
+impl<E> TryResult for Result<(), E> {
+    fn from_ok() -> Self {
+        Ok(())
+    }
+    fn is_break(&self) -> bool {
+        self.is_err()
+    }
+}
+
+impl TryResult for Option<()> {
+    fn from_ok() -> Self {
+        Some(())
+    }
+    fn is_break(&self) -> bool {
+        self.is_none()
+    }
 }

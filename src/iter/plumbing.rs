@@ -13,7 +13,7 @@
 //!
 //! ## Splitting
 //! Splitting is adaptive, as rayon's: a piece starts with about
-//! [`current_num_threads`](zonal_runtime::current_num_threads) splits, halves them at every
+//! [`zonal_runtime::current_num_threads`] splits, halves them at every
 //! split, and gets them back when it was stolen (it runs on another worker than the one
 //! that split it off). It never splits below [`Producer::min_len`] and always splits above
 //! [`Producer::max_len`] (`with_min_len` / `with_max_len`).
@@ -21,7 +21,7 @@
 //! ## NUMA: the node cut
 //! At the top level of an indexed iterator run on a worker of a pool with several nodes,
 //! [`bridge`] first cuts the index space with
-//! [`current_node_partition`](zonal_runtime::current_node_partition) (one contiguous part per
+//! [`zonal_runtime::current_node_partition`] (one contiguous part per
 //! node, in proportion to its workers) and spawns each part with its node as the task's
 //! origin ([`Scope::spawn_on`](zonal_runtime::Scope::spawn_on)), so that the conservative
 //! policies keep the part on its node; each part is then split adaptively. Iterators started
