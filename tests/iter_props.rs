@@ -353,6 +353,10 @@ proptest! {
                 v.par_iter().find_map_first(|x| (*x > t).then_some(x / 3)),
                 hits.into_inner(),
                 pieces.into_inner() >= usize::from(!v.is_empty()),
+                v.par_iter().copied().enumerate().rev().collect::<Vec<_>>(),
+                v.clone().into_par_iter().zip(0..v.len()).rev().skip(n / 3).map(|p| p.0).chunks(3).rev().collect::<Vec<_>>(),
+                (0..n).into_par_iter().rev().with_max_len(7).map(|i| i * 2).collect::<Vec<_>>(),
+                v.par_chunks(5).rev().map(<[i32]>::to_vec).collect::<Vec<_>>(),
             )
         });
         prop_assert_eq!(got.0, v.iter().map(|x| i64::from(*x)).collect::<Vec<_>>());
@@ -377,5 +381,12 @@ proptest! {
         prop_assert_eq!(got.11, v.iter().find_map(|x| (*x > t).then_some(x / 3)));
         prop_assert_eq!(got.12, v.iter().filter(|x| **x > t).count());
         prop_assert!(got.13);
+        prop_assert_eq!(got.14, v.iter().copied().enumerate().rev().collect::<Vec<_>>());
+        let back: Vec<i32> = v.iter().copied().rev().skip(n / 3).collect();
+        let mut want: Vec<Vec<i32>> = back.chunks(3).map(<[i32]>::to_vec).collect();
+        want.reverse();
+        prop_assert_eq!(got.15, want);
+        prop_assert_eq!(got.16, (0..n).rev().map(|i| i * 2).collect::<Vec<_>>());
+        prop_assert_eq!(got.17, v.chunks(5).rev().map(<[i32]>::to_vec).collect::<Vec<_>>());
     }
 }

@@ -97,6 +97,23 @@ struct ChunkIter<P> {
     size: usize,
 }
 
+impl<P: Producer> DoubleEndedIterator for ChunkIter<P> {
+    fn next_back(&mut self) -> Option<Vec<P::Item>> {
+        let p = self.rest.take()?;
+        let len = p.len();
+        if len == 0 {
+            return None;
+        }
+        let last = match len % self.size {
+            0 => self.size,
+            r => r,
+        };
+        let (rest, chunk) = p.split_at(len - last);
+        self.rest = Some(rest);
+        Some(chunk.into_iter().collect())
+    }
+}
+
 impl<P: Producer> Iterator for ChunkIter<P> {
     type Item = Vec<P::Item>;
     fn next(&mut self) -> Option<Vec<P::Item>> {

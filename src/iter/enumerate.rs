@@ -55,14 +55,17 @@ struct EnumerateProducer<P> {
 
 impl<P: Producer> Producer for EnumerateProducer<P> {
     type Item = (usize, P::Item);
-    type IntoIter = std::iter::Zip<std::ops::Range<usize>, P::IntoIter>;
+    type IntoIter = EnumerateIter<P::IntoIter>;
 
     fn len(&self) -> usize {
         self.base.len()
     }
     fn into_iter(self) -> Self::IntoIter {
-        let end = self.offset + self.base.len();
-        (self.offset..end).zip(self.base.into_iter())
+        EnumerateIter {
+            front: self.offset,
+            back: self.offset + self.base.len(),
+            iter: self.base.into_iter(),
+        }
     }
     fn split_at(self, index: usize) -> (Self, Self) {
         let (a, b) = self.base.split_at(index);
@@ -82,5 +85,35 @@ impl<P: Producer> Producer for EnumerateProducer<P> {
     }
     fn max_len(&self) -> usize {
         self.base.max_len()
+    }
+}
+
+/// The sequential iterator of an enumerated producer: `front..back` are the indexes of the
+/// items left (the producer's length is exact).
+struct EnumerateIter<I> {
+    iter: I,
+    front: usize,
+    back: usize,
+}
+
+impl<I: Iterator> Iterator for EnumerateIter<I> {
+    type Item = (usize, I::Item);
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let x = self.iter.next()?;
+        self.front += 1;
+        Some((self.front - 1, x))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.iter.size_hint()
+    }
+}
+
+impl<I: DoubleEndedIterator> DoubleEndedIterator for EnumerateIter<I> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let x = self.iter.next_back()?;
+        self.back -= 1;
+        Some((self.back, x))
     }
 }

@@ -197,6 +197,13 @@ impl<I: Iterator, F: MapOp<I::Item>> Iterator for MapIter<'_, I, F> {
     }
 }
 
+impl<I: DoubleEndedIterator, F: MapOp<I::Item>> DoubleEndedIterator for MapIter<'_, I, F> {
+    #[inline]
+    fn next_back(&mut self) -> Option<F::Output> {
+        self.iter.next_back().map(|x| self.op.call(x))
+    }
+}
+
 struct MapConsumer<'f, C, F> {
     base: C,
     op: &'f F,

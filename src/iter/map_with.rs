@@ -243,6 +243,15 @@ impl<I: Iterator, T, F: Fn(&mut T, I::Item) -> R, R> Iterator for StateIter<'_, 
     }
 }
 
+impl<I: DoubleEndedIterator, T, F: Fn(&mut T, I::Item) -> R, R> DoubleEndedIterator
+    for StateIter<'_, I, T, F>
+{
+    fn next_back(&mut self) -> Option<R> {
+        let x = self.iter.next_back()?;
+        Some((self.op)(&mut self.state, x))
+    }
+}
+
 struct StateConsumer<'f, C, S, F> {
     base: C,
     source: S,

@@ -68,6 +68,7 @@ mod map_with;
 mod par_bridge;
 pub mod plumbing;
 mod reduce;
+mod rev;
 mod skip_take;
 mod sources;
 mod zip;
@@ -85,6 +86,7 @@ pub use len::{MaxLen, MinLen};
 pub use map::{Cloned, ClonedOp, Copied, CopiedOp, Inspect, InspectOp, Map, MapOp};
 pub use map_with::{CloneSource, InitSource, MapInit, MapWith, StateSource};
 pub use par_bridge::{IterBridge, ParallelBridge};
+pub use rev::Rev;
 pub use skip_take::{Skip, Take};
 pub use sources::collections::IntoIter as CollectionIntoIter;
 pub use sources::node::{par_iter_nodes, NodeIter, NodeVec};
@@ -495,6 +497,11 @@ pub trait IndexedParallelIterator: ParallelIterator {
         Z::Iter: IndexedParallelIterator,
     {
         Zip::new(self, other.into_par_iter())
+    }
+
+    /// The items in reverse order.
+    fn rev(self) -> Rev<Self> {
+        Rev::new(self)
     }
 
     /// All but the first `n` items.

@@ -97,8 +97,8 @@ pub trait Consumer<T>: Send + Sized {
 pub trait Producer: Send + Sized {
     /// The items.
     type Item;
-    /// The sequential iterator over the items.
-    type IntoIter: Iterator<Item = Self::Item>;
+    /// The sequential iterator over the items (double-ended, for `rev`).
+    type IntoIter: DoubleEndedIterator<Item = Self::Item>;
 
     /// The number of items.
     fn len(&self) -> usize;

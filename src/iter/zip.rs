@@ -96,13 +96,16 @@ struct ZipProducer<A, B> {
 
 impl<A: Producer, B: Producer> Producer for ZipProducer<A, B> {
     type Item = (A::Item, B::Item);
-    type IntoIter = std::iter::Zip<A::IntoIter, B::IntoIter>;
+    type IntoIter = ZipIter<A::IntoIter, B::IntoIter>;
 
     fn len(&self) -> usize {
         self.a.len().min(self.b.len())
     }
     fn into_iter(self) -> Self::IntoIter {
-        self.a.into_iter().zip(self.b.into_iter())
+        ZipIter {
+            a: self.a.into_iter(),
+            b: self.b.into_iter(),
+        }
     }
     fn split_at(self, index: usize) -> (Self, Self) {
         let (a1, a2) = self.a.split_at(index);
@@ -114,5 +117,26 @@ impl<A: Producer, B: Producer> Producer for ZipProducer<A, B> {
     }
     fn max_len(&self) -> usize {
         self.a.max_len().min(self.b.max_len())
+    }
+}
+
+/// The sequential iterator of a zipped producer (both sides have the same exact length).
+struct ZipIter<A, B> {
+    a: A,
+    b: B,
+}
+
+impl<A: Iterator, B: Iterator> Iterator for ZipIter<A, B> {
+    type Item = (A::Item, B::Item);
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        Some((self.a.next()?, self.b.next()?))
+    }
+}
+
+impl<A: DoubleEndedIterator, B: DoubleEndedIterator> DoubleEndedIterator for ZipIter<A, B> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        Some((self.a.next_back()?, self.b.next_back()?))
     }
 }

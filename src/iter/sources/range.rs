@@ -138,6 +138,17 @@ impl<T: RangeKey> Iterator for KeyIter<T> {
     }
 }
 
+impl<T: RangeKey> DoubleEndedIterator for KeyIter<T> {
+    #[inline]
+    fn next_back(&mut self) -> Option<T> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        Some(T::from_key(self.next.wrapping_add(self.left)))
+    }
+}
+
 /// A parallel iterator over an integer range whose length may not fit a `usize`
 /// (unindexed): keys `lo ..= hi`, or nothing.
 #[derive(Clone, Copy, Debug)]

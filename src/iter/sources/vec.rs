@@ -93,3 +93,12 @@ impl<T> Iterator for TakeIter<'_, T> {
         self.0.size_hint()
     }
 }
+
+impl<T> DoubleEndedIterator for TakeIter<'_, T> {
+    #[inline]
+    fn next_back(&mut self) -> Option<T> {
+        self.0
+            .next_back()
+            .map(|slot| slot.take().expect("every slot is taken once"))
+    }
+}
