@@ -1,3 +1,7 @@
 //! `use zonal::prelude::*;`: the traits a rayon user expects in scope.
 
-pub use crate::slice::ParallelSliceMut;
+pub use crate::iter::{
+    FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
+    IntoParallelRefMutIterator, ParallelBridge, ParallelExtend, ParallelIterator,
+};
+pub use crate::slice::{ParallelSlice, ParallelSliceMut};

@@ -1,1 +1,670 @@
-//! Parallel iterators with rayon's traits and method names.
+//! Parallel iterators with rayon's traits and method names: port rayon code by changing
+//! `use rayon::prelude::*` to `use zonal::prelude::*`.
+//!
+//! ```
+//! use zonal::prelude::*;
+//! let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+//! let v: Vec<u64> = (0..1000).collect();
+//! let (sum, evens) = pool.install(|| {
+//!     let sum: u64 = v.par_iter().map(|x| x * x).sum();
+//!     let evens: Vec<u64> = v.par_iter().copied().filter(|x| x % 2 == 0).collect();
+//!     (sum, evens)
+//! });
+//! assert_eq!(sum, 332_833_500);
+//! assert_eq!(evens.len(), 500);
+//! assert_eq!(evens[..3], [0, 2, 4]); // collect keeps the order
+//! # Ok::<(), zonal::BuildError>(())
+//! ```
+//!
+//! Iterators run on the pool of the worker that calls them (inside
+//! [`ThreadPool::install`](crate::ThreadPool::install), or in a task); called from any other
+//! thread they run sequentially on it.
+//!
+//! ```
+//! use zonal::prelude::*;
+//! use std::collections::HashMap;
+//! let words = ["a", "bb", "cc", "ddd"];
+//! let by_len: HashMap<usize, usize> = (1..4usize)
+//!     .into_par_iter()
+//!     .map(|n| (n, words.par_iter().filter(|w| w.len() == n).count()))
+//!     .collect();
+//! assert_eq!(by_len[&2], 2);
+//! let s: String = words.par_iter().copied().collect();
+//! assert_eq!(s, "abbccddd");
+//! let first = (0..100u32).into_par_iter().find_first(|x| x % 7 == 6);
+//! assert_eq!(first, Some(6));
+//! ```
+//!
+//! ## NUMA awareness
+//! Where rayon splits blindly, an indexed iterator (over a range, a slice, a `Vec`, and the
+//! adaptors that keep indexes) run on a worker of a pool with several nodes first cuts its
+//! index space into one contiguous part per node
+//! ([`current_node_partition`](zonal_runtime::current_node_partition)) and spawns each part
+//! with that node as its origin; under the conservative policies each part then stays on
+//! its node while it splits further (see [`plumbing`]). Data already placed per node is
+//! iterated with [`NodeVec`] (or [`par_iter_nodes`] over a slice of
+//! [`NodeBuffer`](zonal_runtime::NodeBuffer)s): each buffer's items are processed by tasks
+//! whose origin is the buffer's node.
+//!
+//! ## Differences from rayon
+//! - `collect` into a `Vec` gathers the pieces' vectors and concatenates them (rayon writes
+//!   in place for indexed iterators); the order is kept either way.
+//! - Maps and sets are iterated by first collecting their items (or references) into a
+//!   `Vec`.
+//! - `min`/`min_by`/`min_by_key` return the first minimum and `max`/... the last maximum,
+//!   as `std`.
+
+mod chain;
+mod chunks;
+mod collect;
+mod enumerate;
+mod filter;
+mod find;
+mod flat_map;
+mod fold;
+mod len;
+mod map;
+mod map_with;
+mod par_bridge;
+pub mod plumbing;
+mod reduce;
+mod rev;
+mod skip_take;
+mod sources;
+mod zip;
+
+use std::cmp::Ordering;
+use std::iter::{Product, Sum};
+
+pub use chain::Chain;
+pub use chunks::Chunks;
+pub use enumerate::Enumerate;
+pub use filter::{Filter, FilterMap};
+pub use flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
+pub use fold::Fold;
+pub use len::{MaxLen, MinLen};
+pub use map::{Cloned, ClonedOp, Copied, CopiedOp, Inspect, InspectOp, Map, MapOp};
+pub use map_with::{CloneSource, InitSource, MapInit, MapWith, StateSource};
+pub use par_bridge::{IterBridge, ParallelBridge};
+pub use rev::Rev;
+pub use skip_take::{Skip, Take};
+pub use sources::collections::IntoIter as CollectionIntoIter;
+pub use sources::node::{par_iter_nodes, NodeIter, NodeVec};
+pub use sources::option::OptionIter;
+pub use sources::range::{RangeIter, RangeKey, UnindexedRangeIter};
+pub use sources::slice::{ChunksIter, ChunksMutIter, SliceIter, SliceIterMut, WindowsIter};
+pub use sources::vec::VecIntoIter;
+pub use zip::Zip;
+
+use plumbing::{Consumer, ProducerCallback};
+
+/// A parallel iterator (rayon's `ParallelIterator`): the adaptors and consumers every
+/// parallel iterator has.
+pub trait ParallelIterator: Sized + Send {
+    /// The items.
+    type Item: Send;
+
+    /// Runs the iterator into `consumer` (the plumbing; see [`plumbing`]).
+    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result;
+
+    /// The exact length, if known.
+    fn opt_len(&self) -> Option<usize> {
+        None
+    }
+
+    /// Calls `op` on every item, in parallel.
+    fn for_each<F>(self, op: F)
+    where
+        F: Fn(Self::Item) + Sync + Send,
+    {
+        self.drive_unindexed(reduce::ForEachConsumer { op: &op });
+    }
+
+    /// Calls `op` on every item with a per-piece clone of `init`.
+    fn for_each_with<T, F>(self, init: T, op: F)
+    where
+        T: Send + Clone,
+        F: Fn(&mut T, Self::Item) + Sync + Send,
+    {
+        self.map_with(init, op).for_each(drop);
+    }
+
+    /// Calls `op` on every item with a per-piece state made by `init`.
+    fn for_each_init<T, INIT, F>(self, init: INIT, op: F)
+    where
+        INIT: Fn() -> T + Sync + Send,
+        F: Fn(&mut T, Self::Item) + Sync + Send,
+    {
+        self.map_init(init, op).for_each(drop);
+    }
+
+    /// Calls `op` on every item until one returns an error (or `None`), which is returned
+    /// (some error, not necessarily the first); stops early.
+    fn try_for_each<F, R>(self, op: F) -> R
+    where
+        F: Fn(Self::Item) -> R + Sync + Send,
+        R: TryResult + Send,
+    {
+        self.map(op)
+            .find_any(TryResult::is_break)
+            .unwrap_or_else(R::from_ok)
+    }
+
+    /// Maps every item with `f`.
+    fn map<R, F>(self, f: F) -> Map<Self, F>
+    where
+        R: Send,
+        F: Fn(Self::Item) -> R + Sync + Send,
+    {
+        Map::new(self, f)
+    }
+
+    /// Maps every item with a per-piece clone of `init` (passed mutably to `op`).
+    fn map_with<T, R, F>(self, init: T, op: F) -> MapWith<Self, T, F>
+    where
+        T: Send + Clone,
+        R: Send,
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+    {
+        MapWith::new(self, init, op)
+    }
+
+    /// Maps every item with a per-piece state made by `init` (passed mutably to `op`).
+    fn map_init<T, INIT, R, F>(self, init: INIT, op: F) -> MapInit<Self, INIT, F>
+    where
+        INIT: Fn() -> T + Sync + Send,
+        R: Send,
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+    {
+        MapInit::new(self, init, op)
+    }
+
+    /// Clones the items of an iterator over references.
+    fn cloned<'a, T>(self) -> Cloned<Self>
+    where
+        T: 'a + Clone + Send + Sync,
+        Self: ParallelIterator<Item = &'a T>,
+    {
+        Map::new(self, ClonedOp)
+    }
+
+    /// Copies the items of an iterator over references.
+    fn copied<'a, T>(self) -> Copied<Self>
+    where
+        T: 'a + Copy + Send + Sync,
+        Self: ParallelIterator<Item = &'a T>,
+    {
+        Map::new(self, CopiedOp)
+    }
+
+    /// Calls `f` on a reference to every item as it passes.
+    fn inspect<F>(self, f: F) -> Inspect<Self, F>
+    where
+        F: Fn(&Self::Item) + Sync + Send,
+    {
+        Map::new(self, InspectOp(f))
+    }
+
+    /// Keeps the items for which `predicate` holds.
+    fn filter<P>(self, predicate: P) -> Filter<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        Filter::new(self, predicate)
+    }
+
+    /// Maps and keeps the `Some` results.
+    fn filter_map<R, F>(self, f: F) -> FilterMap<Self, F>
+    where
+        R: Send,
+        F: Fn(Self::Item) -> Option<R> + Sync + Send,
+    {
+        FilterMap::new(self, f)
+    }
+
+    /// Maps every item to a parallel iterator and flattens them (in order).
+    fn flat_map<PI, F>(self, f: F) -> FlatMap<Self, F>
+    where
+        PI: IntoParallelIterator,
+        F: Fn(Self::Item) -> PI + Sync + Send,
+    {
+        FlatMap::new(self, f)
+    }
+
+    /// Maps every item to a sequential iterator and flattens them (in order).
+    fn flat_map_iter<SI, F>(self, f: F) -> FlatMapIter<Self, F>
+    where
+        SI: IntoIterator,
+        SI::Item: Send,
+        F: Fn(Self::Item) -> SI + Sync + Send,
+    {
+        FlatMapIter::new(self, f)
+    }
+
+    /// Flattens items that are parallel iterators (in order).
+    fn flatten(self) -> Flatten<Self>
+    where
+        Self::Item: IntoParallelIterator,
+    {
+        Flatten::new(self)
+    }
+
+    /// Flattens items that are sequential iterators (in order).
+    fn flatten_iter(self) -> FlattenIter<Self>
+    where
+        Self::Item: IntoIterator,
+        <Self::Item as IntoIterator>::Item: Send,
+    {
+        FlattenIter::new(self)
+    }
+
+    /// This iterator's items, then `other`'s.
+    fn chain<C>(self, other: C) -> Chain<Self, C::Iter>
+    where
+        C: IntoParallelIterator<Item = Self::Item>,
+    {
+        Chain::new(self, other.into_par_iter())
+    }
+
+    /// Reduces the items with `op`, `identity()` being its neutral element (called for every
+    /// piece and for an empty iterator).
+    fn reduce<ID, OP>(self, identity: ID, op: OP) -> Self::Item
+    where
+        ID: Fn() -> Self::Item + Sync + Send,
+        OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
+    {
+        self.drive_unindexed(reduce::ReduceConsumer {
+            identity: &identity,
+            op: &op,
+        })
+    }
+
+    /// Reduces the items with `op`; `None` for an empty iterator.
+    fn reduce_with<OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
+    {
+        self.map(Some).reduce(
+            || None,
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(op(a, b)),
+                (a, None) => a,
+                (None, b) => b,
+            },
+        )
+    }
+
+    /// Folds the items of every piece (sequentially, starting from `identity()`): a parallel
+    /// iterator of the pieces' results, in order (reduce or sum them next).
+    fn fold<T, ID, F>(self, identity: ID, fold_op: F) -> Fold<Self, ID, F>
+    where
+        T: Send,
+        ID: Fn() -> T + Sync + Send,
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+    {
+        Fold::new(self, identity, fold_op)
+    }
+
+    /// The sum of the items.
+    fn sum<S>(self) -> S
+    where
+        S: Send + Sum<Self::Item> + Sum<S>,
+    {
+        self.drive_unindexed(reduce::SumConsumer::<S>::new())
+    }
+
+    /// The product of the items.
+    fn product<P>(self) -> P
+    where
+        P: Send + Product<Self::Item> + Product<P>,
+    {
+        self.drive_unindexed(reduce::ProductConsumer::<P>::new())
+    }
+
+    /// The number of items.
+    fn count(self) -> usize {
+        self.map(|_| 1usize).sum()
+    }
+
+    /// The minimum (the first one of equal minima), `None` if empty.
+    fn min(self) -> Option<Self::Item>
+    where
+        Self::Item: Ord,
+    {
+        self.reduce_with(|a, b| if b < a { b } else { a })
+    }
+
+    /// The maximum (the last one of equal maxima), `None` if empty.
+    fn max(self) -> Option<Self::Item>
+    where
+        Self::Item: Ord,
+    {
+        self.reduce_with(|a, b| if b >= a { b } else { a })
+    }
+
+    /// The minimum by a comparison (the first one of equal minima).
+    fn min_by<F>(self, f: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item, &Self::Item) -> Ordering + Sync + Send,
+    {
+        self.reduce_with(|a, b| if f(&b, &a) == Ordering::Less { b } else { a })
+    }
+
+    /// The maximum by a comparison (the last one of equal maxima).
+    fn max_by<F>(self, f: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item, &Self::Item) -> Ordering + Sync + Send,
+    {
+        self.reduce_with(|a, b| if f(&b, &a) == Ordering::Less { a } else { b })
+    }
+
+    /// The item with the minimum key (the first one of equal minima).
+    fn min_by_key<K, F>(self, f: F) -> Option<Self::Item>
+    where
+        K: Ord + Send,
+        F: Fn(&Self::Item) -> K + Sync + Send,
+    {
+        self.map(|x| (f(&x), x))
+            .reduce_with(|a, b| if b.0 < a.0 { b } else { a })
+            .map(|p| p.1)
+    }
+
+    /// The item with the maximum key (the last one of equal maxima).
+    fn max_by_key<K, F>(self, f: F) -> Option<Self::Item>
+    where
+        K: Ord + Send,
+        F: Fn(&Self::Item) -> K + Sync + Send,
+    {
+        self.map(|x| (f(&x), x))
+            .reduce_with(|a, b| if b.0 >= a.0 { b } else { a })
+            .map(|p| p.1)
+    }
+
+    /// Whether `predicate` holds for some item; stops early once one is found.
+    fn any<P>(self, predicate: P) -> bool
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate).find_any(|&b| b).is_some()
+    }
+
+    /// Whether `predicate` holds for every item; stops early at the first counterexample.
+    fn all<P>(self, predicate: P) -> bool
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate).find_any(|&b| !b).is_none()
+    }
+
+    /// Some item for which `predicate` holds (not necessarily the first); stops early.
+    fn find_any<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        find::find_any(self, &predicate)
+    }
+
+    /// The first item (in sequence order) for which `predicate` holds; pieces after an item
+    /// already found stop early.
+    fn find_first<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        find::find_first(self, &predicate)
+    }
+
+    /// Some `Some` result of `f` (not necessarily the first); stops early.
+    fn find_map_any<R, F>(self, f: F) -> Option<R>
+    where
+        R: Send,
+        F: Fn(Self::Item) -> Option<R> + Sync + Send,
+    {
+        self.filter_map(f).find_any(|_| true)
+    }
+
+    /// The first `Some` result of `f` in sequence order.
+    fn find_map_first<R, F>(self, f: F) -> Option<R>
+    where
+        R: Send,
+        F: Fn(Self::Item) -> Option<R> + Sync + Send,
+    {
+        self.filter_map(f).find_first(|_| true)
+    }
+
+    /// Collects into a collection (a `Vec` keeps the order).
+    fn collect<C>(self) -> C
+    where
+        C: FromParallelIterator<Self::Item>,
+    {
+        C::from_par_iter(self)
+    }
+
+    /// Splits the items into those for which `predicate` holds and the others (order
+    /// kept).
+    fn partition<A, B, P>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<Self::Item>,
+        B: Default + Send + ParallelExtend<Self::Item>,
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        let tagged: Vec<(bool, Self::Item)> = self.map(|x| (predicate(&x), x)).collect();
+        let (mut yes, mut no) = (Vec::new(), Vec::new());
+        for (p, x) in tagged {
+            if p {
+                yes.push(x);
+            } else {
+                no.push(x);
+            }
+        }
+        let (mut a, mut b) = (A::default(), B::default());
+        a.par_extend(yes);
+        b.par_extend(no);
+        (a, b)
+    }
+
+    /// Splits pairs into two collections (order kept).
+    fn unzip<A, B, FromA, FromB>(self) -> (FromA, FromB)
+    where
+        Self: ParallelIterator<Item = (A, B)>,
+        A: Send,
+        B: Send,
+        FromA: Default + Send + ParallelExtend<A>,
+        FromB: Default + Send + ParallelExtend<B>,
+    {
+        collect::unzip(self)
+    }
+}
+
+/// A parallel iterator with an exact length whose pieces know their positions (rayon's
+/// `IndexedParallelIterator`).
+#[allow(clippy::len_without_is_empty)]
+pub trait IndexedParallelIterator: ParallelIterator {
+    /// The number of items.
+    fn len(&self) -> usize;
+
+    /// Hands this iterator's producer to `callback` (the plumbing; see [`plumbing`]).
+    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output;
+
+    /// Pairs every item with its index.
+    fn enumerate(self) -> Enumerate<Self> {
+        Enumerate::new(self)
+    }
+
+    /// Pairs the items of both iterators, up to the shorter one's length.
+    fn zip<Z>(self, other: Z) -> Zip<Self, Z::Iter>
+    where
+        Z: IntoParallelIterator,
+        Z::Iter: IndexedParallelIterator,
+    {
+        Zip::new(self, other.into_par_iter())
+    }
+
+    /// The items in reverse order.
+    fn rev(self) -> Rev<Self> {
+        Rev::new(self)
+    }
+
+    /// All but the first `n` items.
+    fn skip(self, n: usize) -> Skip<Self> {
+        Skip::new(self, n)
+    }
+
+    /// The first `n` items.
+    fn take(self, n: usize) -> Take<Self> {
+        Take::new(self, n)
+    }
+
+    /// Never splits into pieces shorter than `min`.
+    fn with_min_len(self, min: usize) -> MinLen<Self> {
+        MinLen::new(self, min)
+    }
+
+    /// Always splits pieces longer than `max`.
+    fn with_max_len(self, max: usize) -> MaxLen<Self> {
+        MaxLen::new(self, max)
+    }
+
+    /// The items in `Vec`s of `size` (the last one may be shorter).
+    ///
+    /// # Panics
+    /// If `size` is 0.
+    fn chunks(self, size: usize) -> Chunks<Self> {
+        Chunks::new(self, size)
+    }
+
+    /// The index of some item for which `predicate` holds; stops early.
+    fn position_any<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate)
+            .enumerate()
+            .find_any(|p| p.1)
+            .map(|p| p.0)
+    }
+
+    /// The index of the first item for which `predicate` holds.
+    fn position_first<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate)
+            .enumerate()
+            .find_first(|p| p.1)
+            .map(|p| p.0)
+    }
+
+    /// Collects into `target` (cleared first), in order.
+    fn collect_into_vec(self, target: &mut Vec<Self::Item>) {
+        target.clear();
+        target.par_extend(self);
+    }
+}
+
+/// Conversion into a parallel iterator (rayon's `IntoParallelIterator`): `into_par_iter`.
+pub trait IntoParallelIterator {
+    /// The iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items.
+    type Item: Send;
+
+    /// Converts `self` into a parallel iterator.
+    fn into_par_iter(self) -> Self::Iter;
+}
+
+impl<T: ParallelIterator> IntoParallelIterator for T {
+    type Iter = T;
+    type Item = T::Item;
+    fn into_par_iter(self) -> T {
+        self
+    }
+}
+
+/// `par_iter()`: a parallel iterator over references, for every `C` with
+/// `&C: IntoParallelIterator` (rayon's `IntoParallelRefIterator`).
+pub trait IntoParallelRefIterator<'data> {
+    /// The iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items (references).
+    type Item: Send + 'data;
+
+    /// A parallel iterator over references to the items.
+    fn par_iter(&'data self) -> Self::Iter;
+}
+
+impl<'data, I: 'data + ?Sized> IntoParallelRefIterator<'data> for I
+where
+    &'data I: IntoParallelIterator,
+{
+    type Iter = <&'data I as IntoParallelIterator>::Iter;
+    type Item = <&'data I as IntoParallelIterator>::Item;
+    fn par_iter(&'data self) -> Self::Iter {
+        self.into_par_iter()
+    }
+}
+
+/// `par_iter_mut()`: a parallel iterator over mutable references, for every `C` with
+/// `&mut C: IntoParallelIterator` (rayon's `IntoParallelRefMutIterator`).
+pub trait IntoParallelRefMutIterator<'data> {
+    /// The iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items (mutable references).
+    type Item: Send + 'data;
+
+    /// A parallel iterator over mutable references to the items.
+    fn par_iter_mut(&'data mut self) -> Self::Iter;
+}
+
+impl<'data, I: 'data + ?Sized> IntoParallelRefMutIterator<'data> for I
+where
+    &'data mut I: IntoParallelIterator,
+{
+    type Iter = <&'data mut I as IntoParallelIterator>::Iter;
+    type Item = <&'data mut I as IntoParallelIterator>::Item;
+    fn par_iter_mut(&'data mut self) -> Self::Iter {
+        self.into_par_iter()
+    }
+}
+
+/// Building a collection from a parallel iterator ([`ParallelIterator::collect`]).
+pub trait FromParallelIterator<T: Send> {
+    /// Builds `Self` from the items.
+    fn from_par_iter<I>(par_iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = T>;
+}
+
+/// Extending a collection from a parallel iterator.
+pub trait ParallelExtend<T: Send> {
+    /// Adds the items (in order, for sequences).
+    fn par_extend<I>(&mut self, par_iter: I)
+    where
+        I: IntoParallelIterator<Item = T>;
+}
+
+/// The results [`ParallelIterator::try_for_each`] accepts: `Result<(), E>` and
+/// `Option<()>` (rayon's `Try` bound, for these two).
+pub trait TryResult: Sized {
+    /// The success value.
+    fn from_ok() -> Self;
+    /// Whether this is a failure (stops the iteration).
+    fn is_break(&self) -> bool;
+}
+
+impl<E> TryResult for Result<(), E> {
+    fn from_ok() -> Self {
+        Ok(())
+    }
+    fn is_break(&self) -> bool {
+        self.is_err()
+    }
+}
+
+impl TryResult for Option<()> {
+    fn from_ok() -> Self {
+        Some(())
+    }
+    fn is_break(&self) -> bool {
+        self.is_none()
+    }
+}

@@ -1,8 +1,51 @@
-//! Parallel operations on slices, as rayon's `ParallelSliceMut` names them.
+//! Parallel operations on slices, as rayon's `ParallelSlice` and `ParallelSliceMut` name
+//! them. (`par_iter` and `par_iter_mut` come, as in rayon, from
+//! [`IntoParallelRefIterator`](crate::iter::IntoParallelRefIterator) and
+//! [`IntoParallelRefMutIterator`](crate::iter::IntoParallelRefMutIterator).)
 
 mod sort;
 
 use std::cmp::Ordering;
+
+pub use crate::iter::{ChunksIter, ChunksMutIter, SliceIter, SliceIterMut, WindowsIter};
+
+/// Parallel views of a shared slice (rayon's names; `use zonal::prelude::*`).
+///
+/// ```
+/// use zonal::prelude::*;
+/// let v = [1, 2, 3, 4, 5];
+/// let sums: Vec<i32> = v.par_chunks(2).map(|c| c.iter().sum()).collect();
+/// assert_eq!(sums, [3, 7, 5]);
+/// let pairs: Vec<i32> = v.par_windows(2).map(|w| w[0] * w[1]).collect();
+/// assert_eq!(pairs, [2, 6, 12, 20]);
+/// ```
+pub trait ParallelSlice<T: Sync> {
+    /// The slice itself.
+    fn as_parallel_slice(&self) -> &[T];
+
+    /// Chunks of exactly `size` items, the last one possibly shorter, in parallel.
+    ///
+    /// # Panics
+    /// If `size` is 0.
+    fn par_chunks(&self, size: usize) -> ChunksIter<'_, T> {
+        ChunksIter::new(self.as_parallel_slice(), size)
+    }
+
+    /// Overlapping windows of `size` items, in parallel.
+    ///
+    /// # Panics
+    /// If `size` is 0.
+    fn par_windows(&self, size: usize) -> WindowsIter<'_, T> {
+        WindowsIter::new(self.as_parallel_slice(), size)
+    }
+}
+
+impl<T: Sync> ParallelSlice<T> for [T] {
+    #[inline]
+    fn as_parallel_slice(&self) -> &[T] {
+        self
+    }
+}
 
 /// Parallel sorts of a mutable slice (rayon's names; `use zonal::prelude::*`).
 ///
@@ -18,6 +61,21 @@ use std::cmp::Ordering;
 pub trait ParallelSliceMut<T: Send> {
     /// The slice itself.
     fn as_parallel_slice_mut(&mut self) -> &mut [T];
+
+    /// Mutable chunks of exactly `size` items, the last one possibly shorter, in parallel.
+    ///
+    /// ```
+    /// use zonal::prelude::*;
+    /// let mut v = vec![0; 5];
+    /// v.par_chunks_mut(2).enumerate().for_each(|(i, c)| c.fill(i));
+    /// assert_eq!(v, [0, 0, 1, 1, 2]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `size` is 0.
+    fn par_chunks_mut(&mut self, size: usize) -> ChunksMutIter<'_, T> {
+        ChunksMutIter::new(self.as_parallel_slice_mut(), size)
+    }
 
     /// Sorts stably, in parallel.
     fn par_sort(&mut self)

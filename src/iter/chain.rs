@@ -1,0 +1,138 @@
+//! `chain`: one iterator's items, then another's (indexed when both are).
+
+use super::plumbing::{join_reduce, Consumer, Producer, ProducerCallback};
+use super::{IndexedParallelIterator, ParallelIterator};
+
+/// `a`'s items, then `b`'s ([`ParallelIterator::chain`]).
+#[derive(Clone, Debug)]
+#[must_use = "iterator adaptors are lazy"]
+pub struct Chain<A, B> {
+    a: A,
+    b: B,
+}
+
+impl<A, B> Chain<A, B> {
+    pub(super) fn new(a: A, b: B) -> Self {
+        Chain { a, b }
+    }
+}
+
+impl<A, B> ParallelIterator for Chain<A, B>
+where
+    A: ParallelIterator,
+    B: ParallelIterator<Item = A::Item>,
+{
+    type Item = A::Item;
+
+    fn drive_unindexed<C: Consumer<Self::Item>>(self, mut consumer: C) -> C::Result {
+        let Chain { a, b } = self;
+        let left = consumer.split_off_left();
+        let reducer = consumer.to_reducer();
+        join_reduce(
+            reducer,
+            move || a.drive_unindexed(left),
+            move || b.drive_unindexed(consumer),
+        )
+    }
+    fn opt_len(&self) -> Option<usize> {
+        self.a.opt_len()?.checked_add(self.b.opt_len()?)
+    }
+}
+
+impl<A, B> IndexedParallelIterator for Chain<A, B>
+where
+    A: IndexedParallelIterator,
+    B: IndexedParallelIterator<Item = A::Item>,
+{
+    fn len(&self) -> usize {
+        self.a.len() + self.b.len()
+    }
+
+    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+        return self.a.with_producer(CallbackA {
+            callback,
+            b: self.b,
+        });
+
+        struct CallbackA<CB, B> {
+            callback: CB,
+            b: B,
+        }
+        impl<CB, B> ProducerCallback<B::Item> for CallbackA<CB, B>
+        where
+            B: IndexedParallelIterator,
+            CB: ProducerCallback<B::Item>,
+        {
+            type Output = CB::Output;
+            fn callback<PA: Producer<Item = B::Item>>(self, a: PA) -> CB::Output {
+                self.b.with_producer(CallbackB {
+                    callback: self.callback,
+                    a,
+                })
+            }
+        }
+
+        struct CallbackB<CB, PA> {
+            callback: CB,
+            a: PA,
+        }
+        impl<CB, PA> ProducerCallback<PA::Item> for CallbackB<CB, PA>
+        where
+            PA: Producer,
+            CB: ProducerCallback<PA::Item>,
+        {
+            type Output = CB::Output;
+            fn callback<PB: Producer<Item = PA::Item>>(self, b: PB) -> CB::Output {
+                self.callback.callback(ChainProducer { a: self.a, b })
+            }
+        }
+    }
+}
+
+struct ChainProducer<A, B> {
+    a: A,
+    b: B,
+}
+
+impl<A: Producer, B: Producer<Item = A::Item>> Producer for ChainProducer<A, B> {
+    type Item = A::Item;
+    type IntoIter = std::iter::Chain<A::IntoIter, B::IntoIter>;
+
+    fn len(&self) -> usize {
+        self.a.len() + self.b.len()
+    }
+    fn into_iter(self) -> Self::IntoIter {
+        self.a.into_iter().chain(self.b.into_iter())
+    }
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let a_len = self.a.len();
+        if index <= a_len {
+            let (a1, a2) = self.a.split_at(index);
+            let (b1, b2) = self.b.split_at(0);
+            (
+                ChainProducer { a: a1, b: b1 },
+                ChainProducer { a: a2, b: b2 },
+            )
+        } else {
+            let (a1, a2) = self.a.split_at(a_len);
+            let (b1, b2) = self.b.split_at(index - a_len);
+            (
+                ChainProducer { a: a1, b: b1 },
+                ChainProducer { a: a2, b: b2 },
+            )
+        }
+    }
+    fn min_len(&self) -> usize {
+        self.a.min_len().max(self.b.min_len())
+    }
+    fn max_len(&self) -> usize {
+        self.a.max_len().min(self.b.max_len())
+    }
+    fn fold_with<F: super::plumbing::Folder<A::Item>>(self, folder: F) -> F {
+        let folder = self.a.fold_with(folder);
+        if folder.full() {
+            return folder;
+        }
+        self.b.fold_with(folder)
+    }
+}

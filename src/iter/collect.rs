@@ -1,0 +1,203 @@
+//! Collecting: the pieces' items gathered as a list of vectors, in order, then moved into
+//! the collection ([`FromParallelIterator`], [`ParallelExtend`]); `unzip`.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, LinkedList, VecDeque};
+use std::hash::{BuildHasher, Hash};
+
+use super::plumbing::{Consumer, Folder, Reducer};
+use super::{FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator};
+
+/// The items of `iter`, as the pieces' vectors in order.
+pub(super) fn collect_list<I>(iter: I) -> LinkedList<Vec<I::Item>>
+where
+    I: IntoParallelIterator,
+{
+    iter.into_par_iter().drive_unindexed(ListConsumer)
+}
+
+/// The items of `iter` in one vector, in order.
+fn collect_vec<I: IntoParallelIterator>(iter: I) -> Vec<I::Item> {
+    let list = collect_list(iter);
+    if list.len() == 1 {
+        return list.into_iter().next().unwrap_or_default();
+    }
+    let mut v = Vec::with_capacity(list.iter().map(Vec::len).sum());
+    for mut part in list {
+        v.append(&mut part);
+    }
+    v
+}
+
+struct ListConsumer;
+
+impl<T: Send> Consumer<T> for ListConsumer {
+    type Folder = ListFolder<T>;
+    type Reducer = ListConsumer;
+    type Result = LinkedList<Vec<T>>;
+
+    fn split_off_left(&mut self) -> Self {
+        ListConsumer
+    }
+    fn to_reducer(&self) -> Self {
+        ListConsumer
+    }
+    fn into_folder(self) -> ListFolder<T> {
+        ListFolder(Vec::new())
+    }
+    fn full(&self) -> bool {
+        false
+    }
+}
+
+impl<T> Reducer<LinkedList<Vec<T>>> for ListConsumer {
+    fn reduce(
+        self,
+        mut left: LinkedList<Vec<T>>,
+        mut right: LinkedList<Vec<T>>,
+    ) -> LinkedList<Vec<T>> {
+        left.append(&mut right);
+        left
+    }
+}
+
+struct ListFolder<T>(Vec<T>);
+
+impl<T> Folder<T> for ListFolder<T> {
+    type Result = LinkedList<Vec<T>>;
+    fn consume(mut self, item: T) -> Self {
+        self.0.push(item);
+        self
+    }
+    fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
+        self.0.extend(iter);
+        self
+    }
+    fn complete(self) -> LinkedList<Vec<T>> {
+        let mut list = LinkedList::new();
+        if !self.0.is_empty() {
+            list.push_back(self.0);
+        }
+        list
+    }
+    fn full(&self) -> bool {
+        false
+    }
+}
+
+/// Every collection here: `FromParallelIterator` through `Default` + `ParallelExtend`, and
+/// `ParallelExtend` by extending with the gathered vectors.
+macro_rules! collection {
+    ($(impl[$($g:tt)*] $t:ty => $coll:ty;)*) => {$(
+        impl<$($g)*> FromParallelIterator<$t> for $coll {
+            fn from_par_iter<I: IntoParallelIterator<Item = $t>>(par_iter: I) -> Self {
+                let mut c = <$coll>::default();
+                c.par_extend(par_iter);
+                c
+            }
+        }
+
+        impl<$($g)*> ParallelExtend<$t> for $coll {
+            fn par_extend<I: IntoParallelIterator<Item = $t>>(&mut self, par_iter: I) {
+                for part in collect_list(par_iter) {
+                    self.extend(part);
+                }
+            }
+        }
+    )*};
+}
+
+collection! {
+    impl[K: Eq + Hash + Send, V: Send, S: BuildHasher + Default + Send] (K, V) => HashMap<K, V, S>;
+    impl[T: Eq + Hash + Send, S: BuildHasher + Default + Send] T => HashSet<T, S>;
+    impl[K: Ord + Send, V: Send] (K, V) => BTreeMap<K, V>;
+    impl[T: Ord + Send] T => BTreeSet<T>;
+    impl[T: Send] T => VecDeque<T>;
+    impl[] char => String;
+    impl['a] &'a char => String;
+    impl['a] &'a str => String;
+    impl[] String => String;
+    impl['a] std::borrow::Cow<'a, str> => String;
+}
+
+impl<T: Send> FromParallelIterator<T> for Vec<T> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        collect_vec(par_iter)
+    }
+}
+
+impl<T: Send> ParallelExtend<T> for Vec<T> {
+    fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
+        let list = collect_list(par_iter);
+        self.reserve(list.iter().map(Vec::len).sum());
+        for mut part in list {
+            self.append(&mut part);
+        }
+    }
+}
+
+impl<T: Send> FromParallelIterator<T> for LinkedList<T> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        collect_list(par_iter).into_iter().flatten().collect()
+    }
+}
+
+impl FromParallelIterator<()> for () {
+    fn from_par_iter<I: IntoParallelIterator<Item = ()>>(par_iter: I) -> Self {
+        par_iter.into_par_iter().for_each(drop);
+    }
+}
+
+/// `unzip`: the pairs gathered in order, then each side extended into its collection.
+pub(super) fn unzip<I, A, B, FromA, FromB>(iter: I) -> (FromA, FromB)
+where
+    I: ParallelIterator<Item = (A, B)>,
+    A: Send,
+    B: Send,
+    FromA: Default + Send + ParallelExtend<A>,
+    FromB: Default + Send + ParallelExtend<B>,
+{
+    let pairs = collect_vec(iter);
+    let (va, vb): (Vec<A>, Vec<B>) = pairs.into_iter().unzip();
+    let (mut fa, mut fb) = (FromA::default(), FromB::default());
+    fa.par_extend(va);
+    fb.par_extend(vb);
+    (fa, fb)
+}
+
+/// Collects the `Ok` items, or returns one of the errors (the items are all visited).
+impl<C, T, E> FromParallelIterator<Result<T, E>> for Result<C, E>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+    E: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Result<T, E>>>(par_iter: I) -> Self {
+        let error = std::sync::Mutex::new(None);
+        let c = C::from_par_iter(par_iter.into_par_iter().filter_map(|r| match r {
+            Ok(t) => Some(t),
+            Err(e) => {
+                error
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get_or_insert(e);
+                None
+            }
+        }));
+        match error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(c),
+        }
+    }
+}
+
+/// Collects the `Some` items, or returns `None` if there was a `None`.
+impl<C, T> FromParallelIterator<Option<T>> for Option<C>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Option<T>>>(par_iter: I) -> Self {
+        let r: Result<C, ()> = par_iter.into_par_iter().map(|o| o.ok_or(())).collect();
+        r.ok()
+    }
+}

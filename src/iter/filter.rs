@@ -1,0 +1,136 @@
+//! `filter` and `filter_map`: unindexed adaptors (a consumer wrapper each).
+
+use super::plumbing::{Consumer, Folder};
+use super::ParallelIterator;
+
+/// The items for which a predicate holds ([`ParallelIterator::filter`]).
+#[derive(Clone, Debug)]
+#[must_use = "iterator adaptors are lazy"]
+pub struct Filter<I, P> {
+    base: I,
+    predicate: P,
+}
+
+impl<I, P> Filter<I, P> {
+    pub(super) fn new(base: I, predicate: P) -> Self {
+        Filter { base, predicate }
+    }
+}
+
+impl<I, P> ParallelIterator for Filter<I, P>
+where
+    I: ParallelIterator,
+    P: Fn(&I::Item) -> bool + Sync + Send,
+{
+    type Item = I::Item;
+
+    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+        let Filter { base, predicate } = self;
+        let op = |x: I::Item| predicate(&x).then_some(x);
+        base.drive_unindexed(FilterMapConsumer {
+            base: consumer,
+            op: &op,
+        })
+    }
+}
+
+/// The `Some` results of a function ([`ParallelIterator::filter_map`]).
+#[derive(Clone, Debug)]
+#[must_use = "iterator adaptors are lazy"]
+pub struct FilterMap<I, F> {
+    base: I,
+    op: F,
+}
+
+impl<I, F> FilterMap<I, F> {
+    pub(super) fn new(base: I, op: F) -> Self {
+        FilterMap { base, op }
+    }
+}
+
+impl<I, F, R> ParallelIterator for FilterMap<I, F>
+where
+    I: ParallelIterator,
+    F: Fn(I::Item) -> Option<R> + Sync + Send,
+    R: Send,
+{
+    type Item = R;
+
+    fn drive_unindexed<C: Consumer<R>>(self, consumer: C) -> C::Result {
+        let FilterMap { base, op } = self;
+        base.drive_unindexed(FilterMapConsumer {
+            base: consumer,
+            op: &op,
+        })
+    }
+}
+
+struct FilterMapConsumer<'f, C, F> {
+    base: C,
+    op: &'f F,
+}
+
+impl<'f, T, R, C, F> Consumer<T> for FilterMapConsumer<'f, C, F>
+where
+    F: Fn(T) -> Option<R> + Sync,
+    C: Consumer<R>,
+{
+    type Folder = FilterMapFolder<'f, C::Folder, F>;
+    type Reducer = C::Reducer;
+    type Result = C::Result;
+
+    fn split_off_left(&mut self) -> Self {
+        FilterMapConsumer {
+            base: self.base.split_off_left(),
+            op: self.op,
+        }
+    }
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
+    }
+    fn into_folder(self) -> Self::Folder {
+        FilterMapFolder {
+            base: self.base.into_folder(),
+            op: self.op,
+        }
+    }
+    fn full(&self) -> bool {
+        self.base.full()
+    }
+}
+
+struct FilterMapFolder<'f, G, F> {
+    base: G,
+    op: &'f F,
+}
+
+impl<T, R, G, F> Folder<T> for FilterMapFolder<'_, G, F>
+where
+    F: Fn(T) -> Option<R>,
+    G: Folder<R>,
+{
+    type Result = G::Result;
+
+    fn consume(self, item: T) -> Self {
+        match (self.op)(item) {
+            Some(r) => FilterMapFolder {
+                base: self.base.consume(r),
+                op: self.op,
+            },
+            None => self,
+        }
+    }
+    fn consume_iter<It: IntoIterator<Item = T>>(self, iter: It) -> Self {
+        let op = self.op;
+        FilterMapFolder {
+            base: self.base.consume_iter(iter.into_iter().filter_map(op)),
+            op,
+        }
+    }
+    fn complete(self) -> G::Result {
+        self.base.complete()
+    }
+    fn full(&self) -> bool {
+        self.base.full()
+    }
+}

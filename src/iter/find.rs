@@ -1,0 +1,148 @@
+//! The searching consumers: `find_any` (and through it `any`, `all`, `position_any`) and
+//! `find_first`. Both stop early through a shared atomic: pieces that start after an item
+//! was found (any item for `find_any`, an earlier one for `find_first`) are not split or
+//! folded further.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use super::plumbing::{Consumer, Folder, Reducer};
+use super::ParallelIterator;
+
+pub(super) fn find_any<I, P>(iter: I, predicate: &P) -> Option<I::Item>
+where
+    I: ParallelIterator,
+    P: Fn(&I::Item) -> bool + Sync,
+{
+    let found = AtomicBool::new(false);
+    iter.drive_unindexed(FindAny {
+        predicate,
+        found: &found,
+    })
+}
+
+pub(super) fn find_first<I, P>(iter: I, predicate: &P) -> Option<I::Item>
+where
+    I: ParallelIterator,
+    P: Fn(&I::Item) -> bool + Sync,
+{
+    let best = AtomicUsize::new(usize::MAX);
+    iter.drive_unindexed(FindFirst {
+        predicate,
+        lo: 0,
+        hi: usize::MAX,
+        best: &best,
+    })
+}
+
+/// Keeps the left result if there is one.
+pub(super) struct FirstSome;
+
+impl<T> Reducer<Option<T>> for FirstSome {
+    fn reduce(self, left: Option<T>, right: Option<T>) -> Option<T> {
+        left.or(right)
+    }
+}
+
+struct FindAny<'f, P> {
+    predicate: &'f P,
+    found: &'f AtomicBool,
+}
+
+impl<'f, T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindAny<'f, P> {
+    type Folder = FindFolder<'f, P, T>;
+    type Reducer = FirstSome;
+    type Result = Option<T>;
+
+    fn split_off_left(&mut self) -> Self {
+        FindAny { ..*self }
+    }
+    fn to_reducer(&self) -> FirstSome {
+        FirstSome
+    }
+    fn into_folder(self) -> Self::Folder {
+        FindFolder {
+            predicate: self.predicate,
+            item: None,
+            done: Done::Any(self.found),
+        }
+    }
+    fn full(&self) -> bool {
+        // Relaxed: a hint to stop early; the result travels through the reductions.
+        self.found.load(Ordering::Relaxed)
+    }
+}
+
+/// `find_first`'s consumer: it owns the positions `lo..hi` of an abstract space that is
+/// halved at every split, so that consumers further right have larger `lo`s.
+struct FindFirst<'f, P> {
+    predicate: &'f P,
+    lo: usize,
+    hi: usize,
+    /// The smallest `lo` of a consumer that found an item.
+    best: &'f AtomicUsize,
+}
+
+impl<'f, T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindFirst<'f, P> {
+    type Folder = FindFolder<'f, P, T>;
+    type Reducer = FirstSome;
+    type Result = Option<T>;
+
+    fn split_off_left(&mut self) -> Self {
+        let mid = self.lo + (self.hi - self.lo) / 2;
+        let left = FindFirst { hi: mid, ..*self };
+        self.lo = mid;
+        left
+    }
+    fn to_reducer(&self) -> FirstSome {
+        FirstSome
+    }
+    fn into_folder(self) -> Self::Folder {
+        FindFolder {
+            predicate: self.predicate,
+            item: None,
+            done: Done::First(self.lo, self.best),
+        }
+    }
+    fn full(&self) -> bool {
+        // Strictly smaller: a consumer with an equal `lo` may lie to our left.
+        self.best.load(Ordering::Relaxed) < self.lo
+    }
+}
+
+enum Done<'f> {
+    Any(&'f AtomicBool),
+    First(usize, &'f AtomicUsize),
+}
+
+struct FindFolder<'f, P, T> {
+    predicate: &'f P,
+    item: Option<T>,
+    done: Done<'f>,
+}
+
+impl<T, P: Fn(&T) -> bool> Folder<T> for FindFolder<'_, P, T> {
+    type Result = Option<T>;
+
+    fn consume(mut self, item: T) -> Self {
+        if self.item.is_none() && (self.predicate)(&item) {
+            self.item = Some(item);
+            match self.done {
+                Done::Any(found) => found.store(true, Ordering::Relaxed),
+                Done::First(lo, best) => {
+                    best.fetch_min(lo, Ordering::Relaxed);
+                }
+            }
+        }
+        self
+    }
+    fn complete(self) -> Option<T> {
+        self.item
+    }
+    fn full(&self) -> bool {
+        self.item.is_some()
+            || match self.done {
+                Done::Any(found) => found.load(Ordering::Relaxed),
+                Done::First(lo, best) => best.load(Ordering::Relaxed) < lo,
+            }
+    }
+}

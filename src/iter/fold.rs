@@ -1,0 +1,119 @@
+//! `fold`: every piece folded sequentially; a parallel iterator of the pieces' results.
+
+use super::plumbing::{Consumer, Folder};
+use super::ParallelIterator;
+
+/// The results of folding every piece ([`ParallelIterator::fold`]).
+#[derive(Clone, Debug)]
+#[must_use = "iterator adaptors are lazy"]
+pub struct Fold<I, ID, F> {
+    base: I,
+    identity: ID,
+    fold_op: F,
+}
+
+impl<I, ID, F> Fold<I, ID, F> {
+    pub(super) fn new(base: I, identity: ID, fold_op: F) -> Self {
+        Fold {
+            base,
+            identity,
+            fold_op,
+        }
+    }
+}
+
+impl<I, ID, F, T> ParallelIterator for Fold<I, ID, F>
+where
+    I: ParallelIterator,
+    ID: Fn() -> T + Sync + Send,
+    F: Fn(T, I::Item) -> T + Sync + Send,
+    T: Send,
+{
+    type Item = T;
+
+    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        let Fold {
+            base,
+            identity,
+            fold_op,
+        } = self;
+        base.drive_unindexed(FoldConsumer {
+            base: consumer,
+            identity: &identity,
+            fold_op: &fold_op,
+        })
+    }
+}
+
+struct FoldConsumer<'f, C, ID, F> {
+    base: C,
+    identity: &'f ID,
+    fold_op: &'f F,
+}
+
+impl<'f, U, T, C, ID, F> Consumer<U> for FoldConsumer<'f, C, ID, F>
+where
+    C: Consumer<T>,
+    ID: Fn() -> T + Sync,
+    F: Fn(T, U) -> T + Sync,
+    T: Send,
+{
+    type Folder = FoldFolder<'f, C::Folder, F, T>;
+    type Reducer = C::Reducer;
+    type Result = C::Result;
+
+    fn split_off_left(&mut self) -> Self {
+        FoldConsumer {
+            base: self.base.split_off_left(),
+            identity: self.identity,
+            fold_op: self.fold_op,
+        }
+    }
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
+    }
+    fn into_folder(self) -> Self::Folder {
+        FoldFolder {
+            base: self.base.into_folder(),
+            acc: (self.identity)(),
+            fold_op: self.fold_op,
+        }
+    }
+    fn full(&self) -> bool {
+        self.base.full()
+    }
+}
+
+struct FoldFolder<'f, G, F, T> {
+    base: G,
+    acc: T,
+    fold_op: &'f F,
+}
+
+impl<U, T, G, F> Folder<U> for FoldFolder<'_, G, F, T>
+where
+    G: Folder<T>,
+    F: Fn(T, U) -> T,
+{
+    type Result = G::Result;
+
+    fn consume(self, item: U) -> Self {
+        FoldFolder {
+            acc: (self.fold_op)(self.acc, item),
+            ..self
+        }
+    }
+    fn consume_iter<It: IntoIterator<Item = U>>(self, iter: It) -> Self {
+        let f = self.fold_op;
+        FoldFolder {
+            acc: iter.into_iter().fold(self.acc, f),
+            ..self
+        }
+    }
+    fn complete(self) -> G::Result {
+        self.base.consume(self.acc).complete()
+    }
+    fn full(&self) -> bool {
+        self.base.full()
+    }
+}

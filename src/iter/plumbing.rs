@@ -1,0 +1,428 @@
+//! The machinery under the parallel iterators: producers (splittable sources), consumers
+//! (splittable sinks with a sequential [`Folder`] and a [`Reducer`] joining the results of
+//! two halves), and the bridges that split them together.
+//!
+//! - An *indexed* iterator hands a [`Producer`] (exact length, `split_at(index)`) to a
+//!   [`ProducerCallback`]; [`bridge`] splits the producer and the consumer together.
+//! - An unindexed source is an [`UnindexedProducer`] (`split` in two, roughly), run by
+//!   [`bridge_unindexed`].
+//! - A [`Consumer`] is split with [`Consumer::split_off_left`]: the returned consumer takes
+//!   the items before those of the one it was split from, and [`Reducer::reduce`] is called
+//!   with the results in that order, so order-sensitive consumers (collect, `find_first`)
+//!   see the items in sequence order.
+//!
+//! ## Splitting
+//! Splitting is adaptive, as rayon's: a piece starts with about
+//! [`zonal_runtime::current_num_threads`] splits, halves them at every
+//! split, and gets them back when it was stolen (it runs on another worker than the one
+//! that split it off). It never splits below [`Producer::min_len`] and always splits above
+//! [`Producer::max_len`] (`with_min_len` / `with_max_len`).
+//!
+//! ## NUMA: the node cut
+//! At the top level of an indexed iterator run on a worker of a pool with several nodes,
+//! [`bridge`] first cuts the index space with
+//! [`zonal_runtime::current_node_partition`] (one contiguous part per
+//! node, in proportion to its workers) and spawns each part with its node as the task's
+//! origin ([`Scope::spawn_on`](zonal_runtime::Scope::spawn_on)), so that the conservative
+//! policies keep the part on its node; each part is then split adaptively. Iterators started
+//! from inside another iterator's closures (nested parallelism, `flat_map`) skip the cut,
+//! and so does any iterator run off a worker (it only joins).
+
+use std::cell::Cell;
+use std::ops::Range;
+use std::sync::Mutex;
+
+use zonal_runtime::{current_node_partition, current_num_threads, current_worker_index, join};
+use zonal_topology::NodeId;
+
+/// A sequential sink: consumes items one at a time, then yields its result.
+pub trait Folder<T>: Sized {
+    /// What [`complete`](Self::complete) returns.
+    type Result;
+
+    /// Consumes one item.
+    #[must_use]
+    fn consume(self, item: T) -> Self;
+
+    /// Consumes items until the iterator ends or the folder is [`full`](Self::full).
+    #[must_use]
+    fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
+        for item in iter {
+            self = self.consume(item);
+            if self.full() {
+                break;
+            }
+        }
+        self
+    }
+
+    /// The result.
+    fn complete(self) -> Self::Result;
+
+    /// Whether further items would be ignored (a short-circuiting consumer is done).
+    fn full(&self) -> bool;
+}
+
+/// Joins the results of two adjacent pieces: `left`'s items came before `right`'s.
+pub trait Reducer<R> {
+    /// The joined result.
+    fn reduce(self, left: R, right: R) -> R;
+}
+
+/// A splittable sink for items of type `T`.
+pub trait Consumer<T>: Send + Sized {
+    /// The sequential sink of one piece.
+    type Folder: Folder<T, Result = Self::Result>;
+    /// Joins the results of two pieces.
+    type Reducer: Reducer<Self::Result>;
+    /// The result.
+    type Result: Send;
+
+    /// Splits off a consumer for the items *before* those that `self` will see.
+    #[must_use]
+    fn split_off_left(&mut self) -> Self;
+
+    /// The reducer for joining the result of a consumer split off `self` (left) with that
+    /// of `self` (right).
+    fn to_reducer(&self) -> Self::Reducer;
+
+    /// The sequential sink.
+    fn into_folder(self) -> Self::Folder;
+
+    /// Whether further items would be ignored.
+    fn full(&self) -> bool;
+}
+
+/// A splittable source with an exact length (the source of an indexed iterator).
+pub trait Producer: Send + Sized {
+    /// The items.
+    type Item;
+    /// The sequential iterator over the items (double-ended, for `rev`).
+    type IntoIter: DoubleEndedIterator<Item = Self::Item>;
+
+    /// The number of items.
+    fn len(&self) -> usize;
+
+    /// Whether there are no items.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The sequential iterator.
+    fn into_iter(self) -> Self::IntoIter;
+
+    /// Splits at `index` (`0 ..= len`): the first `index` items, and the rest.
+    fn split_at(self, index: usize) -> (Self, Self);
+
+    /// Never split into pieces shorter than this (`with_min_len`).
+    fn min_len(&self) -> usize {
+        1
+    }
+
+    /// Always split pieces longer than this (`with_max_len`).
+    fn max_len(&self) -> usize {
+        usize::MAX
+    }
+
+    /// Feeds every item to `folder` (until it is full).
+    fn fold_with<F: Folder<Self::Item>>(self, folder: F) -> F {
+        folder.consume_iter(self.into_iter())
+    }
+}
+
+/// A splittable source without an exact length.
+pub trait UnindexedProducer: Send + Sized {
+    /// The items.
+    type Item;
+
+    /// Splits in two, roughly halves; `None` when too small to split.
+    fn split(self) -> (Self, Option<Self>);
+
+    /// Feeds every item to `folder` (until it is full).
+    fn fold_with<F: Folder<Self::Item>>(self, folder: F) -> F;
+}
+
+/// What an indexed iterator hands its [`Producer`] to (a callback, because the producer's
+/// type may borrow from the iterator).
+pub trait ProducerCallback<T> {
+    /// The callback's result.
+    type Output;
+    /// Runs with the producer.
+    fn callback<P: Producer<Item = T>>(self, producer: P) -> Self::Output;
+}
+
+thread_local! {
+    /// Set while this thread runs an iterator's closures: iterators started from there are
+    /// nested and skip the node cut.
+    static IN_ITER: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Marks the current thread as running an iterator's closures until dropped.
+struct NestGuard(bool);
+
+impl NestGuard {
+    fn enter() -> Self {
+        NestGuard(IN_ITER.with(|c| c.replace(true)))
+    }
+}
+
+impl Drop for NestGuard {
+    fn drop(&mut self) {
+        let prev = self.0;
+        IN_ITER.with(|c| c.set(prev));
+    }
+}
+
+/// The adaptive splitter (module docs).
+#[derive(Clone, Copy, Debug)]
+struct Splitter {
+    splits: usize,
+    min: usize,
+    max: usize,
+}
+
+impl Splitter {
+    fn new(splits: usize, min: usize, max: usize) -> Self {
+        Splitter {
+            splits,
+            min: min.max(1),
+            max: max.max(1),
+        }
+    }
+
+    /// Whether to split a piece of `len` items; `stolen`: it runs on another worker than
+    /// the one that split it off.
+    fn try_split(&mut self, len: usize, stolen: bool) -> bool {
+        if len < 2 {
+            return false;
+        }
+        if len > self.max {
+            self.splits /= 2;
+            return true;
+        }
+        len / 2 >= self.min && self.try_split_unindexed(stolen)
+    }
+
+    fn try_split_unindexed(&mut self, stolen: bool) -> bool {
+        if stolen {
+            self.splits = current_num_threads().max(self.splits / 2);
+            true
+        } else if self.splits > 0 {
+            self.splits /= 2;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// Runs an indexed iterator: splits `producer` and `consumer` together, first by node (at
+/// the top level on a worker, module docs), then adaptively.
+pub fn bridge<P, C>(producer: P, consumer: C) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let len = producer.len();
+    let min = producer.min_len().max(1);
+    if len > 1 && current_worker_index().is_some() && !IN_ITER.with(Cell::get) {
+        let parts = current_node_partition(0..len);
+        if parts.len() > 1 && parts.iter().all(|(_, r)| r.len() >= min) {
+            return bridge_by_node(producer, consumer, parts);
+        }
+    }
+    let splitter = Splitter::new(current_num_threads(), min, producer.max_len());
+    helper(len, false, splitter, producer, consumer)
+}
+
+/// One part per node (module docs): the producer cut at the partition's boundaries.
+fn bridge_by_node<P, C>(producer: P, consumer: C, parts: Vec<(NodeId, Range<usize>)>) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let count = parts.len();
+    let mut pieces = Vec::with_capacity(count);
+    let mut rest = producer;
+    for (k, (node, range)) in parts.into_iter().enumerate() {
+        if k + 1 == count {
+            pieces.push((node, rest));
+            break;
+        }
+        let (left, right) = rest.split_at(range.len());
+        rest = right;
+        pieces.push((node, left));
+    }
+    bridge_parts(pieces, consumer)
+}
+
+/// Runs consecutive parts, each with its node as the origin of its task (on a worker: one
+/// [`Scope::spawn_on`](zonal_runtime::Scope::spawn_on) each; elsewhere one after the
+/// other), each split adaptively; the results are reduced in order.
+///
+/// # Panics
+/// On a worker, if a part's node is not a node of the pool's topology.
+pub(crate) fn bridge_parts<P, C>(parts: Vec<(NodeId, P)>, mut consumer: C) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let count = parts.len();
+    if count == 0 {
+        return consumer.into_folder().complete();
+    }
+    let splits = current_num_threads().div_ceil(count).max(1);
+    // `reducers[k]` joins part k (left) with everything after it (right).
+    let mut reducers = Vec::with_capacity(count);
+    let mut consumers: Vec<C> = Vec::with_capacity(count);
+    for _ in 1..count {
+        reducers.push(consumer.to_reducer());
+        consumers.push(consumer.split_off_left());
+    }
+    consumers.push(consumer);
+    let run = move |p: P, c: C| {
+        let splitter = Splitter::new(splits, p.min_len(), p.max_len());
+        helper(p.len(), false, splitter, p, c)
+    };
+    let mut results: Vec<C::Result> = if current_worker_index().is_some() {
+        let slots: Vec<Mutex<Option<C::Result>>> = (0..count).map(|_| Mutex::new(None)).collect();
+        zonal_runtime::scope(|s| {
+            for (((node, p), c), slot) in parts.into_iter().zip(consumers).zip(&slots) {
+                let run = &run;
+                s.spawn_on(node, move |_| {
+                    let r = run(p, c);
+                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+                });
+            }
+        });
+        slots
+            .into_iter()
+            .map(|m| {
+                m.into_inner()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .expect("every part ran")
+            })
+            .collect()
+    } else {
+        parts
+            .into_iter()
+            .zip(consumers)
+            .map(|((_, p), c)| run(p, c))
+            .collect()
+    };
+    let mut acc = results.pop().expect("at least one part");
+    let _g = NestGuard::enter();
+    while let (Some(left), Some(reducer)) = (results.pop(), reducers.pop()) {
+        acc = reducer.reduce(left, acc);
+    }
+    acc
+}
+
+fn helper<P, C>(
+    len: usize,
+    stolen: bool,
+    mut splitter: Splitter,
+    producer: P,
+    mut consumer: C,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    if consumer.full() {
+        return consumer.into_folder().complete();
+    }
+    if splitter.try_split(len, stolen) {
+        let mid = len / 2;
+        let (lp, rp) = producer.split_at(mid);
+        let lc = consumer.split_off_left();
+        let reducer = consumer.to_reducer();
+        let here = current_worker_index();
+        let (a, b) = join(
+            || helper(mid, false, splitter, lp, lc),
+            move || {
+                let stolen = current_worker_index() != here;
+                helper(len - mid, stolen, splitter, rp, consumer)
+            },
+        );
+        let _g = NestGuard::enter();
+        reducer.reduce(a, b)
+    } else {
+        let _g = NestGuard::enter();
+        producer.fold_with(consumer.into_folder()).complete()
+    }
+}
+
+/// Runs an unindexed source: splits `producer` and `consumer` adaptively.
+pub fn bridge_unindexed<P, C>(producer: P, consumer: C) -> C::Result
+where
+    P: UnindexedProducer,
+    C: Consumer<P::Item>,
+{
+    let splitter = Splitter::new(current_num_threads(), 1, usize::MAX);
+    unindexed_helper(false, splitter, producer, consumer)
+}
+
+fn unindexed_helper<P, C>(
+    stolen: bool,
+    mut splitter: Splitter,
+    producer: P,
+    mut consumer: C,
+) -> C::Result
+where
+    P: UnindexedProducer,
+    C: Consumer<P::Item>,
+{
+    if consumer.full() {
+        return consumer.into_folder().complete();
+    }
+    if splitter.try_split_unindexed(stolen) {
+        match producer.split() {
+            (lp, Some(rp)) => {
+                let lc = consumer.split_off_left();
+                let reducer = consumer.to_reducer();
+                let here = current_worker_index();
+                let (a, b) = join(
+                    || unindexed_helper(false, splitter, lp, lc),
+                    move || {
+                        let stolen = current_worker_index() != here;
+                        unindexed_helper(stolen, splitter, rp, consumer)
+                    },
+                );
+                let _g = NestGuard::enter();
+                return reducer.reduce(a, b);
+            }
+            (p, None) => {
+                let _g = NestGuard::enter();
+                return p.fold_with(consumer.into_folder()).complete();
+            }
+        }
+    }
+    let _g = NestGuard::enter();
+    producer.fold_with(consumer.into_folder()).complete()
+}
+
+/// Runs `a` and `b` (the parts of two consumers split off one another) potentially in
+/// parallel, and reduces their results in order (for adaptors made of two iterators).
+pub fn join_reduce<T, R, A, B>(reducer: R, a: A, b: B) -> T
+where
+    T: Send,
+    R: Reducer<T>,
+    A: FnOnce() -> T + Send,
+    B: FnOnce() -> T + Send,
+{
+    let (x, y) = join(a, b);
+    let _g = NestGuard::enter();
+    reducer.reduce(x, y)
+}
+
+/// The callback that bridges an indexed iterator's producer to `consumer`: the
+/// `drive_unindexed` of every indexed iterator.
+pub(crate) struct BridgeCallback<C>(pub(crate) C);
+
+impl<T, C: Consumer<T>> ProducerCallback<T> for BridgeCallback<C> {
+    type Output = C::Result;
+    fn callback<P: Producer<Item = T>>(self, producer: P) -> C::Result {
+        bridge(producer, self.0)
+    }
+}

@@ -1,0 +1,63 @@
+//! `skip` and `take` on indexed iterators (indexed).
+
+use super::plumbing::{BridgeCallback, Consumer, Producer, ProducerCallback};
+use super::{IndexedParallelIterator, ParallelIterator};
+
+macro_rules! cut {
+    ($(#[$doc:meta])* $name:ident, |$len:ident, $n:ident| $len_expr:expr, |$p:ident, $m:ident| $pick:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug)]
+        #[must_use = "iterator adaptors are lazy"]
+        pub struct $name<I> {
+            base: I,
+            n: usize,
+        }
+
+        impl<I> $name<I> {
+            pub(super) fn new(base: I, n: usize) -> Self {
+                $name { base, n }
+            }
+        }
+
+        impl<I: IndexedParallelIterator> ParallelIterator for $name<I> {
+            type Item = I::Item;
+            fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+                self.with_producer(BridgeCallback(consumer))
+            }
+            fn opt_len(&self) -> Option<usize> {
+                Some(self.len())
+            }
+        }
+
+        impl<I: IndexedParallelIterator> IndexedParallelIterator for $name<I> {
+            fn len(&self) -> usize {
+                let ($len, $n) = (self.base.len(), self.n);
+                $len_expr
+            }
+            fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+                return self.base.with_producer(Callback { callback, n: self.n });
+
+                struct Callback<CB> {
+                    callback: CB,
+                    n: usize,
+                }
+                impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
+                    type Output = CB::Output;
+                    fn callback<P: Producer<Item = T>>(self, $p: P) -> CB::Output {
+                        let $m = self.n.min($p.len());
+                        self.callback.callback($pick)
+                    }
+                }
+            }
+        }
+    };
+}
+
+cut!(
+    /// All but the first `n` items ([`IndexedParallelIterator::skip`]).
+    Skip, |len, n| len.saturating_sub(n), |p, m| p.split_at(m).1
+);
+cut!(
+    /// The first `n` items ([`IndexedParallelIterator::take`]).
+    Take, |len, n| len.min(n), |p, m| p.split_at(m).0
+);

@@ -1,0 +1,142 @@
+//! `zip`: pairs of two indexed iterators' items (indexed), as long as the shorter.
+
+use super::plumbing::{BridgeCallback, Consumer, Producer, ProducerCallback};
+use super::{IndexedParallelIterator, ParallelIterator};
+
+/// Pairs of items ([`IndexedParallelIterator::zip`]).
+#[derive(Clone, Debug)]
+#[must_use = "iterator adaptors are lazy"]
+pub struct Zip<A, B> {
+    a: A,
+    b: B,
+}
+
+impl<A, B> Zip<A, B> {
+    pub(super) fn new(a: A, b: B) -> Self {
+        Zip { a, b }
+    }
+}
+
+impl<A, B> ParallelIterator for Zip<A, B>
+where
+    A: IndexedParallelIterator,
+    B: IndexedParallelIterator,
+{
+    type Item = (A::Item, B::Item);
+
+    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+        self.with_producer(BridgeCallback(consumer))
+    }
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl<A, B> IndexedParallelIterator for Zip<A, B>
+where
+    A: IndexedParallelIterator,
+    B: IndexedParallelIterator,
+{
+    fn len(&self) -> usize {
+        self.a.len().min(self.b.len())
+    }
+
+    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+        let len = self.len();
+        return self.a.with_producer(CallbackA {
+            callback,
+            b: self.b,
+            len,
+        });
+
+        struct CallbackA<CB, B> {
+            callback: CB,
+            b: B,
+            len: usize,
+        }
+        impl<CB, B, TA> ProducerCallback<TA> for CallbackA<CB, B>
+        where
+            B: IndexedParallelIterator,
+            CB: ProducerCallback<(TA, B::Item)>,
+        {
+            type Output = CB::Output;
+            fn callback<PA: Producer<Item = TA>>(self, a: PA) -> CB::Output {
+                let a = a.split_at(self.len).0;
+                self.b.with_producer(CallbackB {
+                    callback: self.callback,
+                    a,
+                    len: self.len,
+                })
+            }
+        }
+
+        struct CallbackB<CB, PA> {
+            callback: CB,
+            a: PA,
+            len: usize,
+        }
+        impl<CB, PA, TB> ProducerCallback<TB> for CallbackB<CB, PA>
+        where
+            PA: Producer,
+            CB: ProducerCallback<(PA::Item, TB)>,
+        {
+            type Output = CB::Output;
+            fn callback<PB: Producer<Item = TB>>(self, b: PB) -> CB::Output {
+                let b = b.split_at(self.len).0;
+                self.callback.callback(ZipProducer { a: self.a, b })
+            }
+        }
+    }
+}
+
+struct ZipProducer<A, B> {
+    a: A,
+    b: B,
+}
+
+impl<A: Producer, B: Producer> Producer for ZipProducer<A, B> {
+    type Item = (A::Item, B::Item);
+    type IntoIter = ZipIter<A::IntoIter, B::IntoIter>;
+
+    fn len(&self) -> usize {
+        self.a.len().min(self.b.len())
+    }
+    fn into_iter(self) -> Self::IntoIter {
+        ZipIter {
+            a: self.a.into_iter(),
+            b: self.b.into_iter(),
+        }
+    }
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let (a1, a2) = self.a.split_at(index);
+        let (b1, b2) = self.b.split_at(index);
+        (ZipProducer { a: a1, b: b1 }, ZipProducer { a: a2, b: b2 })
+    }
+    fn min_len(&self) -> usize {
+        self.a.min_len().max(self.b.min_len())
+    }
+    fn max_len(&self) -> usize {
+        self.a.max_len().min(self.b.max_len())
+    }
+}
+
+/// The sequential iterator of a zipped producer (both sides have the same exact length).
+struct ZipIter<A, B> {
+    a: A,
+    b: B,
+}
+
+impl<A: Iterator, B: Iterator> Iterator for ZipIter<A, B> {
+    type Item = (A::Item, B::Item);
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        Some((self.a.next()?, self.b.next()?))
+    }
+}
+
+impl<A: DoubleEndedIterator, B: DoubleEndedIterator> DoubleEndedIterator for ZipIter<A, B> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        Some((self.a.next_back()?, self.b.next_back()?))
+    }
+}
