@@ -59,7 +59,10 @@ fn run() -> cli::Result {
     check_range("--rounds", args.rounds, 1, 1000)?;
     let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let threads = if args.threads.is_empty() {
-        [1, 2, 4, 8, 16].into_iter().filter(|&n| n <= cpus.max(1)).collect()
+        [1, 2, 4, 8, 16]
+            .into_iter()
+            .filter(|&n| n <= cpus.max(1))
+            .collect()
     } else {
         args.threads.clone()
     };
@@ -149,8 +152,9 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn checksum(v: impl IntoIterator<Item = u64>) -> u64 {
-    v.into_iter()
-        .fold(0xcbf2_9ce4_8422_2325, |h, x| (h ^ x).wrapping_mul(0x100_0000_01b3))
+    v.into_iter().fold(0xcbf2_9ce4_8422_2325, |h, x| {
+        (h ^ x).wrapping_mul(0x100_0000_01b3)
+    })
 }
 
 fn timed(f: impl FnOnce() -> u64) -> (Duration, u64) {

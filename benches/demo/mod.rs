@@ -5,18 +5,18 @@
 //! Shared by `benches/rayon_demo.rs` (criterion) and `examples/rayon_demo.rs` (paired runs
 //! and the table in BENCHMARKS.md).
 
-#![allow(dead_code)]
+#![allow(dead_code, missing_docs)]
 
 /// One body of the n-body problem.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Body {
-    pub pos: [f64; 3],
-    pub vel: [f64; 3],
-    pub mass: f64,
+pub(crate) struct Body {
+    pub(crate) pos: [f64; 3],
+    pub(crate) vel: [f64; 3],
+    pub(crate) mass: f64,
 }
 
 /// Deterministic inputs (xorshift), so both runtimes get the same data.
-pub fn random_u64s(n: usize, mut seed: u64) -> Vec<u64> {
+pub(crate) fn random_u64s(n: usize, mut seed: u64) -> Vec<u64> {
     (0..n)
         .map(|_| {
             seed ^= seed << 13;
@@ -28,12 +28,16 @@ pub fn random_u64s(n: usize, mut seed: u64) -> Vec<u64> {
 }
 
 /// `n` bodies on a deterministic spiral.
-pub fn bodies(n: usize) -> Vec<Body> {
+pub(crate) fn bodies(n: usize) -> Vec<Body> {
     (0..n)
         .map(|i| {
             let t = i as f64 * 0.37;
             Body {
-                pos: [t.cos() * (1.0 + t), t.sin() * (1.0 + t), (i % 17) as f64 * 0.1],
+                pos: [
+                    t.cos() * (1.0 + t),
+                    t.sin() * (1.0 + t),
+                    (i % 17) as f64 * 0.1,
+                ],
                 vel: [0.0; 3],
                 mass: 1.0 + (i % 5) as f64,
             }
@@ -42,35 +46,41 @@ pub fn bodies(n: usize) -> Vec<Body> {
 }
 
 /// A `w × h` Game of Life board with a deterministic pattern.
-pub fn board(w: usize, h: usize) -> Vec<u8> {
-    random_u64s(w * h, 0x5eed).into_iter().map(|x| (x % 3 == 0) as u8).collect()
+pub(crate) fn board(w: usize, h: usize) -> Vec<u8> {
+    random_u64s(w * h, 0x5eed)
+        .into_iter()
+        .map(|x| (x % 3 == 0) as u8)
+        .collect()
 }
 
 /// An `n × n` matrix with deterministic entries.
-pub fn matrix(n: usize, seed: u64) -> Vec<f64> {
-    random_u64s(n * n, seed).into_iter().map(|x| (x % 1000) as f64 / 1000.0).collect()
+pub(crate) fn matrix(n: usize, seed: u64) -> Vec<f64> {
+    random_u64s(n * n, seed)
+        .into_iter()
+        .map(|x| (x % 1000) as f64 / 1000.0)
+        .collect()
 }
 
 macro_rules! demo_workloads {
     ($name:ident, $($prelude:ident)::+) => {
         /// The workloads on one runtime's parallel iterators.
-        pub mod $name {
+        pub(crate) mod $name {
             use super::Body;
             use $($prelude)::+::*;
 
             /// Unstable parallel sort (quicksort in both).
-            pub fn quicksort(v: &mut [u64]) {
+            pub(crate) fn quicksort(v: &mut [u64]) {
                 v.par_sort_unstable();
             }
 
             /// Stable parallel sort (merge sort in both).
-            pub fn mergesort(v: &mut [u64]) {
+            pub(crate) fn mergesort(v: &mut [u64]) {
                 v.par_sort();
             }
 
             /// One all-pairs step: accelerations by `par_iter().map().collect()`, then the
             /// update by `par_iter_mut().zip()`.
-            pub fn nbody_step(bodies: &mut [Body], dt: f64) {
+            pub(crate) fn nbody_step(bodies: &mut [Body], dt: f64) {
                 let all: &[Body] = bodies;
                 let acc: Vec<[f64; 3]> = all
                     .par_iter()
@@ -96,7 +106,7 @@ macro_rules! demo_workloads {
             }
 
             /// One Game of Life generation, a row per item of `par_chunks_mut(w)`.
-            pub fn life_step(cur: &[u8], next: &mut [u8], w: usize, h: usize) {
+            pub(crate) fn life_step(cur: &[u8], next: &mut [u8], w: usize, h: usize) {
                 next.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
                     for (x, cell) in row.iter_mut().enumerate() {
                         let mut n = 0;
@@ -115,7 +125,7 @@ macro_rules! demo_workloads {
             }
 
             /// `c = a × b` for `n × n` row-major matrices, a row of `c` per item.
-            pub fn matmul(a: &[f64], b: &[f64], c: &mut [f64], n: usize) {
+            pub(crate) fn matmul(a: &[f64], b: &[f64], c: &mut [f64], n: usize) {
                 c.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
                     let ai = &a[i * n..(i + 1) * n];
                     for (k, &aik) in ai.iter().enumerate() {
@@ -128,7 +138,7 @@ macro_rules! demo_workloads {
             }
 
             /// Map-reduce: a filtered sum of squares.
-            pub fn map_reduce(v: &[u64]) -> u64 {
+            pub(crate) fn map_reduce(v: &[u64]) -> u64 {
                 v.par_iter()
                     .map(|&x| (x % 1024) * (x % 1024))
                     .filter(|x| x % 3 != 0)
@@ -136,7 +146,7 @@ macro_rules! demo_workloads {
             }
 
             /// Word-count-like map-reduce over integer keys with `fold` + `reduce`.
-            pub fn histogram(v: &[u64]) -> Vec<u64> {
+            pub(crate) fn histogram(v: &[u64]) -> Vec<u64> {
                 v.par_iter()
                     .fold(|| vec![0u64; 64], |mut h, &x| {
                         h[(x % 64) as usize] += 1;

@@ -18,7 +18,8 @@
 //!
 //! Iterators run on the pool of the worker that calls them (inside
 //! [`ThreadPool::install`](crate::ThreadPool::install), or in a task); called from any other
-//! thread they run sequentially on it.
+//! thread they run on the global pool (built on first use, as rayon's; see
+//! [`ThreadPoolBuilder::build_global`](crate::ThreadPoolBuilder::build_global)).
 //!
 //! ```
 //! use zonal::prelude::*;

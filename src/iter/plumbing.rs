@@ -25,14 +25,17 @@
 //! node, in proportion to its workers) and spawns each part with its node as the task's
 //! origin ([`Scope::spawn_on`](zonal_runtime::Scope::spawn_on)), so that the conservative
 //! policies keep the part on its node; each part is then split adaptively. Iterators started
-//! from inside another iterator's closures (nested parallelism, `flat_map`) skip the cut,
-//! and so does any iterator run off a worker (it only joins).
+//! from inside another iterator's closures (nested parallelism, `flat_map`) skip the cut.
+//! An iterator started on a thread that is no worker runs on the global pool
+//! ([`zonal_runtime::in_worker`]), cut and all, as rayon's run on its global pool.
 
 use std::cell::Cell;
 use std::ops::Range;
 use std::sync::Mutex;
 
-use zonal_runtime::{current_node_partition, current_num_threads, current_worker_index, join};
+use zonal_runtime::{
+    current_node_partition, current_num_threads, current_worker_index, in_worker, join,
+};
 use zonal_topology::NodeId;
 
 /// A sequential sink: consumes items one at a time, then yields its result.
@@ -223,9 +226,13 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
+    if current_worker_index().is_none() {
+        // A plain thread: run on the global pool, node cut included (as rayon does).
+        return in_worker(move || bridge(producer, consumer));
+    }
     let len = producer.len();
     let min = producer.min_len().max(1);
-    if len > 1 && current_worker_index().is_some() && !IN_ITER.with(Cell::get) {
+    if len > 1 && !IN_ITER.with(Cell::get) {
         let parts = current_node_partition(0..len);
         if parts.len() > 1 && parts.iter().all(|(_, r)| r.len() >= min) {
             return bridge_by_node(producer, consumer, parts);
@@ -359,6 +366,9 @@ where
     P: UnindexedProducer,
     C: Consumer<P::Item>,
 {
+    if current_worker_index().is_none() {
+        return in_worker(move || bridge_unindexed(producer, consumer));
+    }
     let splitter = Splitter::new(current_num_threads(), 1, usize::MAX);
     unindexed_helper(false, splitter, producer, consumer)
 }

@@ -57,6 +57,24 @@ pub(crate) fn current_or_global<T, R>(
     })
 }
 
+/// Runs `op` on a worker and returns its result: right here when this thread is a worker of
+/// any pool, otherwise on the global pool (built if needed), blocking this thread until
+/// `op` returns. This is how rayon's free entry points behave; Zonal's parallel iterators
+/// call it first, so that an iterator started on a plain thread runs on the global pool
+/// with its per-node cut, like one started inside `install`.
+///
+/// ```
+/// let w = zonal_runtime::in_worker(zonal_runtime::current_thread_index);
+/// assert!(w.is_some()); // ran on a worker of the global pool
+/// ```
+pub fn in_worker<OP, R>(op: OP) -> R
+where
+    OP: FnOnce() -> R + Send,
+    R: Send,
+{
+    current_or_global(op, |_, op| op(), |pool, op| pool.install(op))
+}
+
 /// The worker count [`NUM_THREADS_VAR`] asks for: `None` when it is unset.
 fn env_num_threads() -> Result<Option<usize>, BuildError> {
     let Some(raw) = std::env::var_os(NUM_THREADS_VAR) else {

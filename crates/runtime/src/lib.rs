@@ -128,7 +128,7 @@ pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY
 pub use control::{ControlPlane, Sample};
 pub use error::{BuildError, SpawnError};
 pub use fifo::spawn_fifo;
-pub use global::NUM_THREADS_VAR;
+pub use global::{in_worker, NUM_THREADS_VAR};
 pub use join::join;
 pub use memory::{MemoryPlacement, NodeBuffer};
 pub use metrics::{MetricsHandle, PoolMetrics, Refusals, WorkerMetrics};
