@@ -38,6 +38,10 @@ struct Args {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
+    /// Leave Zonal's workers unpinned (rayon never pins): on a machine shared with other
+    /// busy processes this separates the runtime's costs from pinning's.
+    #[arg(long)]
+    no_pin: bool,
 }
 
 /// One workload's paired result at one worker count.
@@ -73,6 +77,7 @@ fn run() -> cli::Result {
     for &n in &threads {
         let zp = zonal::ThreadPoolBuilder::new()
             .num_threads(n)
+            .pin(!args.no_pin)
             .build()
             .map_err(|e| Exit::failure(format!("zonal pool of {n}: {e}")))?;
         let rp = rayon::ThreadPoolBuilder::new()
@@ -94,7 +99,12 @@ fn run() -> cli::Result {
         }
     }
     if args.json {
-        let v = serde_json::json!({ "cpus": cpus, "rounds": args.rounds, "rows": rows });
+        let v = serde_json::json!({
+            "cpus": cpus,
+            "rounds": args.rounds,
+            "zonal_pinned": !args.no_pin,
+            "rows": rows,
+        });
         return cli::out(format!("{v}\n"));
     }
     let mut t = String::from(

@@ -43,6 +43,9 @@ struct Args {
     /// Only the workloads whose name contains this.
     #[arg(long)]
     only: Option<String>,
+    /// Leave Zonal's workers unpinned (rayon and tokio never pin).
+    #[arg(long)]
+    no_pin: bool,
     /// Where `scaling.md`, `scaling.json` and `scaling.svg` go.
     #[arg(long, default_value = "out/scaling")]
     out: PathBuf,
@@ -93,7 +96,7 @@ fn run() -> cli::Result {
     for &n in &threads {
         let rts: Vec<Runtime> = RUNTIMES
             .iter()
-            .map(|&kind| Runtime::new(kind, n))
+            .map(|&kind| Runtime::new(kind, n, !args.no_pin))
             .collect::<Result<_, _>>()
             .map_err(Exit::failure)?;
         for w in &workloads {
@@ -125,14 +128,22 @@ fn run() -> cli::Result {
         }
     }
 
-    let table = table(&points, &threads, &workloads, cpus, args.rounds);
+    let mut table = table(&points, &threads, &workloads, cpus, args.rounds);
+    if args.no_pin {
+        table = format!("Zonal's workers unpinned (--no-pin).\n\n{table}");
+    }
     let write = |name: &str, text: &str| {
         let p = args.out.join(name);
         std::fs::write(&p, text)
             .map_err(|e| Exit::failure(format!("cannot write {}: {e}", p.display())))
     };
     write("scaling.md", &table)?;
-    let json = serde_json::json!({ "cpus": cpus, "rounds": args.rounds, "points": points });
+    let json = serde_json::json!({
+        "cpus": cpus,
+        "rounds": args.rounds,
+        "zonal_pinned": !args.no_pin,
+        "points": points,
+    });
     write("scaling.json", &format!("{json}\n"))?;
     let svg = args.out.join("scaling.svg");
     plot::draw(&points, &threads, &workloads, &svg)

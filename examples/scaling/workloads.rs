@@ -25,13 +25,14 @@ pub(crate) enum Runtime {
 }
 
 impl Runtime {
-    /// Zonal: this machine, the default policy, `num_threads(n)`; rayon: `num_threads(n)`;
+    /// Zonal: this machine, the default policy, `num_threads(n)`, pinned if `pin`; rayon: `num_threads(n)`;
     /// tokio: a multi-thread runtime with `n` workers.
-    pub(crate) fn new(kind: Kind, n: usize) -> Result<Self, String> {
+    pub(crate) fn new(kind: Kind, n: usize, pin: bool) -> Result<Self, String> {
         Ok(match kind {
             Kind::Zonal => Runtime::Zonal(
                 zonal::ThreadPoolBuilder::new()
                     .num_threads(n)
+                    .pin(pin)
                     .build()
                     .map_err(|e| format!("zonal pool of {n}: {e}"))?,
             ),
