@@ -325,6 +325,20 @@ where
     acc
 }
 
+/// `join` of the two halves of a split; the right half is told whether it was stolen (runs
+/// on another worker than the one that split it), which resets its splitter.
+fn join_split<RA, RB>(
+    left: impl FnOnce() -> RA + Send,
+    right: impl FnOnce(bool) -> RB + Send,
+) -> (RA, RB)
+where
+    RA: Send,
+    RB: Send,
+{
+    let here = current_worker_index();
+    join(left, move || right(current_worker_index() != here))
+}
+
 fn helper<P, C>(
     len: usize,
     stolen: bool,
@@ -344,13 +358,9 @@ where
         let (lp, rp) = producer.split_at(mid);
         let lc = consumer.split_off_left();
         let reducer = consumer.to_reducer();
-        let here = current_worker_index();
-        let (a, b) = join(
+        let (a, b) = join_split(
             || helper(mid, false, splitter, lp, lc),
-            move || {
-                let stolen = current_worker_index() != here;
-                helper(len - mid, stolen, splitter, rp, consumer)
-            },
+            move |stolen| helper(len - mid, stolen, splitter, rp, consumer),
         );
         let _g = NestGuard::enter();
         reducer.reduce(a, b)
@@ -391,13 +401,9 @@ where
             (lp, Some(rp)) => {
                 let lc = consumer.split_off_left();
                 let reducer = consumer.to_reducer();
-                let here = current_worker_index();
-                let (a, b) = join(
+                let (a, b) = join_split(
                     || unindexed_helper(false, splitter, lp, lc),
-                    move || {
-                        let stolen = current_worker_index() != here;
-                        unindexed_helper(stolen, splitter, rp, consumer)
-                    },
+                    move |stolen| unindexed_helper(stolen, splitter, rp, consumer),
                 );
                 let _g = NestGuard::enter();
                 return reducer.reduce(a, b);
