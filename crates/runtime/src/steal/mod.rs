@@ -208,7 +208,7 @@ impl WorkerThread {
 ///
 /// | walker's source | queue | `take` | `put_back` of a refused task |
 /// |---|---|---|---|
-/// | `Fresh` | the victim's deque | steal the oldest | the victim's away queue |
+/// | `Fresh` | the victim's deque | steal the oldest (`take_batch`: up to 32 into our batch queue, for a victim of our node; the allowed ones besides the steal go to our deque, `keep`) | the victim's away queue |
 /// | `Shared` | the victim node's injector, at the first slot of each node | steal one (an injected task takes the node as origin) | the same injector |
 /// | `Away` | the victim's away queue | pop one | the same queue |
 ///
