@@ -84,5 +84,7 @@ pub use rules::{cache_nice_tries, MIGRATION_COST_US};
 pub use snapshot::SnapshotView;
 pub use state::{CpuBalanceState, LevelState, NEVER_DUE_US};
 pub use view::{CommCounts, CpuLoad, GroupId, MachineView, NodeLoad, TaskId, TaskMeta};
-pub use walker::{Probe, Source, StealWalker, Stolen, VictimQueues, WalkSlot, AWAY_EXAMINE};
+pub use walker::{
+    Probe, Source, StealWalker, Stolen, VictimQueues, WalkSlot, AWAY_EXAMINE, BATCH_MAX,
+};
 pub use weight::{nice_to_weight, NICE_0_WEIGHT};

@@ -30,7 +30,8 @@
 //!    in-zone victim but under `origin = "strict"`): the policy examines this victim whatever
 //!    the loads and lets any fresh task go, so neither `victim` nor the representative
 //!    `eligibility` is asked and the fresh queue is not measured: take one fresh task (step
-//!    3's check of its real metadata still applies), or, finding none, go on to steps 4–5.
+//!    3's check of its real metadata still applies) — or a **batch** where the slot allows
+//!    one (below) — or, finding none, go on to steps 4–5.
 //! 2. Otherwise measure the fresh queue; an empty victim (fresh, away and shared all empty)
 //!    is skipped silently — refusals are counted only for work that exists. The victim
 //!    decision: the cached one, or `victim(thief, victim, thief_load, victim_load)` with the
@@ -50,11 +51,30 @@
 //! The first allowed task ends the walk ([`Stolen`]); the driver books it (one more
 //! migration for the task, counters, its own steal record).
 //!
+//! # Batches
+//!
+//! A slot allows a batch ([`WalkSlot::batch`] > 1) exactly when its fresh answer is a cached
+//! `Allowed` *and* the victim is on the thief's node. Then the walker asks the driver for up
+//! to [`BATCH_MAX`] fresh tasks at once ([`VictimQueues::take_batch`]; the driver takes at
+//! most half the queue, rounded up) and checks **each** like a single take: a task that is
+//! not the representative ([`VictimQueues::meta`] is `Some`) is checked with its real
+//! metadata, and a refused one is counted and goes back ([`VictimQueues::put_back`]). The
+//! first allowed task is the steal ([`Stolen`]); every other allowed one is handed to the
+//! driver ([`VictimQueues::keep`]), which queues it on the thief's own fresh queue. That move
+//! keeps the fresh-queue invariant: the task's origin is the victim's node, which is the
+//! thief's, and it never migrated — so it is a same-node move of a fresh task at home (level
+//! I, inside every zone, never farther from its origin), not a migration; a driver may count
+//! it apart. Everywhere else (another node, an answer that is not cached `Allowed`, shared
+//! and away queues) the walker takes one task at a time. A driver without batches keeps the
+//! defaults: `take_batch` takes one task, and the walk is the one-task walk.
+//!
 //! # Why no task is lost or run twice
 //!
 //! The walker never holds a task across calls: every task it takes is either returned in
-//! [`Stolen`] or handed back through [`VictimQueues::put_back`] before the next call, and it
-//! takes at most one task at a time. A driver whose `take` hands a task to exactly one
+//! [`Stolen`], handed back through [`VictimQueues::put_back`], or (a batch's allowed extra
+//! tasks) handed to the thief through [`VictimQueues::keep`] before the walk returns; a batch
+//! is drained ([`VictimQueues::next_batched`] until `None`) before anything else is taken. A
+//! driver whose `take` hands a task to exactly one
 //! caller and whose `put_back` requeues it on a queue the task's owner still drains keeps
 //! every task exactly once.
 
@@ -67,6 +87,10 @@ use crate::view::TaskMeta;
 /// At most this many tasks of one victim's away queue are examined per visit.
 pub const AWAY_EXAMINE: usize = 4;
 
+/// At most this many fresh tasks move in one batch (module docs, "Batches"); the driver
+/// also takes at most half the victim's fresh queue, rounded up.
+pub const BATCH_MAX: usize = 32;
+
 /// One victim in a thief's walk, with the policy's answer for fresh tasks at home when it is
 /// known in advance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,6 +99,9 @@ pub struct WalkSlot {
     pub victim: Victim,
     /// [`StealSide::static_fresh_steal`] for the pair.
     pub fresh: Option<FreshSteal>,
+    /// How many fresh tasks one take from this victim may move: [`BATCH_MAX`] where `fresh`
+    /// is `Allowed` and the victim is on the thief's node (module docs, "Batches"), else 1.
+    pub batch: usize,
 }
 
 /// A kind of queue a victim holds (module docs).
@@ -128,6 +155,30 @@ pub trait VictimQueues {
 
     /// Takes one task of `slot`'s queue `from` (oldest first), if any.
     fn take(&mut self, slot: usize, from: Source) -> Option<Self::Task>;
+
+    /// Takes a batch of `slot`'s fresh queue, oldest first: at most `max` tasks and at most
+    /// half the queue (rounded up), and returns the first; the driver holds the others for
+    /// [`next_batched`](Self::next_batched). Asked only where [`WalkSlot::batch`] is above 1
+    /// (module docs, "Batches"). The default takes one task: no batch.
+    fn take_batch(&mut self, slot: usize, max: usize) -> Option<Self::Task> {
+        let _ = max;
+        self.take(slot, Source::Fresh)
+    }
+
+    /// The next task of the batch [`take_batch`](Self::take_batch) took, until `None`. The
+    /// default holds none.
+    fn next_batched(&mut self) -> Option<Self::Task> {
+        None
+    }
+
+    /// A task of a batch the walker checked and allowed, besides the one it returns: the
+    /// driver queues it on the thief's own fresh queue (it stays fresh at home there: the
+    /// victim is on the thief's node). Only ever called with tasks of
+    /// [`next_batched`](Self::next_batched); the default (never called unless that returns
+    /// tasks) puts the task back where it came from, so it is not lost.
+    fn keep(&mut self, slot: usize, task: Self::Task) {
+        self.put_back(slot, Source::Fresh, task);
+    }
 
     /// The metadata of a task just taken, as the policy must see it (its `cpu` the
     /// victim's); `None` when it is exactly the representative fresh task of the victim
@@ -184,13 +235,25 @@ impl StealWalker {
         thief: CpuId,
         mut keep: impl FnMut(CpuId) -> bool,
     ) -> Self {
+        let home = topo.node_of(thief);
         let slots = topo
             .victims(thief)
             .iter()
             .filter(|v| keep(v.cpu))
-            .map(|v| WalkSlot {
-                victim: *v,
-                fresh: policy.static_fresh_steal(topo, thief, v),
+            .map(|v| {
+                let fresh = policy.static_fresh_steal(topo, thief, v);
+                // Batches: allowed in advance, and fresh at home on the thief's node too.
+                let batch = if fresh == Some(FreshSteal::Allowed) && topo.node_of(v.cpu) == home
+                {
+                    BATCH_MAX
+                } else {
+                    1
+                };
+                WalkSlot {
+                    victim: *v,
+                    fresh,
+                    batch,
+                }
             })
             .collect();
         Self { thief, slots }
@@ -234,8 +297,13 @@ impl StealWalker {
         for (i, slot) in self.slots.iter().enumerate() {
             let probe = q.probe(i);
             let (fresh, loads) = if slot.fresh == Some(FreshSteal::Allowed) {
-                // 1. Allowed in advance: no question, no measuring.
-                if let Some(s) = walk.take(q, i, Source::Fresh, None) {
+                // 1. Allowed in advance: no question, no measuring; a batch on our node.
+                let stolen = if slot.batch > 1 {
+                    walk.take_batch(q, i, slot.batch)
+                } else {
+                    walk.take(q, i, Source::Fresh, None)
+                };
+                if let Some(s) = stolen {
                     return Some(s);
                 }
                 if probe.only_fresh() {
@@ -416,6 +484,61 @@ impl Walk<'_> {
         self.check(q, slot, from, task, loads)
     }
 
+    /// Takes a batch of up to `max` fresh tasks of a same-node victim allowed in advance
+    /// (module docs, "Batches"), checks each like a single take; the first allowed one is
+    /// the steal, the other allowed ones go to the thief's fresh queue (`keep`), the refused
+    /// ones back (`put_back`).
+    #[inline]
+    fn take_batch<Q: VictimQueues + ?Sized>(
+        &self,
+        q: &mut Q,
+        slot: usize,
+        max: usize,
+    ) -> Option<Stolen<Q::Task>> {
+        let first = q.take_batch(slot, max)?;
+        let mut stolen = self.check(q, slot, Source::Fresh, first, None);
+        while let Some(task) = q.next_batched() {
+            if !self.allowed(q, slot, Source::Fresh, &task) {
+                q.put_back(slot, Source::Fresh, task);
+            } else if stolen.is_none() {
+                stolen = Some(Stolen {
+                    task,
+                    slot,
+                    source: Source::Fresh,
+                    loads: None,
+                });
+            } else {
+                q.keep(slot, task);
+            }
+        }
+        stolen
+    }
+
+    /// Whether a task just taken from a queue whose fresh answer is `Allowed` may go: the
+    /// representative may; another is checked with its real metadata, and a refusal counted.
+    #[inline]
+    fn allowed<Q: VictimQueues + ?Sized>(
+        &self,
+        q: &mut Q,
+        slot: usize,
+        from: Source,
+        task: &Q::Task,
+    ) -> bool {
+        let Some(meta) = q.meta(slot, from, task) else {
+            return true;
+        };
+        match self
+            .policy
+            .eligibility(self.topo, &meta, self.thief, self.ctx)
+        {
+            Eligibility::Allowed => true,
+            Eligibility::Refused(why) => {
+                q.refused(slot, why);
+                false
+            }
+        }
+    }
+
     /// Checks a task just taken with its real metadata unless it is the representative; a
     /// refused one is counted and goes back.
     #[inline]
@@ -427,15 +550,9 @@ impl Walk<'_> {
         task: Q::Task,
         loads: Option<(u64, u64)>,
     ) -> Option<Stolen<Q::Task>> {
-        if let Some(meta) = q.meta(slot, from, &task) {
-            let answer = self
-                .policy
-                .eligibility(self.topo, &meta, self.thief, self.ctx);
-            if let Eligibility::Refused(why) = answer {
-                q.refused(slot, why);
-                q.put_back(slot, from, task);
-                return None;
-            }
+        if !self.allowed(q, slot, from, &task) {
+            q.put_back(slot, from, task);
+            return None;
         }
         Some(Stolen {
             task,

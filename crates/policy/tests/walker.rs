@@ -4,7 +4,10 @@
 //!   (`no-farther`: a task away from home; `strict`: any task) and aged tasks never move;
 //! - every task is taken at most once, and refused tasks stay queued (none lost);
 //! - [`StealWalker::decide`] agrees with every steal the walk made;
-//! - the same queues give the same walk.
+//! - the same queues give the same walk;
+//! - batches (a driver that takes several fresh tasks at once): every task a batch hands to
+//!   the thief is one `decide` allows, from a victim on the thief's node, fresh at home; none
+//!   is lost or taken twice, and the walk is the same for the same queues.
 
 mod common;
 
@@ -28,6 +31,12 @@ struct Queues<'t> {
     away: Vec<VecDeque<TaskMeta>>,
     thief_load: u64,
     refusals: Vec<(usize, Refusal)>,
+    /// Whether `take_batch` takes batches (else the trait's one-task default).
+    batches: bool,
+    /// The batch being handed out by `next_batched`.
+    staged: VecDeque<TaskMeta>,
+    /// Tasks of batches kept for the thief (`keep`), with their slot.
+    kept: Vec<(usize, TaskMeta)>,
 }
 
 impl<'t> Queues<'t> {
@@ -40,6 +49,9 @@ impl<'t> Queues<'t> {
             away: vec![VecDeque::new(); n],
             thief_load: 0,
             refusals: Vec::new(),
+            batches: false,
+            staged: VecDeque::new(),
+            kept: Vec::new(),
         };
         for t in tasks {
             let rep = FreshSteal::task(topo, t.cpu);
@@ -57,6 +69,7 @@ impl<'t> Queues<'t> {
             .iter()
             .chain(&self.away)
             .flatten()
+            .chain(self.kept.iter().map(|(_, t)| t))
             .map(|t| t.id)
             .collect()
     }
@@ -86,6 +99,26 @@ impl VictimQueues for Queues<'_> {
             Source::Fresh => self.fresh[c].pop_front(),
             _ => self.away[c].pop_front(),
         }
+    }
+
+    fn take_batch(&mut self, slot: usize, max: usize) -> Option<TaskMeta> {
+        if !self.batches {
+            return self.take(slot, Source::Fresh);
+        }
+        assert!(self.staged.is_empty(), "a batch is drained before the next");
+        let q = &mut self.fresh[self.slot_cpu[slot].index()];
+        let n = max.min(q.len().div_ceil(2));
+        let first = q.pop_front()?;
+        self.staged.extend(q.drain(..n - 1));
+        Some(first)
+    }
+
+    fn next_batched(&mut self) -> Option<TaskMeta> {
+        self.staged.pop_front()
+    }
+
+    fn keep(&mut self, slot: usize, t: TaskMeta) {
+        self.kept.push((slot, t));
     }
 
     fn meta(&self, _slot: usize, from: Source, t: &TaskMeta) -> Option<TaskMeta> {
@@ -125,19 +158,23 @@ fn tasks(topo: &Topology, seeds: &[(usize, usize, bool, u32, bool)]) -> Vec<Task
         .collect()
 }
 
-/// Walks until nothing more may be taken; checks every law on the way.
-fn check(cfg: &PolicyConfig, topo: &Topology, all: &[TaskMeta], thief: CpuId) {
+/// Walks until nothing more may be taken (with batches or without); checks every law on
+/// the way.
+fn check(cfg: &PolicyConfig, topo: &Topology, all: &[TaskMeta], thief: CpuId, batches: bool) {
     let p = cfg.build().unwrap();
     let side = p.steal_side();
     let w = StealWalker::new(side, topo, thief, |_| true);
     let mut q = Queues::new(topo, &w, all);
+    q.batches = batches;
     let ctx = MoveContext::steal(0);
     let mut taken = HashSet::new();
     let mut replay = q.clone();
     while let Some(s) = w.walk(side, topo, ctx, &mut q) {
-        // Determinism: the same queues give the same steal.
+        // Determinism: the same queues give the same steal, and the same batch.
         let again = w.walk(side, topo, ctx, &mut replay).expect("same walk");
         assert_eq!((again.task.id, again.slot), (s.task.id, s.slot));
+        assert_eq!(replay.kept, q.kept);
+        assert!(q.staged.is_empty(), "a walk drains its batch");
         let t = s.task;
         let victim = w.slots()[s.slot].victim;
         assert_eq!(t.cpu, victim.cpu);
@@ -161,7 +198,20 @@ fn check(cfg: &PolicyConfig, topo: &Topology, all: &[TaskMeta], thief: CpuId) {
         q.thief_load = 0;
         replay.thief_load = 0;
     }
-    // Nothing lost: what is left plus what was taken is what there was.
+    // A batch hands the thief only tasks `decide` allows, from its own node, fresh at home;
+    // (no task is kept twice: `ids` below would count it twice).
+    let home = topo.node_of(thief);
+    for &(slot, t) in &q.kept {
+        let s = w.slots()[slot];
+        assert!(batches && s.batch > 1, "{}: kept without a batch", p.name());
+        assert_eq!(s.fresh, Some(FreshSteal::Allowed));
+        assert_eq!(t.cpu, s.victim.cpu);
+        assert_eq!(topo.node_of(t.cpu), home, "{}: batch from another node", p.name());
+        assert_eq!((t.origin, t.migrations), (home, 0), "{}: not fresh at home", p.name());
+        assert_eq!(w.decide(side, topo, slot, &t, ctx, None), Ok(()), "{}", p.name());
+        assert!(!taken.contains(&t.id), "{}: kept and taken {t:?}", p.name());
+    }
+    // Nothing lost: what is left plus what was taken (and kept) is what there was.
     let mut left = q.ids();
     left.extend(taken.iter().copied());
     left.sort();
@@ -190,7 +240,8 @@ proptest! {
         let all = tasks(&topo, &seeds);
         let thief = CpuId::new(thief % topo.cpu_count());
         for cfg in configs() {
-            check(&cfg, &topo, &all, thief);
+            check(&cfg, &topo, &all, thief, false);
+            check(&cfg, &topo, &all, thief, true);
         }
     }
 }
@@ -275,4 +326,104 @@ fn keep_restricts_the_order() {
     assert!(cpus.iter().all(|&c| c != 0 && c < 4));
     assert_eq!(w.slot_of(CpuId(1)), Some(0));
     assert_eq!(w.slot_of(CpuId(9)), None);
+}
+
+/// Allowed in advance inside a node (like every built-in policy), but refuses every task of
+/// another weight: a batch must check each task that is not the representative.
+#[derive(Debug)]
+struct NoHeavy;
+
+impl zonal_policy::StealSide for NoHeavy {
+    fn victim(
+        &self,
+        _: &Topology,
+        _: CpuId,
+        _: &zonal_topology::Victim,
+        _: u64,
+        _: u64,
+    ) -> zonal_policy::VictimDecision {
+        zonal_policy::VictimDecision::Examine
+    }
+
+    fn eligibility(
+        &self,
+        _: &Topology,
+        task: &TaskMeta,
+        _: CpuId,
+        _: MoveContext,
+    ) -> zonal_policy::Eligibility {
+        if task.weight == zonal_policy::NICE_0_WEIGHT {
+            zonal_policy::Eligibility::Allowed
+        } else {
+            zonal_policy::Eligibility::Refused(Refusal::CacheHot)
+        }
+    }
+
+    fn static_fresh_steal(
+        &self,
+        _: &Topology,
+        _: CpuId,
+        _: &zonal_topology::Victim,
+    ) -> Option<FreshSteal> {
+        Some(FreshSteal::Allowed)
+    }
+}
+
+#[test]
+fn a_batch_takes_half_of_a_same_node_deque_and_one_task_elsewhere() {
+    let (topo, p, w) = on_s1("conservative-hard");
+    let far = topo.cpus_of(NodeId(1))[0];
+    assert_eq!(w.slots()[0].batch, zonal_policy::BATCH_MAX);
+    assert_eq!(w.slots()[w.slot_of(far).unwrap()].batch, 1);
+    let mut tasks: Vec<TaskMeta> = (0..10).map(|_| fresh_on(&topo, CpuId(1))).collect();
+    tasks.extend((0..4).map(|_| fresh_on(&topo, far)));
+    for (i, t) in tasks.iter_mut().enumerate() {
+        t.id = TaskId(i as u64);
+    }
+    let mut q = Queues::new(&topo, &w, &tasks);
+    q.batches = true;
+    let ctx = MoveContext::steal(0);
+    let s = w.walk(p.steal_side(), &topo, ctx, &mut q).unwrap();
+    // Half of 10: the steal and four kept for the thief, oldest first.
+    assert_eq!(s.task.id, TaskId(0));
+    let kept: Vec<u64> = q.kept.iter().map(|(_, t)| t.id.0).collect();
+    assert_eq!(kept, vec![1, 2, 3, 4]);
+    assert_eq!(q.fresh[1].len(), 5);
+    // Another node: one task at a time.
+    q.fresh[1].clear();
+    let s = w.walk(p.steal_side(), &topo, ctx, &mut q).unwrap();
+    assert_eq!((s.task.cpu, q.kept.len()), (far, 4));
+    assert_eq!(q.fresh[far.index()].len(), 3);
+}
+
+#[test]
+fn a_batch_checks_every_task_that_is_not_the_representative() {
+    let topo = zonal_topology::presets::preset("s1").unwrap();
+    let w = StealWalker::new(&NoHeavy, &topo, CpuId(0), |_| true);
+    assert_eq!(w.slots()[0].batch, zonal_policy::BATCH_MAX);
+    // Heavy tasks first and among the rest: none of them may move.
+    let tasks: Vec<TaskMeta> = (0..12)
+        .map(|i| {
+            let mut t = fresh_on(&topo, CpuId(1));
+            t.id = TaskId(i);
+            if i % 3 == 0 {
+                t.weight = zonal_policy::nice_to_weight(-5);
+            }
+            t
+        })
+        .collect();
+    let mut q = Queues::new(&topo, &w, &tasks);
+    q.batches = true;
+    let ctx = MoveContext::steal(0);
+    let s = w.walk(&NoHeavy, &topo, ctx, &mut q).unwrap();
+    // The batch was tasks 0..6: 0 and 3 refused (back to the away queue), 1 stolen.
+    assert_eq!(s.task.id, TaskId(1));
+    let kept: Vec<u64> = q.kept.iter().map(|(_, t)| t.id.0).collect();
+    assert_eq!(kept, vec![2, 4, 5]);
+    let back: Vec<u64> = q.away[1].iter().map(|t| t.id.0).collect();
+    assert_eq!(back, vec![0, 3]);
+    assert_eq!(q.refusals, vec![(0, Refusal::CacheHot); 2]);
+    for (slot, t) in &q.kept {
+        assert_eq!(w.decide(&NoHeavy, &topo, *slot, t, ctx, None), Ok(()));
+    }
 }

@@ -82,6 +82,8 @@ fn registry(
             .collect(),
         fresh_meta: (0..nodes).map(|n| Meta::fresh(n as u32)).collect(),
         node_has_workers: node_has_workers(&topo, &cpus),
+        worker_nodes: worker_nodes(&topo, &cpus),
+        next_node: CachePadded::new(AtomicUsize::new(0)),
         global: Injector::new(),
         sleep: Sleep::new(n),
         terminate: AtomicBool::new(false),
@@ -113,6 +115,14 @@ fn worker_shared(deques: &[Worker<Task>], levels: usize) -> Box<[CachePadded<Wor
             })
         })
         .collect()
+}
+
+/// The nodes that have a worker, ascending (where outside spawns are spread).
+fn worker_nodes(topo: &Topology, cpus: &[CpuId]) -> Box<[u32]> {
+    let mut nodes: Vec<u32> = cpus.iter().map(|&c| topo.node_of(c).0).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    nodes.into_boxed_slice()
 }
 
 /// Per CPU of the topology: its worker's index, or `usize::MAX`.

@@ -12,8 +12,8 @@ use crate::task::TaskOptions;
 use crate::worker::WorkerThread;
 
 impl Registry {
-    /// Runs `op` on a worker of this registry: here if we are one; else via the global
-    /// injector, the calling thread blocking meanwhile, or, if it is a worker of another
+    /// Runs `op` on a worker of this registry: here if we are one; else via a node's
+    /// injector (round-robin over the nodes with workers, `route.rs`), the calling thread blocking meanwhile, or, if it is a worker of another
     /// pool, working for that pool meanwhile.
     #[inline]
     pub(crate) fn in_worker<OP, R>(&self, op: OP) -> R
@@ -52,14 +52,15 @@ impl Registry {
         self.run_injected(op, LockLatch::new(), LockLatch::wait)
     }
 
-    /// Queues `op` on the global injector as a job on this stack, then `wait`s for `latch`,
+    /// Queues `op` on a node's injector (routed from outside, `route.rs`) as a job on this
+    /// stack, then `wait`s for `latch`,
     /// which the worker that runs it sets.
     fn run_injected<OP, R, L: Latch>(&self, op: OP, latch: L, wait: impl FnOnce(&L)) -> R
     where
         OP: FnOnce(&WorkerThread, bool) -> R + Send,
         R: Send,
     {
-        // From outside our workers: the global injector, origin left to the first taker.
+        // From outside our workers: the next node's injector, which becomes its origin.
         let route = self.route(None, TaskOptions::new(), Target::Here);
         let job = StackJob::new(
             |injected| {

@@ -34,6 +34,7 @@ pub(crate) struct WorkerCounters {
     pub(crate) joins_inline: AtomicU64,
     pub(crate) inbox_pops: AtomicU64,
     pub(crate) injector_pops: AtomicU64,
+    pub(crate) batch_moved: AtomicU64,
     pub(crate) steals: Box<[AtomicU64]>,
     pub(crate) refused: [AtomicU64; NREASONS],
     pub(crate) refused_by_level: Box<[AtomicU64]>,
@@ -55,6 +56,7 @@ impl WorkerCounters {
             joins_inline: AtomicU64::new(0),
             inbox_pops: AtomicU64::new(0),
             injector_pops: AtomicU64::new(0),
+            batch_moved: AtomicU64::new(0),
             steals: zeros(levels),
             refused: std::array::from_fn(|_| AtomicU64::new(0)),
             refused_by_level: zeros(levels),
@@ -93,6 +95,7 @@ impl WorkerCounters {
             local_pops: ld(&self.local_pops) + ld(&self.joins_inline),
             inbox_pops: ld(&self.inbox_pops),
             injector_pops: ld(&self.injector_pops),
+            batch_moved: ld(&self.batch_moved),
             migrations: steals_by_level.iter().sum(),
             steals_by_level,
             refused: Refusals(std::array::from_fn(|i| ld(&self.refused[i]))),
@@ -178,6 +181,11 @@ pub struct WorkerMetrics {
     pub inbox_pops: u64,
     /// Tasks taken from its node's injector or the global one.
     pub injector_pops: u64,
+    /// Tasks moved into its deque by a batch, besides the one it ran at once: from the deque
+    /// of a worker of its node (a batch steal: a same-node move of fresh tasks at home, level
+    /// I, not a migration — the steal itself is in `steals_by_level`), or from its node's
+    /// injector. Each is counted again when it runs (`local_pops`, or a thief's steal).
+    pub batch_moved: u64,
     /// Steals it made, by the level of the victim (index 0 = level I).
     pub steals_by_level: Vec<u64>,
     /// Steals it made: each moves a task, so this is also its migration count.
@@ -211,6 +219,7 @@ impl WorkerMetrics {
         self.local_pops += o.local_pops;
         self.inbox_pops += o.inbox_pops;
         self.injector_pops += o.injector_pops;
+        self.batch_moved += o.batch_moved;
         if self.steals_by_level.len() < o.steals_by_level.len() {
             self.steals_by_level.resize(o.steals_by_level.len(), 0);
             self.refused_by_level.resize(o.refused_by_level.len(), 0);

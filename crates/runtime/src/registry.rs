@@ -7,8 +7,9 @@
 //! - per worker: a LIFO [`Worker`] deque of *fresh tasks at home* (origin = this node, never
 //!   migrated); an `inbox` injector only its owner pops (pinned and aged tasks); an `away`
 //!   injector of tasks that migrated or live away from their origin;
-//! - per NUMA node: an injector of work aimed at the node (`spawn_on`, `par_for`);
-//! - one global injector for work from outside the pool.
+//! - per NUMA node: an injector of work aimed at the node (`spawn_on`, `par_for`), and of
+//!   work from outside the pool (spread round-robin over the nodes that have workers);
+//! - one global injector for work aimed at a node without workers.
 
 use std::any::Any;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
@@ -71,6 +72,11 @@ pub(crate) struct Registry {
     /// Per node: whether any worker sits on it (work aimed at a node without workers goes to
     /// the global injector).
     pub(crate) node_has_workers: Box<[bool]>,
+    /// The nodes that have a worker, ascending: work from outside the pool without an origin
+    /// is spread over their injectors, round-robin (`route.rs`).
+    pub(crate) worker_nodes: Box<[u32]>,
+    /// The round-robin counter over `worker_nodes`.
+    pub(crate) next_node: CachePadded<AtomicUsize>,
     pub(crate) global: Injector<Task>,
     pub(crate) sleep: Sleep,
     pub(crate) terminate: AtomicBool,

@@ -14,7 +14,7 @@
 //!
 //! | target | on a worker of the pool | from outside |
 //! |---|---|---|
-//! | `Here` | fresh at home → its deque; aged (`StealSide::ageing`) → its inbox; else → its away queue | a named origin as `Node(origin)`; none → the global injector (origin: the first taker's node) |
+//! | `Here` | fresh at home → its deque; aged (`StealSide::ageing`) → its inbox; else → its away queue | a named origin as `Node(origin)`; none → the injector of the next node with workers, round-robin, which becomes its origin |
 //! | `Node(n)` (origin `n`) | `n` is its node → as `Here`; `n` has no worker → the global injector (origin kept); else → `n`'s injector | likewise |
 //! | `Worker(w)` | `w`'s inbox (never stolen) | likewise |
 //!
@@ -125,21 +125,39 @@ impl Registry {
         (meta, queue)
     }
 
-    /// From a thread outside the pool: no parent; the origin is the one named (or, with
-    /// none, that of the worker that first takes the task).
+    /// From a thread outside the pool: no parent; the origin is the one named, or, with
+    /// none, the next node with workers, round-robin ([`next_node`](Self::next_node)): the
+    /// task goes to that node's injector and takes the node as its origin, as if aimed
+    /// there.
     #[inline]
     fn route_from_outside(&self, opts: TaskOptions, target: Target) -> (Meta, Queue) {
         let born = match target {
             Target::Worker(x) => Some(self.worker_node[x]),
             _ => None,
         };
-        let meta = opts.resolve(None, born);
+        let mut meta = opts.resolve(None, born);
         let queue = match target {
             Target::Worker(x) => Queue::Inbox(x as u32),
-            _ if meta.origin == NO_ORIGIN => Queue::Global,
+            _ if meta.origin == NO_ORIGIN => {
+                let node = self.next_node();
+                meta.origin = node.0;
+                Queue::Node(node)
+            }
             _ => self.node_queue(NodeId(meta.origin)),
         };
         (meta, queue)
+    }
+
+    /// The next node with workers, round-robin, for work from outside the pool.
+    #[inline]
+    fn next_node(&self) -> NodeId {
+        let nodes = &self.worker_nodes;
+        let i = if nodes.len() == 1 {
+            0
+        } else {
+            self.next_node.fetch_add(1, Ordering::Relaxed) % nodes.len()
+        };
+        NodeId(nodes[i])
     }
 
     /// Aimed at `node` from elsewhere: its injector; if no worker sits on it, the global
@@ -188,6 +206,17 @@ impl WorkerThread {
         } else {
             Queue::Away
         }
+    }
+}
+
+impl WorkerThread {
+    /// An existing task of our node's injector taken in a batch that is not fresh at home
+    /// (`worker.rs`, `batch_injected`): aged → our inbox, else → our away queue, as a task
+    /// of ours with that metadata would be routed.
+    #[cold]
+    pub(crate) fn keep_away(&self, meta: &Meta, task: Task) {
+        let queue = self.away_queue(meta);
+        self.push_own(queue, meta.origin, task);
     }
 }
 
@@ -334,7 +363,14 @@ mod test {
             (route.meta.origin, route.queue)
         };
         let none = TaskOptions::new();
-        assert_eq!(decide(none, Target::Here), (NO_ORIGIN, Queue::Global));
+        // No origin: the nodes with workers in turn, each the task's origin.
+        let nodes = [r.worker_node[0], r.worker_node[2]];
+        assert_ne!(nodes[0], nodes[1]);
+        let first = decide(none, Target::Here).0;
+        let second = if first == nodes[0] { nodes[1] } else { nodes[0] };
+        for n in [second, first, second] {
+            assert_eq!(decide(none, Target::Here), (n, Queue::Node(NodeId(n))));
+        }
         assert_eq!(
             decide(none.origin(with), Target::Here),
             (with.0, Queue::Node(with))

@@ -49,6 +49,9 @@ pub(crate) struct WorkerThread {
     pub(crate) walks: Cell<u32>,
     /// The free list of our job blocks (`blocks.rs`).
     pub(crate) blocks: LocalBlocks,
+    /// Where a batch (a steal batch, or one from our node's injector) waits to be checked
+    /// task by task; empty between two searches (`steal/README.md`, "Batches").
+    pub(crate) batch: Worker<Task>,
 }
 
 /// Steal walks between two refreshes of [`WorkerThread::clock_us`].
@@ -94,6 +97,7 @@ impl WorkerThread {
             clock_us: Cell::new(0),
             walks: Cell::new(0),
             blocks,
+            batch: Worker::new_fifo(),
             registry,
         }
     }
@@ -189,19 +193,67 @@ impl WorkerThread {
         Some((t, t.meta(&self.home)))
     }
 
-    /// Our node's injector, then the global one. A task injected from outside without an
-    /// origin takes our node (not a migration).
+    /// Our node's injector (a batch, [`batch_injected`](Self::batch_injected)), then the
+    /// global one. A task injected without an origin takes our node (not a migration).
     #[inline]
     fn pop_injected(&self) -> Option<(Task, Meta)> {
         let r = &*self.registry;
-        let t = pop_injector(&r.node_injectors[self.node as usize])
-            .or_else(|| pop_injector(&r.global))?;
+        let own = &r.node_injectors[self.node as usize];
+        let t = if own.is_empty() {
+            None
+        } else {
+            self.batch_injected(own)
+        };
+        let t = t.or_else(|| pop_injector(&r.global))?;
         let mut meta = t.meta(&self.home);
         if meta.origin == NO_ORIGIN {
             meta.origin = self.node;
         }
         bump(&self.counters().injector_pops, 1);
         Some((t, meta))
+    }
+
+    /// Takes a batch of our node's injector — up to `BATCH_MAX` tasks and half of what it
+    /// holds, rounded up — and returns the first. Each other task is checked with its real
+    /// metadata: fresh at home (origin our node, never migrated) → our deque, where it is
+    /// what any task we spawn there is; otherwise it stays queued where only we or thieves
+    /// checking its real metadata take it: aged → our inbox, else → our away queue. None of
+    /// these moves is a migration (the node's injector is ours to drain, as the task we run
+    /// at once), so none is checked by the policy, as a pop of the injector is not; they are
+    /// counted in `batch_moved` (`steal/README.md`, "Batches").
+    ///
+    /// The deque gets them newest first, so that we pop them oldest first: the injector's
+    /// FIFO order (`spawn_fifo` from outside) holds for what one worker takes.
+    #[cold]
+    fn batch_injected(&self, own: &Injector<Task>) -> Option<Task> {
+        const MAX: usize = zonal_policy::BATCH_MAX;
+        let limit = MAX.min(own.len().div_ceil(2)).max(1);
+        let first = steal_loop(|| own.steal_batch_with_limit_and_pop(&self.batch, limit))?;
+        let mut taken = [None; MAX];
+        let mut moved = 0;
+        while let Some(t) = self.batch.pop() {
+            taken[moved] = Some(t);
+            moved += 1;
+        }
+        for t in taken[..moved].iter().rev().flatten() {
+            let t = *t;
+            let mut meta = t.meta(&self.home);
+            if meta.origin == NO_ORIGIN {
+                // Fixed in the header: the task is queued again.
+                meta.origin = self.node;
+                t.set_meta(meta);
+            }
+            if meta.origin == self.node && meta.migrations == 0 {
+                self.deque.push(t);
+            } else {
+                self.keep_away(&meta, t);
+            }
+        }
+        if moved != 0 {
+            bump(&self.counters().batch_moved, moved as u64);
+            self.registry.sleep.new_local_work(self.node);
+        }
+        Some(first)
     }
 
     /// Works (or sleeps) until `latch` is set.

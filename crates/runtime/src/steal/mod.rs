@@ -84,8 +84,13 @@ impl WorkerThread {
             walker,
             slot_worker: &r.slot_worker[self.index],
             last_node: self.node,
+            kept: 0,
         };
-        let stolen = walker.walk(r.policy.steal_side(), &r.topo, ctx, &mut thief)?;
+        let stolen = walker.walk(r.policy.steal_side(), &r.topo, ctx, &mut thief);
+        if thief.kept != 0 {
+            self.kept_batch(thief.kept);
+        }
+        let stolen = stolen?;
         // Where the task came from, and from which queue (a task taken from an away queue
         // leaves its length hint here). Inline: a step of its own here costs the thief
         // registers in the walk above (measured with `vs_rayon`).
@@ -106,6 +111,15 @@ impl WorkerThread {
             level: slot.victim.level,
         };
         Some(self.took(stolen.task, from, queue, stolen.loads))
+    }
+
+    /// A batch steal moved `n` tasks into our deque besides the one we run: counted apart
+    /// (not migrations), and a sleeper of our node may come and steal some (no fence: we
+    /// are awake and run them ourselves otherwise, as for any push on our own deque).
+    #[cold]
+    fn kept_batch(&self, n: u64) {
+        bump(&self.counters().batch_moved, n);
+        self.registry.sleep.new_local_work(self.node);
     }
 
     /// The policies' clock for this walk: coarse (see `WorkerThread::clock_us`), refreshed
@@ -194,7 +208,7 @@ impl WorkerThread {
 ///
 /// | walker's source | queue | `take` | `put_back` of a refused task |
 /// |---|---|---|---|
-/// | `Fresh` | the victim's deque | steal the oldest | the victim's away queue |
+/// | `Fresh` | the victim's deque | steal the oldest (`take_batch`: up to 32 into our batch queue, for a victim of our node; the allowed ones besides the steal go to our deque, `keep`) | the victim's away queue |
 /// | `Shared` | the victim node's injector, at the first slot of each node | steal one (an injected task takes the node as origin) | the same injector |
 /// | `Away` | the victim's away queue | pop one | the same queue |
 ///
@@ -206,6 +220,8 @@ struct Thief<'a> {
     slot_worker: &'a [usize],
     /// The node of the previous slot: a node's injector is visited once, at its first slot.
     last_node: u32,
+    /// Tasks of batches moved into our deque (`keep`).
+    kept: u64,
 }
 
 impl<'a> Thief<'a> {
@@ -264,6 +280,32 @@ impl VictimQueues for Thief<'_> {
                 Some(t)
             }
         }
+    }
+
+    /// Up to `max` tasks (crossbeam takes at most half the deque, rounded up) into our
+    /// batch queue in one operation; the first is returned.
+    #[inline]
+    fn take_batch(&mut self, slot: usize, max: usize) -> Option<Task> {
+        let (vs, _) = self.victim(slot);
+        if vs.stealer.is_empty() {
+            return None;
+        }
+        let batch = &self.me.batch;
+        debug_assert!(batch.is_empty());
+        steal_loop(|| vs.stealer.steal_batch_with_limit_and_pop(batch, max))
+    }
+
+    #[inline]
+    fn next_batched(&mut self) -> Option<Task> {
+        self.me.batch.pop()
+    }
+
+    /// An allowed task of a batch from a worker of our node: fresh at home in our deque too
+    /// (its bare job's implied metadata, `Meta::fresh(node)`, is the same on both).
+    #[inline]
+    fn keep(&mut self, _slot: usize, t: Task) {
+        self.kept += 1;
+        self.me.deque.push(t);
     }
 
     #[inline]
