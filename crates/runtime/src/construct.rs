@@ -83,7 +83,7 @@ fn registry(
         fresh_meta: (0..nodes).map(|n| Meta::fresh(n as u32)).collect(),
         node_has_workers: node_has_workers(&topo, &cpus),
         global: Injector::new(),
-        sleep: Sleep::new(n),
+        sleep: Sleep::new(n, nodes),
         terminate: AtomicBool::new(false),
         pending: CachePadded::new(AtomicUsize::new(0)),
         injected: CachePadded::new(AtomicU64::new(0)),

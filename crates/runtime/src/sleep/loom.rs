@@ -44,10 +44,10 @@ fn worker(sleep: &Sleep, queue: &AtomicUsize, index: usize) {
         }
         let sleepy = sleep.get_sleepy(index, 0);
         if take(queue) {
-            sleep.cancel(sleepy);
+            let _ = sleep.cancel(sleepy);
             return;
         }
-        sleep.park(sleepy);
+        let _ = sleep.park(sleepy);
     }
 }
 
@@ -64,7 +64,7 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
 #[test]
 fn a_push_wakes_the_worker_going_to_sleep() {
     model(|| {
-        let sleep = Arc::new(Sleep::new(1));
+        let sleep = Arc::new(Sleep::new(1, 1));
         let queue = Arc::new(AtomicUsize::new(0));
         let (s, q) = (Arc::clone(&sleep), Arc::clone(&queue));
         let w = thread::spawn(move || worker(&s, &q, 0));
@@ -97,15 +97,15 @@ fn pool_worker(sleep: &Sleep, queue: &AtomicUsize, done: &Done, stop: &AtomicBoo
         }
         let sleepy = sleep.get_sleepy(index, 0);
         if take(queue) {
-            sleep.cancel(sleepy);
+            let _ = sleep.cancel(sleepy);
             finish();
             continue;
         }
         if stop.load(Ordering::SeqCst) {
-            sleep.cancel(sleepy);
+            let _ = sleep.cancel(sleepy);
             return;
         }
-        sleep.park(sleepy);
+        let _ = sleep.park(sleepy);
     }
 }
 
@@ -117,7 +117,7 @@ fn pool_worker(sleep: &Sleep, queue: &AtomicUsize, done: &Done, stop: &AtomicBoo
 #[test]
 fn two_pushes_reach_two_workers() {
     model(|| {
-        let sleep = Arc::new(Sleep::new(2));
+        let sleep = Arc::new(Sleep::new(2, 1));
         let queue = Arc::new(AtomicUsize::new(0));
         let done = Arc::new(Done {
             count: Mutex::new(0),
@@ -157,7 +157,7 @@ fn two_pushes_reach_two_workers() {
 #[test]
 fn a_latch_set_wakes_its_sleeping_owner_and_publishes_the_result() {
     model(|| {
-        let sleep = Arc::new(Sleep::new(1));
+        let sleep = Arc::new(Sleep::new(1, 1));
         let latch = Arc::new(CoreLatch::new());
         let result = Arc::new(AtomicUsize::new(0));
         let (s, l, r) = (Arc::clone(&sleep), Arc::clone(&latch), Arc::clone(&result));
@@ -168,10 +168,10 @@ fn a_latch_set_wakes_its_sleeping_owner_and_publishes_the_result() {
                 }
                 let sleepy = s.get_sleepy(0, 0);
                 if l.probe() || !l.fall_asleep() {
-                    s.cancel(sleepy);
+                    let _ = s.cancel(sleepy);
                     break;
                 }
-                s.park(sleepy);
+                let _ = s.park(sleepy);
                 l.wake_up();
             }
             assert_eq!(r.load(Ordering::Relaxed), 42, "the result is visible");
