@@ -151,6 +151,12 @@ impl Sleep {
         true
     }
 
+    /// Searching workers, the pool over (the model tests' producer of step 0c reads it).
+    #[cfg(all(test, zonal_loom))]
+    pub(crate) fn searching(&self) -> usize {
+        self.searching.load(Ordering::Relaxed)
+    }
+
     /// Counts a worker of `node` as searching (`wake_one` does it for the worker it wakes,
     /// before the wake-up, so that no other producer wakes someone else meanwhile).
     fn add_searcher(&self, node: u32) {
