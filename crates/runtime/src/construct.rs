@@ -85,7 +85,7 @@ fn registry(
         worker_nodes: worker_nodes(&topo, &cpus),
         next_node: CachePadded::new(AtomicUsize::new(0)),
         global: Injector::new(),
-        sleep: Sleep::new(n),
+        sleep: Sleep::new(n, nodes),
         terminate: AtomicBool::new(false),
         pending: CachePadded::new(AtomicUsize::new(0)),
         injected: CachePadded::new(AtomicU64::new(0)),

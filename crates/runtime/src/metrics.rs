@@ -43,6 +43,7 @@ pub(crate) struct WorkerCounters {
     pub(crate) aged_kept: AtomicU64,
     pub(crate) idle_ns: AtomicU64,
     pub(crate) parks: AtomicU64,
+    pub(crate) wakeups: AtomicU64,
     pub(crate) panics: AtomicU64,
 }
 
@@ -65,6 +66,7 @@ impl WorkerCounters {
             aged_kept: AtomicU64::new(0),
             idle_ns: AtomicU64::new(0),
             parks: AtomicU64::new(0),
+            wakeups: AtomicU64::new(0),
             panics: AtomicU64::new(0),
         }
     }
@@ -105,6 +107,7 @@ impl WorkerCounters {
             aged_kept: ld(&self.aged_kept),
             idle_ns: ld(&self.idle_ns),
             parks: ld(&self.parks),
+            wakeups: ld(&self.wakeups),
             panics: ld(&self.panics),
             job_memory_bytes,
         }
@@ -205,6 +208,10 @@ pub struct WorkerMetrics {
     pub idle_ns: u64,
     /// Times it parked.
     pub parks: u64,
+    /// Times it was woken to search (by a producer, or by a searcher that found work or was
+    /// refused work: `sleep/README.md`, steps 0b, 0c, 5); latches, pinned tasks and shutdown
+    /// wake without counting here.
+    pub wakeups: u64,
     /// Spawned tasks of its that panicked.
     pub panics: u64,
     /// Bytes of job memory it holds (its slabs of job blocks, in use or free; see
@@ -237,6 +244,7 @@ impl WorkerMetrics {
         self.aged_kept += o.aged_kept;
         self.idle_ns += o.idle_ns;
         self.parks += o.parks;
+        self.wakeups += o.wakeups;
         self.panics += o.panics;
         self.job_memory_bytes += o.job_memory_bytes;
     }

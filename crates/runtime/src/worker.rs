@@ -165,10 +165,25 @@ impl WorkerThread {
     /// [`find_work`](Self::find_work) past our deque.
     #[cold]
     fn find_work_cold(&self) -> Option<(Task, Meta)> {
+        self.find_unstolen_cold().or_else(|| self.steal())
+    }
+
+    /// Work that needs no steal walk: our own queues and the injectors (step 0: anyone
+    /// may look there; only searchers walk the other workers' queues).
+    #[inline]
+    fn find_unstolen(&self) -> Option<(Task, Meta)> {
+        if let Some(t) = self.take_local() {
+            return Some((t, t.meta(&self.home)));
+        }
+        self.find_unstolen_cold()
+    }
+
+    /// [`find_unstolen`](Self::find_unstolen) past our deque.
+    #[cold]
+    fn find_unstolen_cold(&self) -> Option<(Task, Meta)> {
         self.pop_inbox()
             .or_else(|| self.pop_away())
             .or_else(|| self.pop_injected())
-            .or_else(|| self.steal())
     }
 
     /// Our inbox: pinned and aged tasks, never stolen.
@@ -272,12 +287,17 @@ impl WorkerThread {
         let abort = unwind::AbortIfPanic;
         let mut idle = Idle::default();
         while !self.idle_done(latch) {
-            if self.run_found(&mut idle) || self.spin(&mut idle) {
+            if self.run_found(&mut idle) || self.spin(latch, &mut idle) {
                 continue;
             }
             if !self.sleep(latch, &mut idle) {
                 break;
             }
+        }
+        if idle.searching {
+            // Leaving as a searcher (the latch is set, or the pool is done): as if it found
+            // work (step 0b), so that a wake-up it was given is passed on.
+            self.registry.sleep.found_work(self.node);
         }
         idle.end(self.counters());
         std::mem::forget(abort);
@@ -299,10 +319,26 @@ impl WorkerThread {
     }
 
     /// Step 0: one search; runs what it finds (the idle span ends). `false`: nothing found.
+    /// Our own queues and the injectors first; the steal walk only as a searcher (step 0a,
+    /// at most half of the workers). A searcher that finds work stops searching (step 0b).
     #[inline]
     fn run_found(&self, idle: &mut Idle) -> bool {
-        match self.find_work() {
+        let found = self.find_unstolen().or_else(|| {
+            if !idle.searching {
+                idle.searching = self.registry.sleep.try_search(self.node);
+            }
+            if idle.searching {
+                self.steal()
+            } else {
+                None
+            }
+        });
+        match found {
             Some((t, meta)) => {
+                if idle.searching {
+                    idle.searching = false;
+                    self.registry.sleep.found_work(self.node);
+                }
                 idle.found(self.counters());
                 self.execute_with(t, meta);
                 true
@@ -314,52 +350,104 @@ impl WorkerThread {
     /// After a fruitless search: yields, or, after `SPIN_ROUNDS` of them, returns `false`
     /// (time to get sleepy). Idle time counts from the second fruitless search: a single
     /// miss between two tasks (common for a busy thief) does not pay for two clock reads.
+    ///
+    /// Only a searcher spins, and a worker waiting on a latch (step 0a): its spin reads its
+    /// own latch and queues and the injectors, and tries again to become a searcher, but
+    /// walks no other worker's queues unless it is one. Any other worker goes to sleep at
+    /// once (steps 1–4, whose re-search is a full one).
     #[inline]
-    fn spin(&self, idle: &mut Idle) -> bool {
+    fn spin(&self, latch: Option<&CoreLatch>, idle: &mut Idle) -> bool {
         idle.rounds += 1;
-        if idle.rounds == 2 {
+        let keep = idle.rounds < SPIN_ROUNDS && (idle.searching || latch.is_some());
+        if idle.rounds == 2 || (!keep && idle.since.is_none()) {
             let now = Instant::now();
             let since_start = now.saturating_duration_since(self.registry.epoch);
             self.clock_us.set(since_start.as_micros() as u64);
             idle.since = Some(now);
         }
-        if idle.rounds < SPIN_ROUNDS {
+        if keep {
             std::thread::yield_now();
-            true
-        } else {
-            false
         }
+        keep
     }
 
-    /// Steps 1–4: get sleepy, search once more, then park (giving back the job memory of
-    /// the last burst, `blocks.rs`) until woken. `false`: the loop is done.
+    /// Steps 1–4: stop searching (step 0c), get sleepy, search once more, then park (giving
+    /// back the job memory of the last burst, `blocks.rs`) until woken. `false`: the loop is
+    /// done.
     fn sleep(&self, latch: Option<&CoreLatch>, idle: &mut Idle) -> bool {
         let r = &*self.registry;
+        // Step 0c: a searcher gives its place back before it registers, so that a producer
+        // that no longer sees it searching wakes a sleeper instead.
+        let last = idle.searching && r.sleep.stop_searching(self.node);
+        idle.searching = false;
+        let refusals = if last { self.refusals() } else { 0 };
         let sleepy = r.sleep.get_sleepy(self.index, self.node);
         if self.idle_done(latch) {
-            r.sleep.cancel(sleepy);
+            // Granted a searcher's place by a waker meanwhile: `idle_loop` passes it on.
+            idle.searching = r.sleep.cancel(sleepy);
             return false;
         }
         if let Some((t, meta)) = self.find_work() {
-            r.sleep.cancel(sleepy);
+            if r.sleep.cancel(sleepy) {
+                // A waker made us a searcher (step 0a), and we found work (step 0b).
+                r.sleep.found_work(self.node);
+            }
             idle.found(self.counters());
             self.execute_with(t, meta);
             return true;
         }
+        if last && self.refusals() != refusals {
+            // Step 0c: the last searcher saw, in its final search, work the policy refused
+            // it: wake a sleeper of that work's node.
+            if let Some(node) = self.refused_work_node() {
+                r.sleep.wake_node(node);
+            }
+        }
         if let Some(l) = latch {
             if !l.fall_asleep() {
-                r.sleep.cancel(sleepy);
+                idle.searching = r.sleep.cancel(sleepy);
                 return false;
             }
         }
         bump(&self.counters().parks, 1);
         self.blocks.trim();
-        r.sleep.park(sleepy);
+        if r.sleep.park(sleepy) {
+            // Woken to search (steps 0a, 5): whatever the bound.
+            bump(&self.counters().wakeups, 1);
+            idle.searching = true;
+        }
         if let Some(l) = latch {
             l.wake_up();
         }
         idle.rounds = 0;
         true
+    }
+
+    /// Refusals met in steal walks so far (our own counters: we are their only writer).
+    fn refusals(&self) -> u64 {
+        let c = self.counters();
+        c.refused.iter().map(|r| r.load(Ordering::Relaxed)).sum()
+    }
+
+    /// Step 0c: a node other than ours with visible work — its injector, or a worker's deque
+    /// or away queue — the work a walk may have been refused (a zone refusal is always about
+    /// another node; a refusal on our own node is about load, and the busy victim runs that
+    /// work itself).
+    #[cold]
+    fn refused_work_node(&self) -> Option<u32> {
+        let r = &*self.registry;
+        let other = |n: u32| n != self.node;
+        let injected = (0..r.node_injectors.len() as u32)
+            .find(|&n| other(n) && !r.node_injectors[n as usize].is_empty());
+        injected.or_else(|| {
+            r.shared
+                .iter()
+                .zip(r.worker_node.iter())
+                .find(|(s, &n)| {
+                    other(n) && (s.away_len.load(Ordering::Relaxed) > 0 || !s.stealer.is_empty())
+                })
+                .map(|(_, &n)| n)
+        })
     }
 }
 
@@ -369,6 +457,9 @@ impl WorkerThread {
 struct Idle {
     rounds: u32,
     since: Option<Instant>,
+    /// Whether we hold a searcher's place (step 0a): taken within the bound, or given by
+    /// the waker that woke us; given back when we find work (0b) or sleep (0c).
+    searching: bool,
 }
 
 impl Idle {

@@ -23,6 +23,11 @@ pub(crate) struct Sleep {
     sleepers: Mutex<Vec<(usize, u32)>>,
     /// `sleepers.len()`, readable without the lock (steps 2 and 5).
     num_sleepers: AtomicUsize,
+    /// Searching workers (step 0a), the pool over: at most half of the workers search.
+    searching: CachePadded<AtomicUsize>,
+    /// Searching workers per node (step 5'), when the pool has more than one node; with one
+    /// node, `searching` serves.
+    node_searching: Box<[CachePadded<AtomicUsize>]>,
     workers: Box<[CachePadded<WorkerSleep>]>,
 }
 
@@ -36,10 +41,16 @@ pub(crate) struct Sleepy {
 }
 
 impl Sleep {
-    pub(crate) fn new(n: usize) -> Self {
+    /// The sleep state of `n` workers on `nodes` nodes.
+    pub(crate) fn new(n: usize, nodes: usize) -> Self {
+        let per_node = if nodes > 1 { nodes } else { 0 };
         Self {
             sleepers: Mutex::new(Vec::with_capacity(n)),
             num_sleepers: AtomicUsize::new(0),
+            searching: CachePadded::new(AtomicUsize::new(0)),
+            node_searching: (0..per_node)
+                .map(|_| CachePadded::new(AtomicUsize::new(0)))
+                .collect(),
             workers: (0..n)
                 .map(|_| CachePadded::new(WorkerSleep::default()))
                 .collect(),
@@ -65,15 +76,21 @@ impl Sleep {
         Sleepy { worker }
     }
 
-    /// Step 3: the re-search found work (or the wait is over): leave the list.
+    /// Step 3: the re-search found work (or the wait is over): leave the list. `true`: a
+    /// waker took us out of the list first (step 5) and made us a searcher (step 0a): the
+    /// caller now holds a searcher's place and must give it back (steps 0b, 0c).
     #[cold]
-    pub(crate) fn cancel(&self, token: Sleepy) {
-        self.deregister(token.worker);
+    #[must_use]
+    pub(crate) fn cancel(&self, token: Sleepy) -> bool {
+        !self.deregister(token.worker)
     }
 
-    /// Step 4: park until notified, then leave the list.
+    /// Step 4: park until notified, then leave the list. `true`: woken by `wake_one` (a
+    /// producer or a searcher, steps 0b, 0c, 5), and made a searcher by the waker; `false`:
+    /// woken by a latch, a pinned task, shutdown, or a stale token (a spurious wake-up).
     #[cold]
-    pub(crate) fn park(&self, token: Sleepy) {
+    #[must_use]
+    pub(crate) fn park(&self, token: Sleepy) -> bool {
         let w = &self.workers[token.worker];
         let mut g = lock(&w.notified);
         while !*g {
@@ -81,15 +98,122 @@ impl Sleep {
         }
         *g = false;
         drop(g);
-        self.deregister(token.worker);
+        !self.deregister(token.worker)
     }
 
-    fn deregister(&self, worker: usize) {
+    /// Leaves the list; `false`: a waker (`wake_one`) took us out already, and counted us
+    /// as a searcher.
+    fn deregister(&self, worker: usize) -> bool {
         let mut list = lock(&self.sleepers);
         if let Some(i) = list.iter().position(|&(w, _)| w == worker) {
             list.swap_remove(i);
             self.num_sleepers.fetch_sub(1, Ordering::Relaxed);
+            true
+        } else {
+            false
         }
+    }
+
+    /// The searcher count that a task of `node` cares about (step 5'): its node's, or the
+    /// pool's with one node (or for `u32::MAX`, any node).
+    #[inline]
+    fn searching_on(&self, node: u32) -> &AtomicUsize {
+        self.node_searching
+            .get(node as usize)
+            .map_or(&*self.searching, |c| &**c)
+    }
+
+    /// Step 0a: try to become a searcher, which only `2 * searching < workers` allows.
+    /// `true`: the caller searches (steals) and must give its place back (steps 0b, 0c).
+    #[inline]
+    pub(crate) fn try_search(&self, node: u32) -> bool {
+        let n = self.workers.len();
+        let mut s = self.searching.load(Ordering::Relaxed);
+        loop {
+            if 2 * s >= n {
+                return false;
+            }
+            // Relaxed: the counts are hints for parallelism; no wake-up that liveness needs
+            // depends on them (README, "Why no wake-up is lost").
+            match self.searching.compare_exchange_weak(
+                s,
+                s + 1,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break,
+                Err(v) => s = v,
+            }
+        }
+        if let Some(c) = self.node_searching.get(node as usize) {
+            c.fetch_add(1, Ordering::Relaxed);
+        }
+        true
+    }
+
+    /// Searching workers, the pool over (the model tests' producer of step 0c reads it).
+    #[cfg(all(test, zonal_loom))]
+    pub(crate) fn searching(&self) -> usize {
+        self.searching.load(Ordering::Relaxed)
+    }
+
+    /// Counts a worker of `node` as searching (`wake_one` does it for the worker it wakes,
+    /// before the wake-up, so that no other producer wakes someone else meanwhile).
+    fn add_searcher(&self, node: u32) {
+        self.searching.fetch_add(1, Ordering::Relaxed);
+        if let Some(c) = self.node_searching.get(node as usize) {
+            c.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Steps 0b, 0c: a searcher of `node` stops searching. `true`: it was the last one.
+    #[inline]
+    pub(crate) fn stop_searching(&self, node: u32) -> bool {
+        if let Some(c) = self.node_searching.get(node as usize) {
+            let prev = c.fetch_sub(1, Ordering::Relaxed);
+            debug_assert!(prev > 0, "searcher count of node {node} underflows");
+        }
+        let prev = self.searching.fetch_sub(1, Ordering::Relaxed);
+        debug_assert!(prev > 0, "searcher count underflows");
+        prev == 1
+    }
+
+    /// Step 0b: a searcher of `node` found work. It stops searching and, if it was the last
+    /// searcher and someone sleeps, wakes one more worker (of its node if it can), which
+    /// searches: the chain that ramps parallelism up one worker at a time.
+    #[inline]
+    pub(crate) fn found_work(&self, node: u32) {
+        if self.stop_searching(node) {
+            // SeqCst fence: pairs with a sleeper's fence (step 1), so that the worker that
+            // registers while we stop either is seen here or sees, in its re-search, what
+            // we left in the queue we took from (README step 0b).
+            fence(Ordering::SeqCst);
+            if self.num_sleepers.load(Ordering::Relaxed) != 0 {
+                self.wake_one(node, Some(&self.searching));
+            }
+        }
+    }
+
+    /// Step 0c: the last searcher gives up after seeing work it was refused (another zone's):
+    /// wakes a sleeper of `node`, the work's, if there is one (none: every worker of that
+    /// node is awake, and searches before it parks). `true`: one was woken.
+    #[cold]
+    pub(crate) fn wake_node(&self, node: u32) -> bool {
+        let abort = crate::unwind::AbortIfPanic;
+        let mut list = lock(&self.sleepers);
+        let woke = match list.iter().position(|&(_, n)| n == node) {
+            Some(i) => {
+                let (w, n) = list.swap_remove(i);
+                self.num_sleepers.fetch_sub(1, Ordering::Relaxed);
+                self.add_searcher(n);
+                drop(list);
+                self.notify(w);
+                true
+            }
+            None => false,
+        };
+        std::mem::forget(abort);
+        woke
     }
 
     /// Step 5: new work was pushed; wake one sleeper, preferring one on `node`
@@ -101,7 +225,7 @@ impl Sleep {
         // otherwise its re-search sees our push.
         fence(Ordering::SeqCst);
         if self.num_sleepers.load(Ordering::Relaxed) != 0 {
-            self.wake_one(node);
+            self.wake_one(node, None);
         }
     }
 
@@ -111,25 +235,41 @@ impl Sleep {
     /// `new_internal_jobs` makes the same trade). The load still sees every registration
     /// that happened before it in the counter's modification order, so a worker long asleep
     /// is woken.
+    ///
+    /// And only if no worker of `node` searches: a searcher finds the task (or, being the
+    /// last, wakes one more when it finds work, step 0b), so a burst of pushes wakes
+    /// workers one at a time, not one per push (README step 5').
     #[inline]
     pub(crate) fn new_local_work(&self, node: u32) {
-        if self.num_sleepers.load(Ordering::Relaxed) != 0 {
-            self.wake_one(node);
+        if self.num_sleepers.load(Ordering::Relaxed) != 0
+            && self.searching_on(node).load(Ordering::Relaxed) == 0
+        {
+            self.wake_one(node, Some(self.searching_on(node)));
         }
     }
 
+    /// Takes one sleeper out of the list — one of `node` if there is one — counts it as a
+    /// searcher (step 0a: a woken worker searches whatever the bound) and wakes it. With
+    /// `unless`: not if that count is non-zero under the lock (someone else woke a searcher
+    /// since our unlocked check).
     #[cold]
-    fn wake_one(&self, node: u32) {
+    fn wake_one(&self, node: u32, unless: Option<&AtomicUsize>) {
         // Runs inside user tasks (after a push): a bug here must not pass for a user panic.
         let abort = crate::unwind::AbortIfPanic;
         let mut list = lock(&self.sleepers);
+        if unless.is_some_and(|c| c.load(Ordering::Relaxed) != 0) {
+            drop(list);
+            std::mem::forget(abort);
+            return;
+        }
         let pick = list
             .iter()
             .position(|&(_, n)| n == node)
             .or_else(|| list.len().checked_sub(1));
         if let Some(i) = pick {
-            let (w, _) = list.swap_remove(i);
+            let (w, n) = list.swap_remove(i);
             self.num_sleepers.fetch_sub(1, Ordering::Relaxed);
+            self.add_searcher(n);
             drop(list);
             self.notify(w);
         }
