@@ -142,7 +142,10 @@ fn paired(
 ) -> cli::Result<(f64, f64)> {
     let (mut zs, mut rs) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
+        // Cool-downs: each pool's idle threads park before the other pool runs.
+        std::thread::sleep(COOL_DOWN);
         let (dz, cz) = zp.install(|| (w.run)(Side::Zonal));
+        std::thread::sleep(COOL_DOWN);
         let (dr, cr) = rp.install(|| (w.run)(Side::Rayon));
         if cz != cr {
             return Err(Exit::failure(format!(
@@ -155,6 +158,9 @@ fn paired(
     }
     Ok((median(&mut zs), median(&mut rs)))
 }
+
+/// Pause before each run, so that the pool that ran last has parked its threads.
+const COOL_DOWN: Duration = Duration::from_millis(20);
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);

@@ -51,6 +51,9 @@ struct Args {
     out: PathBuf,
 }
 
+/// Pause before each run, so that the runtime that ran last has parked its threads.
+const COOL_DOWN: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// One median.
 #[derive(Debug, Clone, serde::Serialize)]
 pub(crate) struct Point {
@@ -104,6 +107,10 @@ fn run() -> cli::Result {
             // One warm-up round, then the measured ones, interleaved.
             for round in 0..=args.rounds {
                 for (rt, t) in rts.iter().zip(times.iter_mut()) {
+                    // Cool-down: the previous runtime's idle threads spin a while before
+                    // they park; a run of a millisecond would otherwise share the CPUs
+                    // with them (pinned workers cannot move away).
+                    std::thread::sleep(COOL_DOWN);
                     let d = (w.run)(rt).map_err(Exit::failure)?;
                     if round > 0 {
                         t.push(d.as_secs_f64() * 1e3);
