@@ -243,8 +243,7 @@ impl StealWalker {
             .map(|v| {
                 let fresh = policy.static_fresh_steal(topo, thief, v);
                 // Batches: allowed in advance, and fresh at home on the thief's node too.
-                let batch = if fresh == Some(FreshSteal::Allowed) && topo.node_of(v.cpu) == home
-                {
+                let batch = if fresh == Some(FreshSteal::Allowed) && topo.node_of(v.cpu) == home {
                     BATCH_MAX
                 } else {
                     1

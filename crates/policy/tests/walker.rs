@@ -206,9 +206,24 @@ fn check(cfg: &PolicyConfig, topo: &Topology, all: &[TaskMeta], thief: CpuId, ba
         assert!(batches && s.batch > 1, "{}: kept without a batch", p.name());
         assert_eq!(s.fresh, Some(FreshSteal::Allowed));
         assert_eq!(t.cpu, s.victim.cpu);
-        assert_eq!(topo.node_of(t.cpu), home, "{}: batch from another node", p.name());
-        assert_eq!((t.origin, t.migrations), (home, 0), "{}: not fresh at home", p.name());
-        assert_eq!(w.decide(side, topo, slot, &t, ctx, None), Ok(()), "{}", p.name());
+        assert_eq!(
+            topo.node_of(t.cpu),
+            home,
+            "{}: batch from another node",
+            p.name()
+        );
+        assert_eq!(
+            (t.origin, t.migrations),
+            (home, 0),
+            "{}: not fresh at home",
+            p.name()
+        );
+        assert_eq!(
+            w.decide(side, topo, slot, &t, ctx, None),
+            Ok(()),
+            "{}",
+            p.name()
+        );
         assert!(!taken.contains(&t.id), "{}: kept and taken {t:?}", p.name());
     }
     // Nothing lost: what is left plus what was taken (and kept) is what there was.

@@ -367,7 +367,11 @@ mod test {
         let nodes = [r.worker_node[0], r.worker_node[2]];
         assert_ne!(nodes[0], nodes[1]);
         let first = decide(none, Target::Here).0;
-        let second = if first == nodes[0] { nodes[1] } else { nodes[0] };
+        let second = if first == nodes[0] {
+            nodes[1]
+        } else {
+            nodes[0]
+        };
         for n in [second, first, second] {
             assert_eq!(decide(none, Target::Here), (n, Queue::Node(NodeId(n))));
         }

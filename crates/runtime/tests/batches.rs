@@ -117,7 +117,10 @@ fn outside_spawns_without_origin_spread_over_the_nodes_with_workers() {
     }
     let seen = origins.lock().unwrap();
     assert!(seen.len() > 1, "one node only: {seen:?}");
-    assert!(seen.iter().all(|&n| n <= 2), "a node without workers: {seen:?}");
+    assert!(
+        seen.iter().all(|&n| n <= 2),
+        "a node without workers: {seen:?}"
+    );
 }
 
 #[test]
@@ -150,5 +153,9 @@ fn a_batch_steal_moves_several_tasks_on_one_node() {
     assert_eq!(m.total.migrations_beyond_zone, 0);
     // Whether the other worker ever woke in time is up to the scheduler: no assertion on
     // how many moved, only that the books balance.
-    assert_eq!(m.total.tasks_run, m.total.tasks_spawned + m.tasks_injected, "{m:#?}");
+    assert_eq!(
+        m.total.tasks_run,
+        m.total.tasks_spawned + m.tasks_injected,
+        "{m:#?}"
+    );
 }

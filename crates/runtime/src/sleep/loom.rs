@@ -317,7 +317,11 @@ impl Model {
         for w in workers {
             w.join().unwrap();
         }
-        assert_eq!(self.sleep.searching(), 0, "every searcher's place was given back");
+        assert_eq!(
+            self.sleep.searching(),
+            0,
+            "every searcher's place was given back"
+        );
     }
 }
 
