@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: set-up, then the topology report of this machine and of a real multi-node
-# machine, then a real workload on the Zonal runtime over this machine's topology, with its report.
+# machine, then a real workload on the Zonal runtime over this machine's topology, with its report,
+# then Zonal against rayon and tokio: the scaling curve and the rayon-demo programs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -29,3 +30,10 @@ fi
 echo; echo "== The simulator's work-stealing mode on the paper's S1 and S3: the runtime's steal walker"
 echo "== deciding every steal of simulated workers (cost model labelled in crates/sim/README.md)"
 cargo run -q --release -p zonal-sim --example steal_mode
+
+echo; echo "== Scaling: Zonal, rayon and tokio at 1, 2, 4, 8, 16 workers (up to this machine's CPUs),"
+echo "== interleaved rounds; table, JSON and SVG plot under out/scaling/"
+cargo run -q --release --example scaling -- --rounds 9 --out out/scaling
+
+echo; echo "== rayon-demo programs written once, compiled against rayon's and Zonal's preludes, paired"
+cargo run -q --release --example rayon_demo -- --rounds 7

@@ -1,5 +1,5 @@
-//! `scaling.svg`: one panel per workload, median time against workers (log-log), one line
-//! per runtime.
+//! `scaling.svg`: one panel per workload, median time against workers (workers on a log
+//! scale, time linear from zero), one line per runtime.
 
 use std::path::Path;
 
@@ -27,29 +27,20 @@ pub(crate) fn draw(
     let xmax = threads.iter().copied().max().unwrap_or(1).max(2) as f64;
     for (w, area) in workloads.iter().zip(panels.iter()) {
         let mine: Vec<&Point> = points.iter().filter(|p| p.workload == w.name).collect();
-        let (lo, hi) = mine.iter().fold((f64::MAX, 0f64), |(lo, hi), p| {
-            (lo.min(p.median_ms), hi.max(p.median_ms))
-        });
-        let (lo, hi) = if lo <= hi {
-            (lo * 0.8, hi * 1.25)
-        } else {
-            (0.1, 1.0)
-        };
+        let hi = mine.iter().fold(0f64, |hi, p| hi.max(p.median_ms));
+        let hi = if hi > 0.0 { hi * 1.15 } else { 1.0 };
         let mut chart = ChartBuilder::on(area)
             .caption(w.name, ("sans-serif", 18))
             .margin(8)
             .x_label_area_size(32)
             .y_label_area_size(52)
-            .build_cartesian_2d(
-                (0.9f64..xmax * 1.1).log_scale(),
-                (lo.max(1e-3)..hi).log_scale(),
-            )?;
+            .build_cartesian_2d((0.9f64..xmax * 1.1).log_scale(), 0f64..hi)?;
         chart
             .configure_mesh()
             .x_desc("workers")
             .y_desc("median ms")
             .y_labels(8)
-            .y_label_formatter(&|y| format!("{y:.3}"))
+            .y_label_formatter(&|y| format!("{y:.1}"))
             .x_label_formatter(&|x| format!("{x:.0}"))
             .draw()?;
         for (rt, colour) in COLOURS {
@@ -67,6 +58,7 @@ pub(crate) fn draw(
         }
         chart
             .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
             .background_style(WHITE.mix(0.8))
             .border_style(BLACK)
             .draw()?;
