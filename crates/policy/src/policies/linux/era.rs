@@ -25,27 +25,31 @@
 //! | busiest group and imbalance | group classes (v5.5 rework) | [`decide`]: raw average loads, the busiest group's excess over the domain average | `pass.rs` |
 //! | too-heavy skip | `weight >> nr_balance_failed > remaining` | `weight / 2 > remaining` (`skip_for_load`) | `pass.rs` |
 //! | active balance | not modelled | after more than `cache_nice_tries + 2` failures, one task from the busiest CPU | `Attempter::active`, `pass.rs` |
-//! | new-idle | every level | level I only (`SD_NODE_INIT` has no `SD_BALANCE_NEWIDLE`) | `Balancer::new_idle` |
+//! | new-idle | every level | every level (x86_64's `SD_NODE_INIT` has `SD_BALANCE_NEWIDLE`) | `Balancer::new_idle` |
 //! | fork placement | up to `RECLAIM_DISTANCE`, group types | every level (`SD_BALANCE_FORK` at the node domain), least loaded group if `100·local ≥ (100 + (pct−100)/2)·idlest` | [`idlest_group`], `place.rs` |
 //!
 //! # The constants and their sources
 //!
-//! Read from Linux 2.6.18–2.6.22 (`include/linux/topology.h` for `SD_CPU_INIT`,
-//! `include/asm-x86_64/topology.h` and `include/asm-ia64/topology.h` for `SD_NODE_INIT`,
-//! `kernel/sched.c` for the arithmetic), as we remember them; **the repository holds no copy
-//! of those sources, so none of these numbers was checked against one here**. They are
-//! named constants so that a reader with the sources can correct them in one place.
+//! From Linux 2.6 (`include/asm-x86_64/topology.h` for `SD_NODE_INIT`,
+//! `include/linux/sched.h` / `include/linux/topology.h` for `SD_CPU_INIT`, `kernel/sched.c`
+//! for the arithmetic). The `SD_NODE_INIT` and `SD_CPU_INIT` values below were checked
+//! against public copies of those headers (x86_64's node domain, 2.6.x, and the generic
+//! CPU domain of 2.6.5–2.6.18); the arithmetic of `find_busiest_group`,
+//! `sched_balance_self` and active balancing is written from our reading of `sched.c`
+//! and was not checked line by line. They are named constants so that a reader with the
+//! sources can correct them in one place.
 //!
 //! - `SD_NODE_INIT` (x86_64): `min_interval` 8 ms ([`NODE_MIN_INTERVAL_MS`]),
 //!   `max_interval` 32 ms ([`NODE_MAX_INTERVAL_MS`]), `busy_factor` 32
-//!   ([`NODE_BUSY_FACTOR`]), `imbalance_pct` 125, `cache_nice_tries` 2; flags
-//!   `SD_LOAD_BALANCE | SD_BALANCE_FORK | SD_BALANCE_EXEC | SD_WAKE_BALANCE` (no
-//!   `SD_BALANCE_NEWIDLE`; ia64's `newidle_idx` is commented "unused"). ia64 used
-//!   `busy_factor` 64 and `max_interval` 8 × min(CPUs, 32) ms. A busy CPU therefore balances
+//!   ([`NODE_BUSY_FACTOR`]), `imbalance_pct` 125, `cache_hot_time` 10 ms,
+//!   `cache_nice_tries` 1 ([`CACHE_NICE_TRIES_2_6`]); flags `SD_LOAD_BALANCE |
+//!   SD_BALANCE_NEWIDLE | SD_BALANCE_EXEC | SD_WAKE_IDLE | SD_WAKE_BALANCE`. (The generic
+//!   `SD_NODE_INIT` of 2.6.5 had no `SD_BALANCE_NEWIDLE` and `max_interval` 256 × fls(CPUs);
+//!   ia64's used 80–320 ms in 2.6.8: we follow x86_64.) A busy CPU therefore balances
 //!   each NUMA level about once per 8 × 32 = 256 ms, up to once per 32 × 32 ≈ 1 s when the
 //!   level keeps finding balance.
 //! - `SD_CPU_INIT` (the node's CPUs): `min_interval` 1 ms, `max_interval` 4 ms,
-//!   `busy_factor` 64, `imbalance_pct` 125, `cache_nice_tries` 1
+//!   `busy_factor` 64, `imbalance_pct` 125, `cache_hot_time` 2.5 ms, `cache_nice_tries` 1
 //!   ([`CPU_MIN_INTERVAL_MS`], [`CPU_MAX_INTERVAL_MS`], [`CPU_BUSY_FACTOR`]).
 //! - `SCHED_LOAD_SCALE` 1024 (a nice-0 task's load); `SCHED_LOAD_SCALE_FUZZ`: we use 0
 //!   ([`SCHED_LOAD_SCALE_FUZZ`]; its value changed across 2.6 releases).
@@ -71,8 +75,8 @@
 //!   may be the one that was running: we take the queue's tail first and the running task
 //!   last, skipping pinned tasks and those the conservative filter refuses; the simulator
 //!   cuts the running segment of a running task it moves.
-//! - `task_hot` used a calibrated `cache_hot_time` (milliseconds); we keep the modern
-//!   0.5 ms horizon of the move rules.
+//! - `task_hot` used `cache_hot_time` (10 ms at the node level, 2.5 ms at the CPU level);
+//!   we keep the modern 0.5 ms horizon of the move rules, which every era shares.
 //! - Wake-up balancing (`SD_WAKE_BALANCE`, `wake_idle`): the policy interface has no wake-up
 //!   hook.
 
@@ -143,17 +147,19 @@ impl FromStr for LinuxEra {
     }
 }
 
-/// `SD_NODE_INIT.min_interval`, ms (x86_64, 2.6.18–2.6.22; unverified here).
+/// `SD_NODE_INIT.min_interval`, ms (x86_64).
 pub(crate) const NODE_MIN_INTERVAL_MS: u64 = 8;
-/// `SD_NODE_INIT.max_interval`, ms (x86_64; unverified here).
+/// `SD_NODE_INIT.max_interval`, ms (x86_64).
 pub(crate) const NODE_MAX_INTERVAL_MS: u64 = 32;
-/// `SD_NODE_INIT.busy_factor` (x86_64; ia64 used 64; unverified here).
+/// `SD_NODE_INIT.busy_factor` (x86_64).
 pub(crate) const NODE_BUSY_FACTOR: u64 = 32;
-/// `SD_CPU_INIT.min_interval`, ms (unverified here).
+/// `cache_nice_tries` of `SD_CPU_INIT` and of x86_64's `SD_NODE_INIT` alike.
+pub(crate) const CACHE_NICE_TRIES_2_6: u32 = 1;
+/// `SD_CPU_INIT.min_interval`, ms.
 pub(crate) const CPU_MIN_INTERVAL_MS: u64 = 1;
-/// `SD_CPU_INIT.max_interval`, ms (unverified here).
+/// `SD_CPU_INIT.max_interval`, ms.
 pub(crate) const CPU_MAX_INTERVAL_MS: u64 = 4;
-/// `SD_CPU_INIT.busy_factor` (unverified here).
+/// `SD_CPU_INIT.busy_factor`.
 pub(crate) const CPU_BUSY_FACTOR: u64 = 64;
 /// `imbalance_pct − 100` of `SD_CPU_INIT` and `SD_NODE_INIT`: 125 at every level.
 pub(crate) const IMBALANCE_PCT_2_6: u32 = 25;
@@ -306,13 +312,14 @@ pub(crate) fn idlest_group(
 
 /// Whether the 2.6 walk may actively balance after `failed` consecutive failures at
 /// `level` (2.6: `nr_balance_failed > cache_nice_tries + 2`, counted after this failure).
-pub(crate) fn active_due(level: Level, failed_before: u32) -> bool {
-    failed_before + 1 > crate::rules::cache_nice_tries(level) + 2
+pub(crate) fn active_due(_level: Level, failed_before: u32) -> bool {
+    // `cache_nice_tries` is 1 at every level in 2.6 (`SD_CPU_INIT` and `SD_NODE_INIT`).
+    failed_before + 1 > CACHE_NICE_TRIES_2_6 + 2
 }
 
 /// The failure count 2.6 leaves after kicking active balancing (`cache_nice_tries + 1`).
-pub(crate) fn failed_after_active(level: Level) -> u32 {
-    crate::rules::cache_nice_tries(level) + 1
+pub(crate) fn failed_after_active(_level: Level) -> u32 {
+    CACHE_NICE_TRIES_2_6 + 1
 }
 
 /// Nodes of the level-`level` domain of `node`, nearest first, our own node first: the

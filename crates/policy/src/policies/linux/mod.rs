@@ -51,8 +51,9 @@
 //!
 //! Everything above is the modern kernel. `linux_era = "2.6"` ([`era`]) switches off
 //! `should_we_balance`, makes NUMA-level groups single nodes, uses 2.6's intervals, busiest-
-//! and idlest-group arithmetic and active balancing, limits new-idle to level I, and lets
-//! fork placement reach every level.
+//! and idlest-group arithmetic and active balancing, and lets fork placement reach every
+//! level; new-idle balancing walks every level, as x86_64's `SD_NODE_INIT` asks
+//! (`SD_BALANCE_NEWIDLE`).
 //!
 //! [`LevelState`]: crate::LevelState
 //! [`Attempt`]: crate::Attempt
@@ -113,8 +114,6 @@ pub(crate) struct LinuxParams {
     pub(crate) single_node_groups: bool,
     /// Only the first idle CPU of the local group balances (modern `should_we_balance`).
     pub(crate) should_we_balance: bool,
-    /// The highest level (index) new-idle balancing walks to.
-    pub(crate) newidle_max_level: u8,
 }
 
 impl Default for LinuxParams {
@@ -127,7 +126,6 @@ impl Default for LinuxParams {
             era: LinuxEra::Modern,
             single_node_groups: false,
             should_we_balance: true,
-            newidle_max_level: u8::MAX,
         }
     }
 }
@@ -144,7 +142,6 @@ impl LinuxParams {
                 era: e,
                 single_node_groups: true,
                 should_we_balance: false,
-                newidle_max_level: 0,
                 ..Self::default()
             },
         }
@@ -345,7 +342,7 @@ impl Balancer {
         with_scratch(|s| {
             let mut loads = Loads::new(view, s);
             loads.single_node_groups = self.params.single_node_groups;
-            for l in 0..m.min(usize::from(self.params.newidle_max_level) + 1) {
+            for l in 0..m {
                 let level = Level(l as u8);
                 if !self.level_allowed(topo, level) {
                     break;
