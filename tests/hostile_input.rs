@@ -212,6 +212,24 @@ fn many_nodes_without_a_matrix_are_refused_before_the_fallback_matrix() {
 }
 
 #[test]
+fn an_unknown_linux_era_is_a_usage_error_naming_it() {
+    refused(
+        "paper",
+        &[
+            "--system",
+            "s1",
+            "--workload",
+            "w2",
+            "--procs",
+            "10",
+            "--linux-era",
+            "2.4",
+        ],
+        &["2.4", "linux_era", "modern, 2.6"],
+    );
+}
+
+#[test]
 fn huge_process_task_seed_and_thread_counts_are_usage_errors() {
     refused(
         "paper",

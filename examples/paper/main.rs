@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use zonal_policy::{OriginRule, PolicyConfig, PolicyName};
+use zonal_policy::{LinuxEra, OriginRule, PolicyConfig, PolicyName};
 
 use zonal_sim::experiment::{self, paper_procs, paper_workload, Job, Summary, System, WorkloadId};
 use zonal_sim::paper;
@@ -64,6 +64,10 @@ struct Args {
     /// Age limit of the conservative policies.
     #[arg(long)]
     age_limit: Option<u32>,
+    /// The kernel the Linux walk imitates (linux, the conservative policies, thread-aware):
+    /// modern or 2.6 (the paper's kernel).
+    #[arg(long, default_value = "modern")]
+    linux_era: String,
     /// Where a process's origin is: parent (the node it forks from) or placement.
     #[arg(long, default_value = "parent")]
     origin_at: String,
@@ -182,8 +186,13 @@ fn policy_config(name: &str, args: &Args) -> cli::Result<PolicyConfig> {
         cfg.origin = o.parse::<OriginRule>().map_err(Exit::usage)?;
     }
     cfg.age_limit = args.age_limit;
+    cfg.linux_era = linux_era(args)?;
     cfg.build().map_err(Exit::usage)?;
     Ok(cfg)
+}
+
+fn linux_era(args: &Args) -> cli::Result<LinuxEra> {
+    args.linux_era.parse::<LinuxEra>().map_err(Exit::usage)
 }
 
 fn cost(args: &Args) -> CostModel {
@@ -229,6 +238,7 @@ fn run(args: &Args) -> cli::Result {
         o.parse::<OriginRule>().map_err(Exit::usage)?;
     }
     origin_at(args)?;
+    linux_era(args)?;
     let single_run = args.system.is_some() || args.workload.is_some() || args.procs.is_some();
     if single_run {
         single(args)
@@ -271,6 +281,7 @@ fn single(args: &Args) -> cli::Result {
         cli::out(format!("{v}\n"))?;
     } else {
         cli::out(format!("{:#}\n", report::json(&job, &r.stats)))?;
+        cli::out(far_share_line(&r.stats))?;
         if let Some(t) = &r.trace {
             cli::out(t)?;
         }
@@ -283,6 +294,44 @@ fn single(args: &Args) -> cli::Result {
         )));
     }
     Ok(())
+}
+
+/// The human output's line on remote execution: the share of run time at the two farthest
+/// levels from the origin (levels V–VI on the paper's six-level machines).
+fn far_share_line(s: &zonal_sim::RunStats) -> String {
+    let m = s.run_time_by_level.len();
+    let levels = if m >= 2 {
+        format!("{}–{}", roman(m - 1), roman(m))
+    } else {
+        roman(m)
+    };
+    format!(
+        "run time at levels {levels} (the two farthest from the origin): {:.1}%\n",
+        s.far_run_share_pct(2)
+    )
+}
+
+/// `n` in Roman numerals (levels are 1..=a few dozen).
+fn roman(mut n: usize) -> String {
+    const DIGITS: [(usize, &str); 9] = [
+        (100, "C"),
+        (90, "XC"),
+        (50, "L"),
+        (40, "XL"),
+        (10, "X"),
+        (9, "IX"),
+        (5, "V"),
+        (4, "IV"),
+        (1, "I"),
+    ];
+    let mut out = String::new();
+    for (v, d) in DIGITS {
+        while n >= v {
+            out.push_str(d);
+            n -= v;
+        }
+    }
+    out
 }
 
 fn policies(args: &Args) -> cli::Result<Vec<String>> {
@@ -381,11 +430,16 @@ fn grid(args: &Args) -> cli::Result {
         })
         .collect();
     let mut md = format!(
-        "# zonal-sim: the paper's grid\n\n{} runs, {} seeds, policies: {}; origin at {}; cost model: defaults × (remote {}, migration {}).\n\n",
+        "# zonal-sim: the paper's grid\n\n{} runs, {} seeds, policies: {}; origin at {}{}; cost model: defaults × (remote {}, migration {}).\n\n",
         rows.len(),
         args.seeds,
         policies.join(", "),
         args.origin_at,
+        if args.linux_era == "modern" {
+            String::new()
+        } else {
+            format!("; Linux era {}", args.linux_era)
+        },
         args.remote_scale,
         args.migration_scale
     );
@@ -531,6 +585,19 @@ fn write_file(dir: &Path, name: &str, text: &str) -> cli::Result {
 #[cfg(test)]
 mod test {
     use super::*;
+
+    #[test]
+    fn the_far_share_line_names_the_two_farthest_levels() {
+        let s = zonal_sim::RunStats {
+            run_time_by_level: vec![50, 10, 10, 10, 15, 5],
+            ..Default::default()
+        };
+        assert_eq!(
+            far_share_line(&s),
+            "run time at levels V–VI (the two farthest from the origin): 20.0%\n"
+        );
+        assert_eq!(roman(14), "XIV");
+    }
 
     #[test]
     fn a_run_short_of_its_processes_fails_the_command() {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::filters::{ConservativeFilter, ZoneMode};
+use crate::policies::linux::LinuxEra;
 use crate::policies::PolicyEntry;
 use crate::policy::Policy;
 
@@ -196,6 +197,12 @@ pub struct PolicyConfig {
     /// policy's selection: accepted by `thread-aware`, `numalb` and `average-weight`.
     #[serde(default)]
     pub conservative_filters: Option<bool>,
+    /// The kernel the Linux walk imitates (`linux`, the conservative policies,
+    /// `thread-aware`, and the new-idle and fork placement of `numalb` and
+    /// `average-weight`): `"modern"` (the default) or `"2.6"`, the paper's kernel
+    /// ([`LinuxEra`]). Any other value is refused naming it.
+    #[serde(default)]
+    pub linux_era: LinuxEra,
 }
 
 impl PolicyConfig {
@@ -209,6 +216,7 @@ impl PolicyConfig {
             numa_imbalance_pct: None,
             numalb_alpha: None,
             conservative_filters: None,
+            linux_era: LinuxEra::Modern,
         }
     }
 

@@ -73,7 +73,7 @@ pub use decision::{
 };
 pub use filters::{ConservativeFilter, ZoneMode, SOFT_VICTIM_PCT};
 pub use policies::linux::{
-    BUSY_FACTOR, DEFAULT_NUMA_IMBALANCE_PCT, LOCAL_IMBALANCE_PCT, RECLAIM_DISTANCE,
+    LinuxEra, BUSY_FACTOR, DEFAULT_NUMA_IMBALANCE_PCT, LOCAL_IMBALANCE_PCT, RECLAIM_DISTANCE,
 };
 pub use policies::no_policy::NoPolicy;
 pub use policies::numalb::DEFAULT_ALPHA as DEFAULT_NUMALB_ALPHA;

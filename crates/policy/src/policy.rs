@@ -249,4 +249,12 @@ pub trait BalanceSide: Send + Sync + fmt::Debug {
         task: &TaskMeta,
         rng: &mut Rng,
     ) -> Placement;
+
+    /// The balancing state `cpu` starts with: its per-level intervals and busy factor.
+    /// Defaults to Linux's modern values ([`CpuBalanceState::new`]); a policy with other
+    /// intervals (the Linux baseline's 2.6 era) returns its own. Drivers create each CPU's
+    /// state with it.
+    fn new_state(&self, topo: &Topology, cpu: CpuId) -> CpuBalanceState {
+        CpuBalanceState::new(topo, cpu)
+    }
 }

@@ -29,11 +29,15 @@ pub struct LevelState {
     pub next_due_us: u64,
     /// Consecutive failed attempts.
     pub nr_balance_failed: u32,
+    /// How many times less often a busy CPU balances this level (Linux's `busy_factor`:
+    /// [`BUSY_FACTOR`](crate::BUSY_FACTOR) = 16 in modern kernels; the 2.6 era's values are
+    /// in the Linux baseline's `era` module).
+    pub busy_factor: u64,
 }
 
 impl LevelState {
     /// When the level is next due: `next_due_us` for an idle CPU, the last balance plus
-    /// `interval_us × busy_factor` (Linux: 16) for a busy one. Callers that schedule ticks
+    /// `interval_us × busy_factor` (modern Linux: 16) for a busy one. Callers that schedule ticks
     /// can wait until the earliest `due_at` over the levels.
     ///
     /// ```
@@ -47,7 +51,7 @@ impl LevelState {
     /// ```
     #[must_use]
     pub fn due_at(&self, busy: bool) -> u64 {
-        let factor = if busy { crate::BUSY_FACTOR } else { 1 };
+        let factor = if busy { self.busy_factor } else { 1 };
         let last = self.next_due_us.saturating_sub(self.interval_us);
         last.saturating_add(self.interval_us.saturating_mul(factor))
     }
@@ -121,6 +125,7 @@ impl CpuBalanceState {
                     max_interval_us: 2 * min,
                     next_due_us: min,
                     nr_balance_failed: 0,
+                    busy_factor: crate::BUSY_FACTOR,
                 }
             })
             .collect();

@@ -3,7 +3,9 @@
 //!
 //! # One run, step by step
 //!
-//! 1. Every process gets an `Arrive` event; every CPU a `Tick` at the first tick.
+//! 1. Every process gets an `Arrive` event; every CPU a `Tick` at the first tick. Each
+//!    CPU's balancing state (intervals, busy factor) is the policy's
+//!    [`BalanceSide::new_state`](zonal_policy::BalanceSide::new_state).
 //! 2. **Arrive**: the policy's [`BalanceSide::place`](zonal_policy::BalanceSide::place) picks the CPU (fork/exec balancing) from
 //!    the parent CPU. The process's origin — and, until its pages move, its memory node —
 //!    is the parent's node, or with [`OriginAt::Placement`] the chosen CPU's node.
@@ -19,6 +21,9 @@
 //!    an idle CPU of the same node, else on its last CPU (Linux's `select_idle_sibling`
 //!    within the last-level cache, which our presets put at the node; the policy trait has no
 //!    wake-up hook).
+//!    Each segment's run time (from the end of its pending costs) is booked to
+//!    `RunStats::run_us` and, by the level of the CPU's node relative to the process's
+//!    origin, to `RunStats::run_time_by_level`.
 //! 6. **Tick**: the policy's [`BalanceSide::balance`](zonal_policy::BalanceSide::balance) runs for the CPU; the next tick is
 //!    scheduled at the earliest `next_due_us` of the CPU's levels (as the policy left them),
 //!    rounded up to the tick grid, and at least one tick later.
@@ -213,6 +218,7 @@ impl<'a> Engine<'a> {
             migrations_by_level: vec![0; mal],
             exec_by_level: vec![0; mal],
             placements_by_level: vec![0; mal],
+            run_time_by_level: vec![0; mal],
             demand_us: wl.demand_us(),
             ..RunStats::default()
         };
@@ -229,7 +235,10 @@ impl<'a> Engine<'a> {
             mal,
             level_factor,
             states: (0..topo.cpu_count())
-                .map(|c| CpuBalanceState::new(topo, CpuId::new(c)))
+                .map(|c| match policy.balance_side() {
+                    Some(b) => b.new_state(topo, CpuId::new(c)),
+                    None => CpuBalanceState::new(topo, CpuId::new(c)),
+                })
                 .collect(),
             rng: Rng::new(cfg.seed),
             q: EventQueue::with_capacity(n + 2 * topo.cpu_count()),
@@ -484,7 +493,8 @@ impl<'a> Engine<'a> {
         let pr = &mut self.procs[p];
         pr.rem_us -= work;
         pr.work_us += work;
-        pr.run_us += now.saturating_sub(seg.work_start_us);
+        let ran = now.saturating_sub(seg.work_start_us);
+        pr.run_us += ran;
         pr.last_ran_us = Some(now);
         let lvl = topo
             .node_level(
@@ -493,6 +503,7 @@ impl<'a> Engine<'a> {
             )
             .map_or(self.mal - 1, |l| l.index().min(self.mal - 1));
         self.level_run[p * self.mal + lvl] += now - seg.start_us;
+        self.stats.run_time_by_level[lvl] += ran;
         self.trace(
             p,
             Piece::Run {

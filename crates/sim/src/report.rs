@@ -16,7 +16,9 @@ pub struct Row {
     pub stats: RunStats,
 }
 
-/// The JSON object of one run (the `paper --json` interface).
+/// The JSON object of one run (the `paper --json` interface). Times are in ms;
+/// `run_time_by_level` is [`RunStats::run_time_by_level`] in ms (index 0 = level I, summing
+/// to `run_ms`), and `linux_era` the era of the Linux walk the policy ran on.
 #[must_use]
 pub fn json(job: &Job, s: &RunStats) -> serde_json::Value {
     let refused: serde_json::Map<String, serde_json::Value> = Refusal::ALL
@@ -28,6 +30,7 @@ pub fn json(job: &Job, s: &RunStats) -> serde_json::Value {
         "workload": job.label,
         "procs": job.workload.procs,
         "policy": job.policy.name.as_str(),
+        "linux_era": job.policy.linux_era.as_str(),
         "origin": job.policy.origin,
         "age_limit": crate::experiment::effective_age_limit(&job.policy),
         "seed": job.seed,
@@ -46,6 +49,11 @@ pub fn json(job: &Job, s: &RunStats) -> serde_json::Value {
         "stale_migrations": s.stale_migrations,
         "exec_by_level": s.exec_by_level,
         "placements_by_level": s.placements_by_level,
+        "run_time_by_level": s
+            .run_time_by_level
+            .iter()
+            .map(|&us| us as f64 / 1000.0)
+            .collect::<Vec<_>>(),
         "refused": refused,
         "aged_tasks": s.aged_tasks,
         "pages_migrated": s.pages_migrated,

@@ -52,6 +52,10 @@ pub struct RunStats {
     pub exec_by_level: Vec<u64>,
     /// Placements (fork balancing) by level relative to the parent CPU.
     pub placements_by_level: Vec<u64>,
+    /// Run time (µs, as in `run_us`) by the level of the CPU's node relative to the
+    /// process's origin node, index 0 = level I; sums to `run_us`. Unlike `exec_by_level`
+    /// (one count per process, its main level) this weighs every segment by its length.
+    pub run_time_by_level: Vec<u64>,
     /// Total CPU demand, µs at local speed.
     pub demand_us: u64,
     /// Work done, µs at local speed (equals `demand_us` when every process finished).
@@ -65,6 +69,19 @@ pub struct RunStats {
 }
 
 impl RunStats {
+    /// Share of run time, percent, at the `n` farthest levels from the origin (the paper's
+    /// levels V–VI on its six-level machines for `n = 2`); 0 without run time.
+    #[must_use]
+    pub fn far_run_share_pct(&self, n: usize) -> f64 {
+        let total: u64 = self.run_time_by_level.iter().sum();
+        if total == 0 {
+            return 0.0;
+        }
+        let skip = self.run_time_by_level.len().saturating_sub(n);
+        let far: u64 = self.run_time_by_level.iter().skip(skip).sum();
+        100.0 * far as f64 / total as f64
+    }
+
     /// Share of unsuccessful attempts, percent (0 when there were none).
     #[must_use]
     pub fn unsuccessful_pct(&self) -> f64 {

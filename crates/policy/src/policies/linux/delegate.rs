@@ -27,7 +27,7 @@ macro_rules! policy_over_inner_balancer {
     };
 }
 
-/// Expands, inside an `impl BalanceSide for T` block, to `idle_balance` and `place`,
+/// Expands, inside an `impl BalanceSide for T` block, to `idle_balance`, `place` and `new_state`,
 /// delegating to `self.inner`; the type writes `balance` itself.
 macro_rules! inner_idle_and_place {
     () => {
@@ -43,6 +43,14 @@ macro_rules! inner_idle_and_place {
             _rng: &mut $crate::Rng,
         ) -> $crate::Placement {
             self.inner.placement(view, parent)
+        }
+
+        fn new_state(
+            &self,
+            topo: &::zonal_topology::Topology,
+            cpu: ::zonal_topology::CpuId,
+        ) -> $crate::CpuBalanceState {
+            self.inner.params.new_state(topo, cpu)
         }
     };
 }

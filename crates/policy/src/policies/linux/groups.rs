@@ -11,6 +11,10 @@
 //! at level L never looks, or pulls, beyond level L. At level I the groups are the single
 //! CPUs of the node, our own CPU first.
 //!
+//! With [`Loads::single_node_groups`] (the 2.6 era, [`super::era`]) every group at a NUMA
+//! level is one node of the domain, our own node first, then the others nearest first (2.6's
+//! node domain had one group per node).
+//!
 //! # Load figures
 //!
 //! A pass reads a CPU's [`CpuLoad`] into its node's sums ([`NodeAgg`]) only when it first
@@ -173,6 +177,8 @@ pub(crate) struct Loads<'v, 's> {
     pub(crate) view: &'v dyn MachineView,
     pub(crate) topo: &'v Topology,
     pub(crate) s: &'s mut Scratch,
+    /// Groups at NUMA levels are single nodes (2.6 era) instead of level-below spans.
+    pub(crate) single_node_groups: bool,
 }
 
 impl<'v, 's> Loads<'v, 's> {
@@ -198,7 +204,12 @@ impl<'v, 's> Loads<'v, 's> {
             s.node_epoch = 1;
         }
         s.deltas.clear();
-        Self { view, topo, s }
+        Self {
+            view,
+            topo,
+            s,
+            single_node_groups: false,
+        }
     }
 
     /// The sums of `node`'s CPUs as this pass sees them (the view plus this pass's
@@ -318,6 +329,12 @@ impl<'v, 's> Loads<'v, 's> {
             }
             // Read the whole domain first, in one tight loop; the groups then sum node sums.
             self.fill_span(node, level);
+            if self.single_node_groups {
+                for m in super::era::single_node_groups(topo, node, level) {
+                    self.push_single_node_group(m);
+                }
+                return self.s.groups.iter().map(|g| g.cpus).sum();
+            }
             let child = Level(level.0 - 1);
             self.push_node_group(node, node, level, child);
             for &m in topo.span(node, level) {
@@ -340,6 +357,20 @@ impl<'v, 's> Loads<'v, 's> {
             first,
             len: 1,
         });
+    }
+
+    /// One group of one node (the 2.6 era), inside the domain whose sums are read.
+    fn push_single_node_group(&mut self, m: NodeId) {
+        let first = self.s.members.len() as u32;
+        self.s.members.push(m.0);
+        debug_assert_eq!(self.s.node_stamp[m.index()], self.s.node_epoch);
+        let mut g = GroupStat {
+            first,
+            len: 1,
+            ..GroupStat::default()
+        };
+        g.add(&self.s.nodes[m.index()]);
+        self.s.groups.push(g);
     }
 
     fn push_node_group(&mut self, node: NodeId, m: NodeId, level: Level, child: Level) {

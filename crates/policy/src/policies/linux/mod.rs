@@ -47,10 +47,19 @@
 //!
 //! See [`place`].
 //!
+//! # Eras
+//!
+//! Everything above is the modern kernel. `linux_era = "2.6"` ([`era`]) switches off
+//! `should_we_balance`, makes NUMA-level groups single nodes, uses 2.6's intervals, busiest-
+//! and idlest-group arithmetic and active balancing, and lets fork placement reach every
+//! level; new-idle balancing walks every level, as x86_64's `SD_NODE_INIT` asks
+//! (`SD_BALANCE_NEWIDLE`).
+//!
 //! [`LevelState`]: crate::LevelState
 //! [`Attempt`]: crate::Attempt
 
 mod delegate;
+pub(crate) mod era;
 mod groups;
 mod pass;
 mod place;
@@ -69,6 +78,7 @@ use crate::state::CpuBalanceState;
 use crate::view::{MachineView, TaskMeta};
 
 pub(crate) use delegate::{inner_idle_and_place, policy_over_inner_balancer};
+pub use era::LinuxEra;
 pub(crate) use groups::{is_idle, with_scratch, Loads};
 pub(crate) use pass::NR_MIGRATE_MAX;
 
@@ -97,6 +107,13 @@ pub(crate) struct LinuxParams {
     pub(crate) nr_migrate: usize,
     /// Largest distance fork balancing spans.
     pub(crate) fork_max_distance: u32,
+    /// The kernel imitated: the busiest-group and idlest-group arithmetic, active balancing,
+    /// the too-heavy skip and the intervals ([`era`]).
+    pub(crate) era: LinuxEra,
+    /// Groups at NUMA levels are single nodes (2.6) instead of the level-below spans.
+    pub(crate) single_node_groups: bool,
+    /// Only the first idle CPU of the local group balances (modern `should_we_balance`).
+    pub(crate) should_we_balance: bool,
 }
 
 impl Default for LinuxParams {
@@ -106,17 +123,49 @@ impl Default for LinuxParams {
             local_pct: LOCAL_IMBALANCE_PCT,
             nr_migrate: NR_MIGRATE_MAX,
             fork_max_distance: RECLAIM_DISTANCE,
+            era: LinuxEra::Modern,
+            single_node_groups: false,
+            should_we_balance: true,
         }
     }
 }
 
 impl LinuxParams {
-    /// The defaults, with the config's NUMA imbalance threshold.
-    pub(crate) fn from_config(cfg: &PolicyConfig) -> Self {
-        Self {
-            numa_pct: cfg.numa_imbalance_pct.unwrap_or(DEFAULT_NUMA_IMBALANCE_PCT),
-            ..Self::default()
+    /// The constants of an era ([`era`]); the NUMA threshold is the paper's 25 % in both.
+    pub(crate) fn of_era(e: LinuxEra) -> Self {
+        match e {
+            LinuxEra::Modern => Self::default(),
+            LinuxEra::V2_6 => Self {
+                local_pct: era::IMBALANCE_PCT_2_6,
+                numa_pct: era::IMBALANCE_PCT_2_6,
+                fork_max_distance: u32::MAX,
+                era: e,
+                single_node_groups: true,
+                should_we_balance: false,
+                ..Self::default()
+            },
         }
+    }
+
+    /// The era's defaults, with the config's NUMA imbalance threshold.
+    pub(crate) fn from_config(cfg: &PolicyConfig) -> Self {
+        let base = Self::of_era(cfg.linux_era);
+        Self {
+            numa_pct: cfg.numa_imbalance_pct.unwrap_or(base.numa_pct),
+            ..base
+        }
+    }
+
+    /// The state a CPU starts with: modern intervals (span weight in ms, busy factor 16), or
+    /// the 2.6 era's `SD_CPU_INIT` / `SD_NODE_INIT` ones.
+    pub(crate) fn new_state(&self, topo: &Topology, cpu: CpuId) -> CpuBalanceState {
+        let mut st = CpuBalanceState::new(topo, cpu);
+        if self.era == LinuxEra::V2_6 {
+            for (l, s) in st.levels.iter_mut().enumerate() {
+                *s = era::level_state(Level(l as u8));
+            }
+        }
+        st
     }
 
     /// Linux's `imbalance_pct` of a level (100 + threshold); the soft zone doubles the
@@ -227,6 +276,7 @@ impl Balancer {
         let attempter = self.attempter();
         with_scratch(|s| {
             let mut loads = Loads::new(view, s);
+            loads.single_node_groups = self.params.single_node_groups;
             for l in 0..m {
                 if state.levels[l].next_due_us == NEVER {
                     // Never attempted (beyond the zone, degenerate, or `due_at` ≥ 2^63);
@@ -254,7 +304,7 @@ impl Balancer {
                 if now < st.due_at(busy) {
                     continue;
                 }
-                if !should_we_balance(&loads, cpu, level) {
+                if self.params.should_we_balance && !should_we_balance(&loads, cpu, level) {
                     // Another CPU balances this level: for us it counts as balanced.
                     st.record(AttemptOutcome::Balanced, now);
                     break;
@@ -262,8 +312,16 @@ impl Balancer {
                 let idle = if busy { IdleKind::Busy } else { IdleKind::Idle };
                 let a =
                     attempter.attempt(&mut loads, cpu, level, idle, st.nr_balance_failed, &mut out);
-                st.record(a.outcome, now);
-                out.attempts.push(a);
+                let active = a.active;
+                st.record(a.attempt.outcome, now);
+                if active {
+                    // 2.6: after kicking active balancing, `nr_balance_failed =
+                    // cache_nice_tries + 1` and the interval backs off (doubles).
+                    st.nr_balance_failed = era::failed_after_active(level);
+                    st.interval_us = (st.interval_us * 2).min(st.max_interval_us);
+                    st.next_due_us = now.saturating_add(st.interval_us);
+                }
+                out.attempts.push(a.attempt);
             }
         });
         out
@@ -283,6 +341,7 @@ impl Balancer {
         let attempter = self.attempter();
         with_scratch(|s| {
             let mut loads = Loads::new(view, s);
+            loads.single_node_groups = self.params.single_node_groups;
             for l in 0..m {
                 let level = Level(l as u8);
                 if !self.level_allowed(topo, level) {
@@ -300,8 +359,8 @@ impl Balancer {
                     failed,
                     &mut out,
                 );
-                out.attempts.push(a);
-                if a.succeeded() {
+                out.attempts.push(a.attempt);
+                if a.attempt.succeeded() {
                     break;
                 }
             }
@@ -318,6 +377,7 @@ impl Balancer {
         }
         with_scratch(|s| {
             let mut loads = Loads::new(view, s);
+            loads.single_node_groups = self.params.single_node_groups;
             place::place(&mut loads, parent, top, self)
         })
     }
@@ -394,6 +454,10 @@ impl BalanceSide for Balancer {
         _rng: &mut Rng,
     ) -> Placement {
         self.placement(view, parent)
+    }
+
+    fn new_state(&self, topo: &Topology, cpu: CpuId) -> CpuBalanceState {
+        self.params.new_state(topo, cpu)
     }
 }
 

@@ -24,9 +24,19 @@
 //!    `weight >> nr_balance_failed` exceeds the remaining imbalance is skipped (too heavy).
 //!    A new-idle pass stops after the first task (as preemptible kernels do).
 //!
-//! Not modelled: SMT/cluster levels below the node, misfit/asymmetric packing, the NUMA
-//! "small imbalance allowed" rule of kernels ≥ 5.11 (the paper's kernel predates it), and
-//! active balancing of the running task.
+//! Not modelled (modern era): SMT/cluster levels below the node, misfit/asymmetric packing,
+//! the NUMA "small imbalance allowed" rule of kernels ≥ 5.11 (the paper's kernel predates
+//! it), and active balancing of the running task.
+//!
+//! # The 2.6 era
+//!
+//! Steps 2–4 follow 2.6's `find_busiest_group` ([`era::decide`]: candidates run more tasks
+//! than they have CPUs, the highest average load wins, the imbalance is the busiest group's
+//! excess over the domain average, always in load units); step 6 skips a task when
+//! `weight / 2` exceeds the remaining imbalance (2.6's `skip_for_load`); and when a periodic
+//! attempt moves nothing after more than `cache_nice_tries + 2` failures in a row, one task
+//! of the busiest CPU is pushed to us regardless of cache-hotness, the running one included
+//! (`active_load_balance`, [`era`]'s module docs).
 
 use zonal_topology::{CpuId, Level, NodeId};
 
@@ -37,6 +47,7 @@ use crate::filters::{soft_victim_loaded, ZoneMode};
 use crate::policies::thread_aware;
 use crate::rules::MoveRules;
 
+use super::era::{self, LinuxEra, Verdict};
 use super::groups::{GroupClass, GroupStat, Loads};
 use super::{LinuxParams, Selector};
 
@@ -68,6 +79,14 @@ impl Imbalance {
     }
 }
 
+/// One attempt's record, and whether it ended in active balancing (2.6 era).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AttemptResult {
+    pub(crate) attempt: Attempt,
+    /// A task was pushed by active balancing; the caller books 2.6's back-off.
+    pub(crate) active: bool,
+}
+
 /// The policy pieces one attempt needs.
 pub(crate) struct Attempter<'p> {
     pub(crate) params: &'p LinuxParams,
@@ -86,7 +105,87 @@ impl Attempter<'_> {
         idle: IdleKind,
         nr_balance_failed: u32,
         out: &mut BalanceOutcome,
-    ) -> Attempt {
+    ) -> AttemptResult {
+        let (attempt, src) = self.attempt_inner(loads, cpu, level, idle, nr_balance_failed, out);
+        let Some(src) = src else {
+            return AttemptResult {
+                attempt,
+                active: false,
+            };
+        };
+        if self.params.era != LinuxEra::V2_6
+            || idle == IdleKind::NewlyIdle
+            || attempt.outcome == AttemptOutcome::Balanced
+            || attempt.moved > 0
+            || !era::active_due(level, nr_balance_failed)
+        {
+            return AttemptResult {
+                attempt,
+                active: false,
+            };
+        }
+        let active = self.active(loads, src, cpu, out);
+        let mut attempt = attempt;
+        if active {
+            attempt.moved = 1;
+            attempt.outcome = AttemptOutcome::Moved;
+        }
+        AttemptResult { attempt, active }
+    }
+
+    /// 2.6's active balance: pushes one task from `src`, the busiest CPU the failed attempt
+    /// chose, to `dst`, cache-hot or running (tail first, the running task last); only pinned
+    /// tasks and the conservative filter's refusals stay, and a CPU running a single task is
+    /// left alone (2.6's `active_load_balance` checks `nr_running > 1`). Returns whether one
+    /// moved.
+    fn active(
+        &self,
+        loads: &mut Loads<'_, '_>,
+        src: CpuId,
+        dst: CpuId,
+        out: &mut BalanceOutcome,
+    ) -> bool {
+        let topo = loads.topo;
+        if loads.cpu(src).nr_running < 2 {
+            return false;
+        }
+        let tasks = loads.view.tasks(src);
+        for i in (0..tasks.len()).rev() {
+            let t = &tasks[i];
+            if out.migrations.iter().any(|m| m.task == t.id) {
+                continue;
+            }
+            if !t.migratable {
+                out.refused.add(Refusal::Pinned);
+                continue;
+            }
+            if let Some(f) = &self.rules.filter {
+                if let Err(r) = f.check_move(topo, t, dst) {
+                    out.refused.add(r);
+                    continue;
+                }
+            }
+            out.migrations.push(Migration {
+                task: t.id,
+                from: src,
+                to: dst,
+                level: topo.level_between(dst, src),
+            });
+            loads.apply_move(src, dst, t.weight);
+            return true;
+        }
+        false
+    }
+
+    fn attempt_inner(
+        &self,
+        loads: &mut Loads<'_, '_>,
+        cpu: CpuId,
+        level: Level,
+        idle: IdleKind,
+        nr_balance_failed: u32,
+        out: &mut BalanceOutcome,
+    ) -> (Attempt, Option<CpuId>) {
         let topo = loads.topo;
         let node = topo.node_of(cpu);
         let cpus_scanned = loads.build_groups(cpu, level);
@@ -105,35 +204,52 @@ impl Attempter<'_> {
 
         let groups = &loads.s.groups;
         let local = groups[0];
+        let v2_6 = self.params.era == LinuxEra::V2_6;
         let mut busiest: Option<GroupStat> = None;
         for g in &groups[1..] {
-            if busiest.is_none_or(|b| g.busier_than(&b)) {
+            let busier = if v2_6 {
+                era::busier(g, busiest.as_ref())
+            } else {
+                busiest.is_none_or(|b| g.busier_than(&b))
+            };
+            if busier {
                 busiest = Some(*g);
             }
         }
         let Some(busiest) = busiest else {
-            return attempt;
+            return (attempt, None);
         };
         let this_idle = idle != IdleKind::Busy;
-        let imbalance = match decide(loads, node, level, &local, &busiest, this_idle, pct) {
-            Decision::Balanced => return attempt,
+        let decision = if v2_6 {
+            let (domain_load, domain_cpus) = loads.domain_totals(node, level);
+            match era::decide(&local, &busiest, domain_load, domain_cpus, pct) {
+                Verdict::Balanced => Decision::Balanced,
+                Verdict::BelowThreshold => Decision::BelowThreshold,
+                Verdict::Load(x) if x > 0 => Decision::Imbalanced(Imbalance::Load(x)),
+                Verdict::Load(_) => Decision::Balanced,
+            }
+        } else {
+            decide(loads, node, level, &local, &busiest, this_idle, pct)
+        };
+        let imbalance = match decision {
+            Decision::Balanced => return (attempt, None),
             Decision::BelowThreshold => {
                 out.refused.add(Refusal::BelowThreshold);
-                return attempt;
+                return (attempt, None);
             }
             Decision::Imbalanced(i) => i,
         };
 
         let Some(src) = busiest_cpu(loads, cpu, level, &busiest, imbalance) else {
             attempt.outcome = AttemptOutcome::NothingToMove;
-            return attempt;
+            return (attempt, None);
         };
         if soft_beyond {
             let this_load = loads.cpu(cpu).weighted_load;
             let src_load = loads.cpu(src).weighted_load;
             if !soft_victim_loaded(this_load, src_load) {
                 out.refused.add(Refusal::SoftThreshold);
-                return attempt;
+                return (attempt, None);
             }
         }
         let kind = if idle == IdleKind::NewlyIdle {
@@ -155,7 +271,7 @@ impl Attempter<'_> {
         } else {
             AttemptOutcome::NothingToMove
         };
-        attempt
+        (attempt, Some(src))
     }
 
     /// Detaches tasks from `src`'s tail for `dst`; returns (moved, whether any was refused).
@@ -210,7 +326,13 @@ impl Attempter<'_> {
             match &mut imbalance {
                 Imbalance::Load(rem) => {
                     let w = i64::from(t.weight);
-                    if (w >> ctx.nr_balance_failed.min(63)) > *rem {
+                    let too_heavy = if self.params.era == LinuxEra::V2_6 {
+                        // 2.6's skip_for_load: half the task's weight above what remains.
+                        (w >> 1) > *rem + era::SCHED_LOAD_SCALE_FUZZ
+                    } else {
+                        (w >> ctx.nr_balance_failed.min(63)) > *rem
+                    };
+                    if too_heavy {
                         out.refused.add(Refusal::TooHeavy);
                         refused = true;
                         continue;

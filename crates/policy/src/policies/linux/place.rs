@@ -51,6 +51,16 @@
 //! without a CPU in it are skipped and only its CPUs are picked, so `conservative-hard`
 //! never places beyond its zone. Group statistics still cover whole groups.
 //!
+//! # The 2.6 era
+//!
+//! `linux_era = "2.6"` keeps the walk and changes three things ([`super::era`]): `L`
+//! starts at the top level (2.6's node domain has `SD_BALANCE_FORK`; no `RECLAIM_DISTANCE`
+//! cut), NUMA-level groups are single nodes, and step 3 is 2.6's `find_idlest_group`: the
+//! non-local group with the least load per CPU wins unless
+//! `100·local.avg < (100 + (pct − 100)/2)·idlest.avg` (112 at `imbalance_pct` 125), with no
+//! group types. A task forked on a loaded node therefore goes to the least loaded node of
+//! the whole machine when that node is about 12% less loaded, however far it is.
+//!
 //! # What it leaves out
 //!
 //! - The NUMA-locality rules of the has_spare case at `SD_NUMA` levels: the rework's first
@@ -73,7 +83,7 @@ use crate::decision::Placement;
 use crate::filters::ZoneMode;
 
 use super::groups::{is_idle, GroupClass, GroupStat, Loads};
-use super::Balancer;
+use super::{Balancer, LinuxEra};
 
 #[cfg(test)]
 mod test;
@@ -211,7 +221,13 @@ pub(super) fn place(
             .filter
             .is_some_and(|f| f.zone == ZoneMode::Soft && f.beyond_zone(topo, l));
         let pct = b.params.imbalance_pct(l, soft_beyond);
-        let Some(g) = idlest_group(loads, l, &mask, pct) else {
+        let idlest = if b.params.era == LinuxEra::V2_6 {
+            super::era::idlest_group(&loads.s.groups, pct, |g| mask.group_allowed(loads, g, l))
+                .copied()
+        } else {
+            idlest_group(loads, l, &mask, pct)
+        };
+        let Some(g) = idlest else {
             level = below;
             continue;
         };

@@ -1,0 +1,196 @@
+//! The 2.6 era: group construction, intervals, fork placement, config parsing, arithmetic.
+
+use std::sync::Arc;
+
+use zonal_topology::{CpuId, Level, NodeId};
+
+use super::{decide, level_state, LinuxEra, Verdict};
+use crate::policies::linux::groups::{with_scratch, GroupStat, Loads};
+use crate::testing::{s1, TestView};
+use crate::{Policy, PolicyConfig, PolicyError, Rng, TaskId, TaskMeta};
+
+fn linux(era: LinuxEra) -> Arc<dyn Policy> {
+    let mut cfg = PolicyConfig::named("linux").unwrap();
+    cfg.linux_era = era;
+    cfg.build().unwrap()
+}
+
+#[test]
+fn numa_groups_are_single_nodes_on_s1() {
+    let topo = s1();
+    let tv = TestView::new(&topo);
+    for l in 1..topo.mal_count() {
+        let level = Level(l as u8);
+        let span = topo.span(NodeId(0), level);
+        with_scratch(|s| {
+            let mut loads = Loads::new(&tv.view, s);
+            loads.single_node_groups = true;
+            let cpus = loads.build_groups(CpuId(0), level);
+            let groups = &loads.s.groups;
+            assert_eq!(groups.len(), span.len(), "level {l}");
+            assert!(groups.iter().all(|g| g.len == 1 && g.cpus == 2));
+            // Our own node first, every node of the domain once, nothing counted twice.
+            assert_eq!(loads.s.members[0], 0);
+            let mut members = loads.s.members.clone();
+            members.sort_unstable();
+            let mut want: Vec<u32> = span.iter().map(|n| n.0).collect();
+            want.sort_unstable();
+            assert_eq!(members, want);
+            assert_eq!(cpus as usize, 2 * span.len());
+        });
+    }
+}
+
+#[test]
+fn modern_numa_groups_are_the_level_below_spans() {
+    let topo = s1();
+    let tv = TestView::new(&topo);
+    let top = Level((topo.mal_count() - 1) as u8);
+    with_scratch(|s| {
+        let mut loads = Loads::new(&tv.view, s);
+        loads.build_groups(CpuId(0), top);
+        assert!(loads.s.groups.len() < topo.node_count());
+        assert!(loads.s.groups.iter().any(|g| g.len > 1));
+    });
+}
+
+#[test]
+fn the_2_6_state_has_sd_node_init_timings() {
+    let topo = s1();
+    let st = linux(LinuxEra::V2_6)
+        .balance_side()
+        .unwrap()
+        .new_state(&topo, CpuId(5));
+    assert_eq!(st.levels[0], level_state(Level(0)));
+    assert_eq!(
+        (st.levels[0].min_interval_us, st.levels[0].busy_factor),
+        (1_000, 64)
+    );
+    for l in &st.levels[1..] {
+        assert_eq!(
+            (l.min_interval_us, l.max_interval_us, l.busy_factor),
+            (8_000, 32_000, 32)
+        );
+        // A busy CPU balances a NUMA level about once per 256 ms.
+        assert_eq!(l.due_at(true), 256_000);
+    }
+    let modern = linux(LinuxEra::Modern)
+        .balance_side()
+        .unwrap()
+        .new_state(&topo, CpuId(5));
+    assert_eq!(modern, crate::CpuBalanceState::new(&topo, CpuId(5)));
+}
+
+/// Every CPU within level V of node 0 runs two tasks; the nodes at level VI are idle.
+fn loaded_but_far(tv: &mut TestView) -> Vec<NodeId> {
+    let topo = Arc::clone(tv.view.topology_arc());
+    let far_level = Level((topo.mal_count() - 1) as u8);
+    let mut far = Vec::new();
+    for n in 0..topo.node_count() {
+        let node = NodeId(n as u32);
+        if topo.node_level(NodeId(0), node) == Some(far_level) {
+            far.push(node);
+        } else {
+            for &c in topo.cpus_of(node) {
+                tv.load(c.0, 2);
+            }
+        }
+    }
+    far
+}
+
+#[test]
+fn fork_placement_in_2_6_reaches_a_far_idle_node() {
+    let topo = s1();
+    let mut tv = TestView::new(&topo);
+    let far = loaded_but_far(&mut tv);
+    assert!(!far.is_empty());
+    let task = TaskMeta::new(TaskId(999), NodeId(0), CpuId(0));
+    let place = |era| {
+        linux(era)
+            .balance_side()
+            .unwrap()
+            .place(&tv.view, CpuId(0), &task, &mut Rng::new(1))
+    };
+    let old = place(LinuxEra::V2_6);
+    assert!(far.contains(&topo.node_of(old.cpu)), "{old:?}");
+    assert_eq!(old.level, Level((topo.mal_count() - 1) as u8));
+    // Modern placement stops at RECLAIM_DISTANCE and stays nearer.
+    let new = place(LinuxEra::Modern);
+    assert!(!far.contains(&topo.node_of(new.cpu)), "{new:?}");
+}
+
+#[test]
+fn fork_placement_in_2_6_stays_home_within_the_margin() {
+    // Every CPU runs one task: no group is 12% less loaded than ours, so the task stays.
+    let topo = s1();
+    let mut tv = TestView::new(&topo);
+    for c in 0..topo.cpu_count() as u32 {
+        tv.load(c, 1);
+    }
+    let task = TaskMeta::new(TaskId(999), NodeId(0), CpuId(0));
+    let pl = linux(LinuxEra::V2_6).balance_side().unwrap().place(
+        &tv.view,
+        CpuId(0),
+        &task,
+        &mut Rng::new(1),
+    );
+    assert_eq!(topo.node_of(pl.cpu), NodeId(0));
+}
+
+#[test]
+fn the_era_parses_from_configs_and_refuses_unknown_values() {
+    let cfg = PolicyConfig::from_toml_str("name = \"linux\"\nlinux_era = \"2.6\"\n").unwrap();
+    assert_eq!(cfg.linux_era, LinuxEra::V2_6);
+    let cfg = PolicyConfig::from_json_str(r#"{"name": "conservative-soft"}"#).unwrap();
+    assert_eq!(cfg.linux_era, LinuxEra::Modern);
+    let err = PolicyConfig::from_toml_str("name = \"linux\"\nlinux_era = \"2.4\"\n").unwrap_err();
+    assert!(matches!(err, PolicyError::Toml(_)), "{err:?}");
+    assert!(err.to_string().contains("2.4"), "{err}");
+    let err = PolicyConfig::from_json_str(r#"{"name": "linux", "linux_era": "3.0"}"#).unwrap_err();
+    assert!(err.to_string().contains("3.0"), "{err}");
+    match "2.4".parse::<LinuxEra>() {
+        Err(PolicyError::BadValue { field, value, .. }) => {
+            assert_eq!((field, value.as_str()), ("linux_era", "2.4"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(LinuxEra::V2_6.to_string(), "2.6");
+}
+
+fn group(nr: u32, cpus: u32, load: u64) -> GroupStat {
+    GroupStat {
+        nr,
+        cpus,
+        load,
+        ..GroupStat::default()
+    }
+}
+
+#[test]
+fn find_busiest_group_2_6_arithmetic() {
+    // Local node idle (2 CPUs), busiest node 4 tasks on 2 CPUs, domain 4 CPUs, 4 tasks:
+    // avg 1024, max 2048, this 0; max_pull = min(1024, 2048 − 1024) = 1024;
+    // imbalance = min(1024·2, 1024·2) = 2048.
+    let local = group(0, 2, 0);
+    let busiest = group(4, 2, 4096);
+    assert_eq!(decide(&local, &busiest, 4096, 4, 125), Verdict::Load(2048));
+    // Within imbalance_pct: 100·max ≤ 125·this (1792 against 1536).
+    let local = group(3, 2, 3 * 1024);
+    let busiest = group(3, 2, 3 * 1024 + 512);
+    assert_eq!(
+        decide(&local, &busiest, 6 * 1024 + 512, 4, 125),
+        Verdict::BelowThreshold
+    );
+    // Small imbalance: local 2 tasks, busiest 3 tasks on 2 CPUs each: avg 1280, max 1536,
+    // this 1024; max_pull = min(256, 1536 − 1024) = 256 → 512 < one task (1024);
+    // max − this = 512 < 1024·imbn → no move unless it raises the power used: it does not.
+    let local = group(2, 2, 2048);
+    let busiest = group(3, 2, 3072);
+    assert_eq!(decide(&local, &busiest, 5120, 4, 110), Verdict::Balanced);
+    // Busiest running nothing: balanced.
+    assert_eq!(
+        decide(&group(0, 2, 0), &group(0, 2, 0), 0, 4, 125),
+        Verdict::Balanced
+    );
+}
