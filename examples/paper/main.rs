@@ -299,39 +299,18 @@ fn single(args: &Args) -> cli::Result {
 /// The human output's line on remote execution: the share of run time at the two farthest
 /// levels from the origin (levels V–VI on the paper's six-level machines).
 fn far_share_line(s: &zonal_sim::RunStats) -> String {
+    // Levels print as the paper numbers them (`Level`'s Display: I, II, …).
+    let level = |i: usize| zonal_topology::Level(u8::try_from(i).unwrap_or(u8::MAX));
     let m = s.run_time_by_level.len();
-    let levels = if m >= 2 {
-        format!("{}–{}", roman(m - 1), roman(m))
-    } else {
-        roman(m)
+    let levels = match m {
+        0 => "none".to_owned(),
+        1 => level(0).to_string(),
+        _ => format!("{}–{}", level(m - 2), level(m - 1)),
     };
     format!(
         "run time at levels {levels} (the two farthest from the origin): {:.1}%\n",
         s.far_run_share_pct(2)
     )
-}
-
-/// `n` in Roman numerals (levels are 1..=a few dozen).
-fn roman(mut n: usize) -> String {
-    const DIGITS: [(usize, &str); 9] = [
-        (100, "C"),
-        (90, "XC"),
-        (50, "L"),
-        (40, "XL"),
-        (10, "X"),
-        (9, "IX"),
-        (5, "V"),
-        (4, "IV"),
-        (1, "I"),
-    ];
-    let mut out = String::new();
-    for (v, d) in DIGITS {
-        while n >= v {
-            out.push_str(d);
-            n -= v;
-        }
-    }
-    out
 }
 
 fn policies(args: &Args) -> cli::Result<Vec<String>> {
@@ -596,7 +575,6 @@ mod test {
             far_share_line(&s),
             "run time at levels V–VI (the two farthest from the origin): 20.0%\n"
         );
-        assert_eq!(roman(14), "XIV");
     }
 
     #[test]
