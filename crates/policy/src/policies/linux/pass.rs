@@ -165,13 +165,7 @@ impl Attempter<'_> {
                     continue;
                 }
             }
-            out.migrations.push(Migration {
-                task: t.id,
-                from: src,
-                to: dst,
-                level: topo.level_between(dst, src),
-            });
-            loads.apply_move(src, dst, t.weight);
+            record_move(loads, t, src, dst, out);
             return true;
         }
         false
@@ -341,13 +335,7 @@ impl Attempter<'_> {
                 }
                 Imbalance::Tasks(rem) => *rem -= 1,
             }
-            out.migrations.push(Migration {
-                task: t.id,
-                from: src,
-                to: dst,
-                level: topo.level_between(dst, src),
-            });
-            loads.apply_move(src, dst, t.weight);
+            record_move(loads, t, src, dst, out);
             if aware {
                 groups.note_move(t);
             }
@@ -367,6 +355,24 @@ enum Decision {
     Balanced,
     BelowThreshold,
     Imbalanced(Imbalance),
+}
+
+/// Moves `t` from `src` to `dst` in the pass's books: the migration it returns, and the loads
+/// the rest of the pass sees.
+fn record_move(
+    loads: &mut Loads<'_, '_>,
+    t: &crate::TaskMeta,
+    src: CpuId,
+    dst: CpuId,
+    out: &mut BalanceOutcome,
+) {
+    out.migrations.push(Migration {
+        task: t.id,
+        from: src,
+        to: dst,
+        level: loads.topo.level_between(dst, src),
+    });
+    loads.apply_move(src, dst, t.weight);
 }
 
 fn decide(
