@@ -22,6 +22,8 @@ mod demo;
 #[path = "common/cli.rs"]
 #[allow(dead_code)]
 mod cli;
+#[path = "common/runners.rs"]
+mod runners;
 
 use cli::{check_range, Exit};
 
@@ -61,18 +63,8 @@ fn main() -> ExitCode {
 fn run() -> cli::Result {
     let (args, _) = cli::parse::<Args>();
     check_range("--rounds", args.rounds, 1, 1000)?;
-    let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let threads = if args.threads.is_empty() {
-        [1, 2, 4, 8, 16]
-            .into_iter()
-            .filter(|&n| n <= cpus.max(1))
-            .collect()
-    } else {
-        args.threads.clone()
-    };
-    for &n in &threads {
-        check_range("--threads", n, 1, 4096)?;
-    }
+    let cpus = runners::cpus();
+    let threads = runners::worker_counts(&args.threads, cpus)?;
     let mut rows = Vec::new();
     for &n in &threads {
         let zp = zonal::ThreadPoolBuilder::new()

@@ -25,6 +25,8 @@ use clap::Parser;
 #[allow(dead_code)]
 mod cli;
 mod plot;
+#[path = "../common/runners.rs"]
+mod runners;
 mod workloads;
 
 use cli::{check_range, Exit};
@@ -70,18 +72,8 @@ fn main() -> ExitCode {
 fn run() -> cli::Result {
     let (args, _) = cli::parse::<Args>();
     check_range("--rounds", args.rounds, 1, 1000)?;
-    let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let threads: Vec<usize> = if args.threads.is_empty() {
-        [1, 2, 4, 8, 16]
-            .into_iter()
-            .filter(|&n| n <= cpus)
-            .collect()
-    } else {
-        args.threads.clone()
-    };
-    for &n in &threads {
-        check_range("--threads", n, 1, 4096)?;
-    }
+    let cpus = runners::cpus();
+    let threads = runners::worker_counts(&args.threads, cpus)?;
     let workloads: Vec<&Workload> = WORKLOADS
         .iter()
         .filter(|w| args.only.as_deref().is_none_or(|f| w.name.contains(f)))
