@@ -520,6 +520,8 @@ impl<'a> Engine<'a> {
             // A pass that did nothing (most ticks): nothing to charge, count or move.
             return;
         }
+        let counted_call = !out.attempts.is_empty();
+        let migrations_before = self.stats.migrations;
         for a in &out.attempts {
             self.stats.lb_passes += 1;
             self.stats.lb_passes_newidle += u64::from(newidle);
@@ -538,6 +540,11 @@ impl<'a> Engine<'a> {
         self.touched.clear();
         for mig in &out.migrations {
             self.migrate(mig, newidle);
+        }
+        if counted_call {
+            self.stats.lb_calls += 1;
+            self.stats.lb_calls_unsuccessful +=
+                u64::from(self.stats.migrations == migrations_before);
         }
         // Balancing time on a CPU that stays idle is absorbed by idle time.
         for a in &out.attempts {
@@ -612,6 +619,8 @@ impl<'a> Engine<'a> {
                 pr.mem_node = to_node.0;
                 pr.pending_ns += self.cost.page_migration_ns;
                 self.stats.pages_migrated += 1;
+                self.stats.page_moves += 1;
+                self.stats.page_move_ns += self.cost.page_migration_ns;
             }
         }
         pr.cpu = to as u32;

@@ -19,6 +19,8 @@ pub struct Row {
 /// The JSON object of one run (the `paper --json` interface). Times are in ms;
 /// `run_time_by_level` is [`RunStats::run_time_by_level`] in ms (index 0 = level I, summing
 /// to `run_ms`), and `linux_era` the era of the Linux walk the policy ran on.
+/// `page_move_time_ms` is [`RunStats::page_move_ns`] in ms; `lb_calls` and
+/// `lb_calls_unsuccessful` count balance calls (see [`RunStats::lb_calls`]).
 #[must_use]
 pub fn json(job: &Job, s: &RunStats) -> serde_json::Value {
     let refused: serde_json::Map<String, serde_json::Value> = Refusal::ALL
@@ -42,6 +44,8 @@ pub fn json(job: &Job, s: &RunStats) -> serde_json::Value {
         "lb_unsuccessful_pct": s.unsuccessful_pct(),
         "lb_passes": s.lb_passes,
         "lb_passes_newidle": s.lb_passes_newidle,
+        "lb_calls": s.lb_calls,
+        "lb_calls_unsuccessful": s.lb_calls_unsuccessful,
         "lb_cost_ms": s.lb_cost_us / 1000.0,
         "migrations": s.migrations,
         "migrations_by_level": s.migrations_by_level,
@@ -57,6 +61,8 @@ pub fn json(job: &Job, s: &RunStats) -> serde_json::Value {
         "refused": refused,
         "aged_tasks": s.aged_tasks,
         "pages_migrated": s.pages_migrated,
+        "page_moves": s.page_moves,
+        "page_move_time_ms": s.page_move_ns as f64 / 1e6,
         "demand_ms": s.demand_us as f64 / 1000.0,
         "run_ms": s.run_us as f64 / 1000.0,
         "overhead_ms": s.overhead_us as f64 / 1000.0,

@@ -31,6 +31,16 @@ pub struct RunStats {
     pub lb_attempts_unsuccessful: u64,
     /// Attempts reported by new-idle passes (a subset of `lb_passes`).
     pub lb_passes_newidle: u64,
+    /// Balance calls (the paper's Table 1 counted per call rather than per domain level):
+    /// periodic ticks that ran a pass plus new-idle calls, each counted once however many
+    /// levels it examined. A call counts when its outcome reports at least one (CPU, level)
+    /// attempt, so `lb_calls <= lb_passes` by construction (a call may hold several
+    /// attempts, or only balanced ones, so it is not ordered against `lb_attempts`).
+    pub lb_calls: u64,
+    /// Of `lb_calls`, calls that performed no migration (stale migrations do not count
+    /// as moves), so `lb_calls_unsuccessful <= lb_calls` and
+    /// `lb_calls - lb_calls_unsuccessful <= migrations`.
+    pub lb_calls_unsuccessful: u64,
     /// CPU time spent balancing, µs.
     pub lb_cost_us: f64,
     /// Migrations performed.
@@ -47,6 +57,15 @@ pub struct RunStats {
     pub aged_tasks: u64,
     /// Aged processes whose pages followed them.
     pub pages_migrated: u64,
+    /// Page moves: page-migration events charged when an aged process's memory follows it
+    /// to its new node (counted in the engine's `migrate`, where the one-off page cost is
+    /// charged). Reported apart from `migrations`, which are unchanged. A process moves its
+    /// pages at most once (when it ages), so this equals `pages_migrated` by construction.
+    pub page_moves: u64,
+    /// Time charged for page moves, ns: the sum of `CostModel::page_migration_ns` over
+    /// `page_moves`, counted when charged (added to the process's pending overhead, which
+    /// `overhead_us` counts when the process next runs). JSON: `page_move_time_ms`.
+    pub page_move_ns: u64,
     /// Processes by the level (relative to their origin node) they ran on most, index 0 =
     /// level I (the paper's Table 2).
     pub exec_by_level: Vec<u64>,
