@@ -282,6 +282,7 @@ fn single(args: &Args) -> cli::Result {
     } else {
         cli::out(format!("{:#}\n", report::json(&job, &r.stats)))?;
         cli::out(far_share_line(&r.stats))?;
+        cli::out(exec_share_line(&r.stats, job.origin_at))?;
         if let Some(t) = &r.trace {
             cli::out(t)?;
         }
@@ -310,6 +311,36 @@ fn far_share_line(s: &zonal_sim::RunStats) -> String {
     format!(
         "run time at levels {levels} (the two farthest from the origin): {:.1}%\n",
         s.far_run_share_pct(2)
+    )
+}
+
+/// The human output's Table-2-style row: processes by the level (relative to their origin,
+/// under the run's `--origin-at` mode) they ran on most, count and percent of processes
+/// that ran.
+fn exec_share_line(s: &zonal_sim::RunStats, origin_at: OriginAt) -> String {
+    // As `--origin-at` spells it (`OriginAt`'s kebab-case serde name).
+    let mode = serde_json::to_value(origin_at)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    let total: u64 = s.exec_by_level.iter().sum();
+    let cells: Vec<String> = s
+        .exec_by_level
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| {
+            let level = zonal_topology::Level(u8::try_from(i).unwrap_or(u8::MAX));
+            let pct = if total == 0 {
+                0.0
+            } else {
+                100.0 * n as f64 / total as f64
+            };
+            format!("{level} {n} ({pct:.1}%)")
+        })
+        .collect();
+    format!(
+        "processes by level run on most (Table 2, origin at {mode}): {}\n",
+        cells.join(" | ")
     )
 }
 
@@ -574,6 +605,28 @@ mod test {
         assert_eq!(
             far_share_line(&s),
             "run time at levels V–VI (the two farthest from the origin): 20.0%\n"
+        );
+    }
+
+    #[test]
+    fn the_exec_share_line_prints_a_table2_row() {
+        let s = zonal_sim::RunStats {
+            exec_by_level: vec![100, 50, 0, 25, 20, 5],
+            ..Default::default()
+        };
+        assert_eq!(
+            exec_share_line(&s, OriginAt::Placement),
+            "processes by level run on most (Table 2, origin at placement): \
+             I 100 (50.0%) | II 50 (25.0%) | III 0 (0.0%) | IV 25 (12.5%) | V 20 (10.0%) | \
+             VI 5 (2.5%)\n"
+        );
+        let empty = zonal_sim::RunStats {
+            exec_by_level: vec![0, 0],
+            ..Default::default()
+        };
+        assert_eq!(
+            exec_share_line(&empty, OriginAt::Parent),
+            "processes by level run on most (Table 2, origin at parent): I 0 (0.0%) | II 0 (0.0%)\n"
         );
     }
 
