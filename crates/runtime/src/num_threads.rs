@@ -16,7 +16,7 @@
 //! At most [`MAX_THREADS`] workers: the topology crate's limit on CPUs
 //! ([`zonal_topology::MAX_CPUS`]), which the virtual CPUs count against.
 
-use zonal_topology::{CpuId, CpuSpec, Machine, NodeSpec, Topology};
+use zonal_topology::{CpuId, CpuSpec, Topology};
 
 use crate::error::{BuildError, ErrorKind};
 
@@ -104,26 +104,7 @@ fn with_extra_cpus(topo: &Topology, extra: usize) -> Result<(Topology, u32), Bui
         .map(|c| c.os_index)
         .max()
         .map_or(0, |max| max.saturating_add(1));
-    let mut specs: Vec<NodeSpec> = m
-        .nodes()
-        .iter()
-        .map(|n| NodeSpec {
-            os_id: n.os_id,
-            cpus: n
-                .cpus
-                .iter()
-                .map(|&c| {
-                    let info = m.cpu(c);
-                    CpuSpec {
-                        os_index: info.os_index,
-                        core: info.core,
-                        cache_group: info.cache_group,
-                    }
-                })
-                .collect(),
-            memory_bytes: n.memory_bytes,
-        })
-        .collect();
+    let mut specs = m.node_specs();
     let hosts: Vec<usize> = (0..m.nodes().len())
         .filter(|&i| m.nodes()[i].has_cpus())
         .collect();
@@ -145,12 +126,8 @@ fn with_extra_cpus(topo: &Topology, extra: usize) -> Result<(Topology, u32), Bui
             cache_group: host.cache_group,
         });
     }
-    let rows = m
-        .distance_rows()
-        .into_iter()
-        .map(|r| r.into_iter().map(u64::from).collect())
-        .collect();
-    let machine = Machine::from_specs(m.name(), specs, Some(rows))?;
+    // The same name, distances and distance origin, with the extra CPUs.
+    let machine = m.respecify(specs)?;
     Ok((
         Topology::new(machine).with_zone_depth(topo.zone_depth()),
         first,

@@ -444,31 +444,37 @@ impl Machine {
             .collect()
     }
 
-    /// Restricts the model to the CPUs for which `keep` returns true (for example the
-    /// process's allowed set). Nodes that lose every CPU become memory-only.
-    ///
-    /// # Errors
-    /// [`TopologyError::NoCpus`] if nothing is kept.
-    pub fn restrict_cpus(&self, keep: impl Fn(u32) -> bool) -> Result<Self> {
-        let specs = self
-            .nodes
+    /// The machine's nodes as specs (OS ids, CPUs, memory), in node order: edit them (remove
+    /// or add CPUs) and rebuild with [`respecify`](Self::respecify).
+    #[must_use]
+    pub fn node_specs(&self) -> Vec<NodeSpec> {
+        self.nodes
             .iter()
             .map(|n| NodeSpec {
                 os_id: n.os_id,
                 cpus: n
                     .cpus
                     .iter()
-                    .map(|&c| self.cpu(c))
-                    .filter(|c| keep(c.os_index))
-                    .map(|c| CpuSpec {
-                        os_index: c.os_index,
-                        core: c.core,
-                        cache_group: c.cache_group,
+                    .map(|&c| {
+                        let c = self.cpu(c);
+                        CpuSpec {
+                            os_index: c.os_index,
+                            core: c.core,
+                            cache_group: c.cache_group,
+                        }
                     })
                     .collect(),
                 memory_bytes: n.memory_bytes,
             })
-            .collect();
+            .collect()
+    }
+
+    /// A machine of `specs` — this machine's [`node_specs`](Self::node_specs), edited, one
+    /// per node in the same order — with this machine's name, distances and their origin.
+    ///
+    /// # Errors
+    /// As [`Machine::from_specs`] (for example [`TopologyError::NoCpus`] if no CPU is left).
+    pub fn respecify(&self, specs: Vec<NodeSpec>) -> Result<Self> {
         let rows = self
             .distance_rows()
             .into_iter()
@@ -477,6 +483,19 @@ impl Machine {
         let mut m = Self::build(self.name.clone(), specs, Some(rows), self.origin)?;
         m.origin = self.origin;
         Ok(m)
+    }
+
+    /// Restricts the model to the CPUs for which `keep` returns true (for example the
+    /// process's allowed set). Nodes that lose every CPU become memory-only.
+    ///
+    /// # Errors
+    /// [`TopologyError::NoCpus`] if nothing is kept.
+    pub fn restrict_cpus(&self, keep: impl Fn(u32) -> bool) -> Result<Self> {
+        let mut specs = self.node_specs();
+        for n in &mut specs {
+            n.cpus.retain(|c| keep(c.os_index));
+        }
+        self.respecify(specs)
     }
 }
 
