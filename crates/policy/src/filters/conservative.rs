@@ -182,5 +182,14 @@ pub(crate) fn soft_victim_loaded(thief_load: u64, victim_load: u64) -> bool {
     u128::from(victim_load) * 100 > u128::from(thief_load) * u128::from(SOFT_VICTIM_PCT)
 }
 
+/// [`soft_victim_loaded`] on average loads (a group's load per CPU): work may go beyond the
+/// soft zone only from a source loaded *strictly* above 150% of the destination. Fork
+/// placement asks it with the parent's group as the source and the idlest group beyond
+/// the zone as the destination, so two equally idle groups keep the task inside the zone.
+#[inline]
+pub(crate) fn soft_source_loaded(dest_load: f64, source_load: f64) -> bool {
+    source_load * 100.0 > dest_load * SOFT_VICTIM_PCT as f64
+}
+
 #[cfg(test)]
 mod test;

@@ -11,5 +11,5 @@
 
 mod conservative;
 
-pub(crate) use conservative::soft_victim_loaded;
+pub(crate) use conservative::{soft_source_loaded, soft_victim_loaded};
 pub use conservative::{ConservativeFilter, ZoneMode, SOFT_VICTIM_PCT};

@@ -40,6 +40,12 @@
 //!    just balanced (`for_each_domain … if (weight <= tmp->span_weight) break`). When there
 //!    is none, or the walk went below level I, `cpu` is the placement.
 //!
+//! Under the soft zone, a group with no node in the parent's zone is also refused, at any
+//! level of the walk (overlapping domains let a walk that moved reach such groups at low
+//! levels), unless the local group's load per CPU exceeds 150% of that group's
+//! (`soft_may_leave`, the steal side's soft test): work leaves the zone only from a clearly
+//! busier place.
+//!
 //! An idle machine therefore keeps a task on its parent's CPU; a task goes remote only
 //! when the local group is in a worse state than the idlest one, or, in the same state, has
 //! fewer idle CPUs or is clearly more loaded.
@@ -80,7 +86,7 @@
 use zonal_topology::{CpuId, Level, NodeId, Topology};
 
 use crate::decision::Placement;
-use crate::filters::ZoneMode;
+use crate::filters::{soft_source_loaded, ZoneMode};
 
 use super::groups::{is_idle, GroupClass, GroupStat, Loads};
 use super::{Balancer, LinuxEra};
@@ -170,6 +176,24 @@ impl Mask {
     }
 }
 
+/// The soft zone's rule at fork time: a group with no node inside the parent's zone is taken
+/// only when the local group's load per CPU exceeds 150% of its own
+/// ([`soft_source_loaded`], the steal side's test for a victim beyond the zone). Linux's
+/// margins alone would send a task forked on an idle machine to an equally idle node
+/// anywhere (2.6's `find_idlest_group` moves on a tie); the soft zone keeps it home.
+fn soft_may_leave(loads: &Loads<'_, '_>, parent: CpuId, g: &GroupStat, level: Level) -> bool {
+    let topo = loads.topo;
+    let home = topo.node_of(parent);
+    let members = &loads.s.members[g.first as usize..(g.first + g.len) as usize];
+    let in_zone = level.0 == 0 || members.iter().any(|&n| topo.node_in_zone(home, NodeId(n)));
+    in_zone
+        || loads
+            .s
+            .groups
+            .first()
+            .is_some_and(|local| soft_source_loaded(g.avg(), local.avg()))
+}
+
 /// `sched_balance_find_dst_group_cpu`: the first allowed idle CPU of `g`, else its least
 /// loaded allowed CPU.
 fn idlest_cpu(loads: &Loads<'_, '_>, g: &GroupStat, level: Level, mask: &Mask) -> CpuId {
@@ -203,6 +227,7 @@ pub(super) fn place(
 ) -> Placement {
     let topo = loads.topo;
     let hard = b.rules.filter.is_some_and(|f| f.zone == ZoneMode::Hard);
+    let soft = b.rules.filter.is_some_and(|f| f.zone == ZoneMode::Soft);
     let mask = Mask {
         zone_of: hard.then(|| topo.node_of(parent)),
     };
@@ -227,7 +252,7 @@ pub(super) fn place(
         } else {
             idlest_group(loads, l, &mask, pct)
         };
-        let Some(g) = idlest else {
+        let Some(g) = idlest.filter(|g| !soft || soft_may_leave(loads, parent, g, l)) else {
             level = below;
             continue;
         };

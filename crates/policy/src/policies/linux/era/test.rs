@@ -194,3 +194,39 @@ fn find_busiest_group_2_6_arithmetic() {
         Verdict::Balanced
     );
 }
+
+/// Places a task forked on CPU 0 of s1 under `name` in the 2.6 era, every CPU inside node
+/// 0's zone running `inside` tasks and every other CPU `beyond` tasks; returns whether the
+/// task landed beyond the zone.
+fn placed_beyond_zone(name: &str, inside: usize, beyond: usize) -> bool {
+    let topo = s1();
+    let mut tv = TestView::new(&topo);
+    for c in 0..topo.cpu_count() as u32 {
+        let in_zone = topo.node_in_zone(NodeId(0), topo.node_of(CpuId(c)));
+        tv.load(c, if in_zone { inside } else { beyond });
+    }
+    let mut cfg = PolicyConfig::named(name).unwrap();
+    cfg.linux_era = LinuxEra::V2_6;
+    let task = TaskMeta::new(TaskId(999), NodeId(0), CpuId(0));
+    let pl = cfg.build().unwrap().balance_side().unwrap().place(
+        &tv.view,
+        CpuId(0),
+        &task,
+        &mut Rng::new(1),
+    );
+    !topo.node_in_zone(NodeId(0), topo.node_of(pl.cpu))
+}
+
+#[test]
+fn the_soft_zone_keeps_forks_home_below_150_percent() {
+    // 4 tasks per CPU inside the zone against 3 beyond it: 133% clears 2.6's 112% margin,
+    // so linux leaves the zone; the soft zone needs more than 150%, and stays.
+    assert!(placed_beyond_zone("linux", 4, 3));
+    assert!(!placed_beyond_zone("conservative-soft", 4, 3));
+    assert!(!placed_beyond_zone("conservative-hard", 4, 3));
+    // Equally idle everywhere: 2.6's walk moves on a tie, the soft zone does not leave.
+    assert!(!placed_beyond_zone("conservative-soft", 0, 0));
+    // 2 against 1 is 200%: the soft zone lets the task out; the hard zone never does.
+    assert!(placed_beyond_zone("conservative-soft", 2, 1));
+    assert!(!placed_beyond_zone("conservative-hard", 2, 1));
+}
