@@ -457,7 +457,7 @@ fn grid(args: &Args) -> cli::Result {
     md.push('\n');
     md.push_str(&render::table1(&rows));
     md.push('\n');
-    md.push_str(&render::table2(&rows, &policies));
+    md.push_str(&render::table2(&rows, &policies, &args.origin_at));
     md.push('\n');
     md.push_str(&render::tat_tables(&rows));
     md.push_str(&render::all_policies(&rows, &policies));

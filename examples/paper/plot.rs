@@ -109,3 +109,75 @@ fn draw(
     root.present()?;
     Ok(())
 }
+
+/// A panel of [`gain_panels`]: its title and its series (name, gain % per grid point).
+pub(crate) type GainPanel = (String, Vec<(String, Vec<f64>)>);
+
+/// Writes one SVG of gain per grid point (x: the point's index in Tables 3–5's order, y:
+/// gain over linux, %), one panel per variant, one line per series.
+///
+/// # Errors
+/// A message if the file cannot be drawn or written.
+pub(crate) fn gain_panels(panels: &[GainPanel], path: &Path) -> Result<(), String> {
+    draw_gains(panels, path).map_err(|e| e.to_string())
+}
+
+fn draw_gains(panels: &[GainPanel], path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let cols = 2;
+    let rows = panels.len().div_ceil(cols).max(1);
+    let root = SVGBackend::new(path, (1400, 420 * rows as u32)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let areas = root.split_evenly((rows, cols));
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    let mut n = 1usize;
+    for (_, series) in panels {
+        for (_, xs) in series {
+            n = n.max(xs.len());
+            for &x in xs {
+                lo = lo.min(x);
+                hi = hi.max(x);
+            }
+        }
+    }
+    for ((title, series), area) in panels.iter().zip(areas.iter()) {
+        let mut chart = ChartBuilder::on(area)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(35)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0.0..(n as f64 + 1.0), (lo - 1.0)..(hi + 1.0))?;
+        chart
+            .configure_mesh()
+            .x_desc("grid point (S1 W1…W3, S2, S3; processes ascending)")
+            .y_desc("gain over linux, %")
+            .draw()?;
+        chart.draw_series(LineSeries::new(
+            [(0.0, 0.0), (n as f64 + 1.0, 0.0)],
+            BLACK.mix(0.4),
+        ))?;
+        for (i, (name, xs)) in series.iter().enumerate() {
+            let color = Palette99::pick(i).to_rgba();
+            let pts: Vec<(f64, f64)> = xs
+                .iter()
+                .enumerate()
+                .map(|(k, &y)| ((k + 1) as f64, y))
+                .collect();
+            chart
+                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?
+                .label(name.clone())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color));
+            chart.draw_series(
+                pts.into_iter()
+                    .map(|p| Circle::new(p, 3, color.filled())),
+            )?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()?;
+    }
+    root.present()?;
+    Ok(())
+}

@@ -67,21 +67,47 @@ pub(crate) fn table1_label(i: usize) -> String {
     format!("t1-{i}")
 }
 
-/// Table 1: the Linux balancer's unsuccessful attempts, paper beside ours.
+/// Passes (one CPU, one level) that moved nothing: balanced ones and failed ones.
+fn passes_unsuccessful(s: &RunStats) -> f64 {
+    (s.lb_passes - (s.lb_attempts - s.lb_attempts_unsuccessful)) as f64
+}
+
+fn pct_of(part: f64, whole: f64) -> f64 {
+    if whole > 0.0 {
+        100.0 * part / whole
+    } else {
+        0.0
+    }
+}
+
+/// Table 1: the Linux balancer's unsuccessful attempts, paper beside ours, counted three
+/// ways: attempts that found an imbalance (and those of them that moved nothing), every
+/// domain-level pass (one CPU, one level, balanced ones included), and every balance call
+/// (one periodic tick that ran a pass, or one new-idle call, however many levels it saw).
 #[must_use]
 pub(crate) fn table1(rows: &[Row]) -> String {
     let g = group(rows);
     let mut out = String::from(
         "## Table 1 — unsuccessful balancing attempts of the Linux balancer\n\n\
-         | system | workload | paper attempts | paper failed | paper % | our attempts | our failed | our % |\n\
-         |---|---|---|---|---|---|---|---|\n",
+         Ours counted three ways (means over seeds): *imbalanced* = passes that found an \
+         imbalance, *failed* those that moved nothing; *per pass* = every (CPU, level) pass, \
+         unsuccessful = moved nothing; *per call* = every periodic or new-idle call, \
+         unsuccessful = no migration.\n\n\
+         | system | workload | paper attempts | paper failed | paper % | imbalanced | failed | % | per pass | unsucc. | % | per call | unsucc. | % |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for (i, r) in paper::TABLE1.iter().enumerate() {
         let key = (r.system, table1_label(i), r.procs, "linux".to_string());
         let Some(runs) = g.get(&key) else { continue };
+        let mean = |f: &dyn Fn(&RunStats) -> f64| summary(runs, f).mean;
+        let (passes, passes_u) = (mean(&|s| s.lb_passes as f64), mean(&passes_unsuccessful));
+        let (calls, calls_u) = (
+            mean(&|s| s.lb_calls as f64),
+            mean(&|s| s.lb_calls_unsuccessful as f64),
+        );
         let _ = writeln!(
             out,
-            "| {} | {}; {}; {} ms | {} | {} | {:.2} | {} | {} | {} |",
+            "| {} | {}; {}; {} ms | {} | {} | {:.2} | {} | {} | {} | {passes:.0} | {passes_u:.0} | {:.1} | {calls:.0} | {calls_u:.0} | {:.1} |",
             r.system.paper_label(),
             if r.io_bound { "IO bound" } else { "CPU bound" },
             r.procs,
@@ -92,6 +118,8 @@ pub(crate) fn table1(rows: &[Row]) -> String {
             pm(summary(runs, |s| s.lb_attempts as f64), 0),
             pm(summary(runs, |s| s.lb_attempts_unsuccessful as f64), 0),
             pm(summary(runs, RunStats::unsuccessful_pct), 1),
+            pct_of(passes_u, passes),
+            pct_of(calls_u, calls),
         );
     }
     out
@@ -99,10 +127,10 @@ pub(crate) fn table1(rows: &[Row]) -> String {
 
 /// Table 2: where 200 processes ran (S1, W2), by level relative to their origin.
 #[must_use]
-pub(crate) fn table2(rows: &[Row], policies: &[String]) -> String {
+pub(crate) fn table2(rows: &[Row], policies: &[String], origin_at: &str) -> String {
     let g = group(rows);
-    let mut out = String::from(
-        "## Table 2 — level (relative to origin) on which 200 processes ran most (S1, W2)\n\n\
+    let mut out = format!(
+        "## Table 2 — level (relative to origin) on which 200 processes ran most (S1, W2; origin at {origin_at})\n\n\
          | source | I | II | III | IV | V | VI |\n|---|---|---|---|---|---|---|\n",
     );
     let _ = writeln!(
@@ -124,6 +152,26 @@ pub(crate) fn table2(rows: &[Row], policies: &[String]) -> String {
                 });
                 format!("{:.1} ({:.1}%)", s.mean, s.mean / 2.0)
             })
+            .collect();
+        let _ = writeln!(out, "| ours, {p} | {} |", cells.join(" | "));
+    }
+    out.push_str(
+        "\nShare of run time by level between the CPU and the process's origin (`run_time_by_level`, \
+         summed over seeds):\n\n| source | I | II | III | IV | V | VI |\n|---|---|---|---|---|---|---|\n",
+    );
+    for p in policies {
+        let key = (System::S1, "w2".to_string(), 200, p.clone());
+        let Some(runs) = g.get(&key) else { continue };
+        let mut by_level = [0u64; 6];
+        for r in runs {
+            for (l, t) in r.stats.run_time_by_level.iter().take(6).enumerate() {
+                by_level[l] += t;
+            }
+        }
+        let total: u64 = by_level.iter().sum();
+        let cells: Vec<String> = by_level
+            .iter()
+            .map(|&t| format!("{:.1}%", pct_of(t as f64, total as f64)))
             .collect();
         let _ = writeln!(out, "| ours, {p} | {} |", cells.join(" | "));
     }
@@ -227,7 +275,7 @@ pub(crate) fn all_policies(rows: &[Row], policies: &[String]) -> String {
 pub(crate) fn headline(rows: &[Row], policies: &[String]) -> String {
     let g = group(rows);
     let mut out = String::from(
-        "## Headline — gain over linux across the grid\n\n| policy | mean gain % | min | max | points where it loses |\n|---|---|---|---|---|\n",
+        "## Headline — gain over linux across the grid\n\n| policy | mean gain % | min | max | points ahead | points where it loses |\n|---|---|---|---|---|---|\n",
     );
     let mut paper_gains = Vec::new();
     for system in [System::S1, System::S2, System::S3] {
@@ -243,10 +291,11 @@ pub(crate) fn headline(rows: &[Row], policies: &[String]) -> String {
         let s = Summary::of(xs);
         let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
         let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let ahead = xs.iter().filter(|&&x| x > 0.0).count();
         format!(
-            "| {name} | {:.2} | {min:.2} | {max:.2} | {losses} of {} |\n",
+            "| {name} | {:.2} | {min:.2} | {max:.2} | {ahead} of {n} | {losses} of {n} |\n",
             s.mean,
-            xs.len()
+            n = xs.len()
         )
     };
     out.push_str(&row("paper: Cons. vs Linux", &paper_gains, 0));
@@ -270,7 +319,10 @@ pub(crate) fn headline(rows: &[Row], policies: &[String]) -> String {
             out.push_str(&row(&format!("ours: {p}"), &xs, losses));
         }
     }
-    out.push_str("\n\"Loses\" = the 95% interval of the per-seed gain lies below zero.\n");
+    out.push_str(
+        "\n\"Ahead\" = the mean per-seed gain is above zero; \"loses\" = the 95% interval of \
+         the per-seed gain lies below zero.\n",
+    );
     out
 }
 
