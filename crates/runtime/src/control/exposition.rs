@@ -27,11 +27,10 @@
 //! `*_by_level` vectors (the same node), `"II"` index 1, and so on.
 
 use prometheus_client::encoding::{EncodeMetric, MetricEncoder, NoLabelSet};
-use prometheus_client::metrics::counter::Counter;
-use prometheus_client::metrics::family::Family;
-use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::counter::{ConstCounter, Counter};
+use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
 use prometheus_client::metrics::info::Info;
-use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::{MetricType, TypedMetric};
 use prometheus_client::registry::{Registry, Unit};
 
 use crate::metrics::PoolMetrics;
@@ -71,13 +70,32 @@ pub(crate) fn level_label(index: usize) -> String {
     s
 }
 
-/// A counter family with one series per `(labels, value)`.
-fn counters(series: impl IntoIterator<Item = (Labels, u64)>) -> Family<Labels, Counter> {
-    let f = Family::<Labels, Counter>::default();
-    for (labels, v) in series {
-        f.get_or_create(&labels).inc_by(v);
+/// A family of series in a fixed order (by level, by worker), unlike
+/// `prometheus_client`'s `Family` (a hash map): one series per `(labels, metric)`.
+#[derive(Debug)]
+struct Ordered<M>(Vec<(Labels, M)>);
+
+impl<M: EncodeMetric + TypedMetric> EncodeMetric for Ordered<M> {
+    fn encode(&self, mut encoder: MetricEncoder<'_>) -> Result<(), std::fmt::Error> {
+        for (labels, m) in &self.0 {
+            m.encode(encoder.encode_family(labels)?)?;
+        }
+        Ok(())
     }
-    f
+
+    fn metric_type(&self) -> MetricType {
+        M::TYPE
+    }
+}
+
+/// A counter family with one series per `(labels, value)`, in that order.
+fn counters(series: impl IntoIterator<Item = (Labels, u64)>) -> Ordered<ConstCounter<u64>> {
+    Ordered(
+        series
+            .into_iter()
+            .map(|(l, v)| (l, ConstCounter::new(v)))
+            .collect(),
+    )
 }
 
 /// A counter of one value.
@@ -121,20 +139,16 @@ impl EncodeMetric for TurnaroundMetric {
 /// The series of one snapshot, in a fresh registry.
 fn registry(m: &PoolMetrics) -> Registry {
     let mut r = Registry::default();
-    let by_level = |v: &[u64], extra: Option<(&'static str, &'static str)>| {
-        v.iter()
-            .enumerate()
-            .map(|(i, &n)| {
-                let mut l: Labels = vec![("level", level_label(i))];
-                l.extend(extra.map(|(k, v)| (k, v.to_owned())));
-                (l, n)
-            })
-            .collect::<Vec<_>>()
-    };
     r.register(
         "zonal_steals",
         "Tasks stolen, by the level of the victim (I = same node)",
-        counters(by_level(&m.total.steals_by_level, None)),
+        counters(
+            m.total
+                .steals_by_level
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| (vec![("level", level_label(i))], n)),
+        ),
     );
     r.register(
         "zonal_refusals",
@@ -147,26 +161,37 @@ fn registry(m: &PoolMetrics) -> Registry {
                 .map(|(reason, n)| (vec![("reason", reason.to_owned())], n)),
         ),
     );
-    let mut migrations = by_level(&m.total.steals_by_level, Some(("source", "steal")));
-    migrations.extend(by_level(
+    let (steals, balanced) = (
+        &m.total.steals_by_level,
         &m.total.balance_migrations_by_level,
-        Some(("source", "balance")),
-    ));
+    );
+    let migrations = (0..steals.len().max(balanced.len())).flat_map(|i| {
+        [("steal", steals.get(i)), ("balance", balanced.get(i))]
+            .into_iter()
+            .filter_map(move |(source, n)| {
+                let labels = vec![("level", level_label(i)), ("source", source.to_owned())];
+                n.map(|&n| (labels, n))
+            })
+    });
     r.register(
         "zonal_migrations",
         "Tasks moved between workers, by level (I = same node) and by who moved them: a \
          thief (steal) or the control plane's balancer (balance)",
         counters(migrations),
     );
-    let queues = Family::<Labels, Gauge>::default();
-    for w in &m.workers {
-        queues
-            .get_or_create(&vec![
-                ("worker", w.worker.to_string()),
-                ("node", w.node.to_string()),
-            ])
-            .set(i64::try_from(w.queue_len).unwrap_or(i64::MAX));
-    }
+    let queues = Ordered(
+        m.workers
+            .iter()
+            .map(|w| {
+                let labels = vec![
+                    ("worker", w.worker.to_string()),
+                    ("node", w.node.to_string()),
+                ];
+                let len = ConstGauge::new(i64::try_from(w.queue_len).unwrap_or(i64::MAX));
+                (labels, len)
+            })
+            .collect(),
+    );
     r.register(
         "zonal_queue_length",
         "Tasks waiting in a worker's queues (deque, inbox, away queue) at the scrape",
@@ -279,6 +304,39 @@ mod tests {
         }
         let run = format!("zonal_tasks_run_total {}\n", m.total.tasks_run);
         assert!(text.contains(&run), "{run} missing from\n{text}");
+        // Series come in a fixed order: by level, steal before balance, by worker.
+        let lines = |prefix: &str| -> Vec<String> {
+            text.lines()
+                .filter(|l| l.starts_with(prefix))
+                .map(|l| l.rsplit_once(' ').unwrap().0.to_owned())
+                .collect()
+        };
+        let steals: Vec<String> = (0..6)
+            .map(|i| format!("zonal_steals_total{{level=\"{}\"}}", level_label(i)))
+            .collect();
+        assert_eq!(lines("zonal_steals_total"), steals);
+        let migrations: Vec<String> = (0..6)
+            .flat_map(|i| {
+                ["steal", "balance"].map(|s| {
+                    format!(
+                        "zonal_migrations_total{{level=\"{}\",source=\"{s}\"}}",
+                        level_label(i)
+                    )
+                })
+            })
+            .collect();
+        assert_eq!(lines("zonal_migrations_total"), migrations);
+        let queues: Vec<String> = m
+            .workers
+            .iter()
+            .map(|w| {
+                format!(
+                    "zonal_queue_length{{worker=\"{}\",node=\"{}\"}}",
+                    w.worker, w.node
+                )
+            })
+            .collect();
+        assert_eq!(lines("zonal_queue_length{"), queues);
     }
 
     #[test]
