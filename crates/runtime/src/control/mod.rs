@@ -64,11 +64,18 @@ pub struct ControlPlane {
 }
 
 impl ControlPlane {
-    /// Starts sampling.
+    /// Starts sampling every `period`.
     ///
     /// # Errors
-    /// When the tokio runtime or its thread cannot be created.
+    /// When the tokio runtime or its thread cannot be created, or `period` is zero
+    /// ([`std::io::ErrorKind::InvalidInput`], naming it).
     pub fn start(handle: MetricsHandle, period: Duration) -> std::io::Result<Self> {
+        if period.is_zero() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("control plane: the sampling period must be positive, got {period:?}"),
+            ));
+        }
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .enable_io()
@@ -196,5 +203,24 @@ impl Drop for ControlPlane {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ThreadPoolBuilder;
+
+    #[test]
+    fn a_zero_period_is_refused() {
+        let pool = ThreadPoolBuilder::new()
+            .preset("s1")
+            .no_policy()
+            .build()
+            .unwrap();
+        let err = ControlPlane::start(pool.metrics_handle(), Duration::ZERO).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+        assert!(err.to_string().contains("period"), "{err}");
+        assert!(err.to_string().contains("0ns"), "{err}");
     }
 }
