@@ -94,6 +94,7 @@ fn registry(
         exit_handler: hooks.exit_handler,
         observer: hooks.observer,
         epoch: Instant::now(),
+        turnaround: CachePadded::default(),
         policy,
     });
     (registry, deques)

@@ -43,7 +43,8 @@
 //! - Metrics: [`ThreadPool::metrics`] → [`PoolMetrics`] (serde), from any thread through a
 //!   [`MetricsHandle`]; steals are reported to a [`ThreadPoolBuilder::steal_observer`] as
 //!   [`StealRecord`]s. With the `control-plane` feature, `ControlPlane` samples them
-//!   periodically on a tokio runtime of its own.
+//!   periodically on a tokio runtime of its own, and serves them to Prometheus
+//!   (`ControlPlane::serve_metrics`, loopback only unless allowed).
 //!
 //! ## Warning: stack depth
 //! As in rayon, a worker blocked in `join` or `scope` runs other queued tasks on its own
@@ -73,7 +74,8 @@
 //!   spawns (FIFO queues and proxy jobs); `scope_fifo.rs`: FIFO scopes; `broadcast.rs`:
 //!   running once on every worker; `yield_now.rs`: running one pending task.
 //! - `metrics.rs`: counters and snapshots; `memory.rs`: node-local buffers; `error.rs`:
-//!   errors; `control.rs`: the control plane; `sync.rs`: std's or loom's primitives.
+//!   errors; `turnaround.rs`: the task-turnaround histogram; `control/`: the control plane
+//!   (sampler, Prometheus endpoint); `sync.rs`: std's or loom's primitives.
 
 //! ## Protocols
 //! The steal protocol is written down in `src/steal/README.md`, the sleep protocol in
@@ -118,6 +120,7 @@ mod spawn;
 mod steal;
 mod sync;
 mod task;
+mod turnaround;
 mod unwind;
 mod worker;
 mod yield_now;
@@ -125,7 +128,7 @@ mod yield_now;
 pub use broadcast::{broadcast, BroadcastContext};
 pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
 #[cfg(feature = "control-plane")]
-pub use control::{ControlPlane, Sample};
+pub use control::{ControlPlane, Sample, ServeError, ServeOptions};
 pub use error::{BuildError, SpawnError};
 pub use fifo::spawn_fifo;
 pub use global::{in_worker, NUM_THREADS_VAR};
@@ -142,5 +145,6 @@ pub use scope::{in_place_scope, Scope};
 pub use scope_fifo::{scope_fifo, ScopeFifo};
 pub use steal::{QueueKind, StealRecord};
 pub use task::{TaskInfo, TaskOptions};
+pub use turnaround::{QuantileError, Turnaround};
 pub use yield_now::{yield_now, Yield};
 pub use zonal_policy::NoPolicy;

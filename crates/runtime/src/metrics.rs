@@ -15,6 +15,7 @@ use serde::Serialize;
 use zonal_policy::Refusal;
 
 use crate::registry::Registry;
+use crate::turnaround::Turnaround;
 
 const NREASONS: usize = Refusal::ALL.len();
 
@@ -45,6 +46,10 @@ pub(crate) struct WorkerCounters {
     pub(crate) parks: AtomicU64,
     pub(crate) wakeups: AtomicU64,
     pub(crate) panics: AtomicU64,
+    // --- Written by the control plane, not the worker ---------------------------------
+    /// Tasks the control-plane balancer moved off this worker, by level (see
+    /// [`WorkerCounters::balance_migrated`]).
+    pub(crate) balance_migrations: Box<[AtomicU64]>,
 }
 
 impl WorkerCounters {
@@ -68,6 +73,7 @@ impl WorkerCounters {
             parks: AtomicU64::new(0),
             wakeups: AtomicU64::new(0),
             panics: AtomicU64::new(0),
+            balance_migrations: zeros(levels),
         }
     }
 
@@ -79,12 +85,32 @@ impl WorkerCounters {
         }
     }
 
+    /// Counts `n` tasks that the control-plane balancer (`control/balance.rs`) migrated from
+    /// this worker's queues to a worker at `level` (0 = same node). The balancer calls it
+    /// once per move it carried out, never for one it only planned; unlike the worker's
+    /// own counters this one may have several writers (one per control plane), hence a
+    /// locked add. A level outside the topology is a caller's bug: it is not counted.
+    #[allow(dead_code)] // Called by the control-plane balancer.
+    pub(crate) fn balance_migrated(&self, level: usize, n: u64) {
+        debug_assert!(
+            level < self.balance_migrations.len(),
+            "balance migration at level {level} of {}",
+            self.balance_migrations.len()
+        );
+        if let Some(c) = self.balance_migrations.get(level) {
+            c.fetch_add(n, Ordering::Relaxed);
+        }
+    }
+
+    /// A snapshot of the counters, with what the registry knows of the worker: `queue_len`
+    /// is read by the caller from the worker's queues.
     pub(crate) fn snapshot(
         &self,
         worker: usize,
         cpu: u32,
         node: u32,
         job_memory_bytes: u64,
+        queue_len: u64,
     ) -> WorkerMetrics {
         let ld = |c: &AtomicU64| c.load(Ordering::Relaxed);
         let steals_by_level: Vec<u64> = self.steals.iter().map(ld).collect();
@@ -110,6 +136,8 @@ impl WorkerCounters {
             wakeups: ld(&self.wakeups),
             panics: ld(&self.panics),
             job_memory_bytes,
+            balance_migrations_by_level: self.balance_migrations.iter().map(ld).collect(),
+            queue_len,
         }
     }
 }
@@ -217,6 +245,13 @@ pub struct WorkerMetrics {
     /// Bytes of job memory it holds (its slabs of job blocks, in use or free; see
     /// `blocks.rs`). Grows with a burst of spawns and shrinks when the worker parks.
     pub job_memory_bytes: u64,
+    // --- The control plane's view (Prometheus endpoint, balancer) ---------------------
+    /// Tasks moved off this worker by the control plane's balancer (not by steals), by the
+    /// level of the destination (index 0 = level I, same node). Not in `migrations`.
+    pub balance_migrations_by_level: Vec<u64>,
+    /// Tasks waiting in its queues when the snapshot was taken (a gauge): its deque, its
+    /// inbox and its away queue. Read without locks while workers run, so approximate.
+    pub queue_len: u64,
 }
 
 impl WorkerMetrics {
@@ -247,6 +282,18 @@ impl WorkerMetrics {
         self.wakeups += o.wakeups;
         self.panics += o.panics;
         self.job_memory_bytes += o.job_memory_bytes;
+        if self.balance_migrations_by_level.len() < o.balance_migrations_by_level.len() {
+            self.balance_migrations_by_level
+                .resize(o.balance_migrations_by_level.len(), 0);
+        }
+        for (a, b) in self
+            .balance_migrations_by_level
+            .iter_mut()
+            .zip(&o.balance_migrations_by_level)
+        {
+            *a += b;
+        }
+        self.queue_len += o.queue_len;
     }
 }
 
@@ -276,6 +323,9 @@ pub struct PoolMetrics {
     pub workers: Vec<WorkerMetrics>,
     /// Summed over workers (`worker` is `usize::MAX`).
     pub total: WorkerMetrics,
+    /// Task turnaround (queued to completed) of the tasks that record it: async tasks and
+    /// spawned tasks with a handle (`turnaround.rs`).
+    pub turnaround: Turnaround,
 }
 
 impl PoolMetrics {
@@ -292,6 +342,7 @@ impl PoolMetrics {
             node: u32::MAX,
             steals_by_level: vec![0; levels],
             refused_by_level: vec![0; levels],
+            balance_migrations_by_level: vec![0; levels],
             ..WorkerMetrics::default()
         };
         for w in &workers {
@@ -304,6 +355,7 @@ impl PoolMetrics {
             tasks_injected,
             workers,
             total,
+            turnaround: Turnaround::default(),
         }
     }
 
@@ -323,17 +375,25 @@ impl Registry {
             .enumerate()
             .map(|(i, s)| {
                 let memory = s.blocks.memory_bytes();
-                s.counters
-                    .snapshot(i, self.worker_cpu[i].0, self.worker_node[i], memory)
+                let queued = s.stealer.len() + s.inbox.len() + s.away.len();
+                s.counters.snapshot(
+                    i,
+                    self.worker_cpu[i].0,
+                    self.worker_node[i],
+                    memory,
+                    queued as u64,
+                )
             })
             .collect();
-        PoolMetrics::from_workers(
+        let mut m = PoolMetrics::from_workers(
             self.policy.name().to_owned(),
             self.topo.mal_count(),
             self.topo.zone_depth(),
             self.injected.load(Ordering::Relaxed),
             workers,
-        )
+        );
+        m.turnaround = self.turnaround.snapshot();
+        m
     }
 }
 
@@ -353,5 +413,58 @@ impl MetricsHandle {
     #[must_use]
     pub fn snapshot(&self) -> PoolMetrics {
         self.registry.metrics()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+
+    use super::*;
+    use crate::ThreadPoolBuilder;
+
+    #[test]
+    fn balance_migrations_are_counted_by_level_and_summed() {
+        let a = WorkerCounters::new(3);
+        let b = WorkerCounters::new(3);
+        a.balance_migrated(0, 2);
+        a.balance_migrated(2, 1);
+        b.balance_migrated(2, 4);
+        let wa = a.snapshot(0, 0, 0, 0, 0);
+        assert_eq!(wa.balance_migrations_by_level, [2, 0, 1]);
+        assert_eq!(wa.migrations, 0, "balance moves are not steals");
+        let m = PoolMetrics::from_workers("p".into(), 3, 1, 0, vec![wa, b.snapshot(1, 1, 0, 0, 0)]);
+        assert_eq!(m.total.balance_migrations_by_level, [2, 0, 5]);
+    }
+
+    #[test]
+    fn queue_len_counts_the_waiting_tasks_of_a_worker() {
+        let pool = ThreadPoolBuilder::new()
+            .preset("s1")
+            .no_policy()
+            .build()
+            .unwrap();
+        let (started_tx, started) = mpsc::channel();
+        let (release, gate) = mpsc::channel::<()>();
+        // Worker 0 blocks; five more tasks pinned to it wait in its inbox.
+        pool.spawn_pinned(0, move || {
+            started_tx.send(()).unwrap();
+            gate.recv().unwrap();
+        });
+        started.recv().unwrap();
+        let (done_tx, done) = mpsc::channel();
+        for _ in 0..5 {
+            let done_tx = done_tx.clone();
+            pool.spawn_pinned(0, move || done_tx.send(()).unwrap());
+        }
+        let m = pool.metrics();
+        assert_eq!(m.workers[0].queue_len, 5);
+        assert_eq!(m.total.queue_len, 5);
+        release.send(()).unwrap();
+        for _ in 0..5 {
+            done.recv().unwrap();
+        }
+        // The pinned tasks ran: the inbox is empty again.
+        assert_eq!(pool.metrics().workers[0].queue_len, 0);
     }
 }

@@ -27,6 +27,7 @@ use crate::fifo::FifoQueue;
 use crate::metrics::WorkerCounters;
 use crate::sleep::Sleep;
 use crate::task::{Meta, Task, TaskOptions};
+use crate::turnaround::TurnaroundHistogram;
 
 /// A handler for panics of spawned tasks.
 pub(crate) type PanicHandler = dyn Fn(Box<dyn Any + Send>) + Send + Sync;
@@ -88,6 +89,9 @@ pub(crate) struct Registry {
     pub(crate) exit_handler: Option<Box<ThreadHandler>>,
     pub(crate) observer: Option<Box<StealObserver>>,
     pub(crate) epoch: Instant,
+    /// Task turnaround (queued to completed), recorded by the tasks that carry a completion
+    /// (`turnaround.rs`): written by every worker, so on lines of its own.
+    pub(crate) turnaround: CachePadded<TurnaroundHistogram>,
 }
 
 impl std::fmt::Debug for Registry {

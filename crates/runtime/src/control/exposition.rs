@@ -1,0 +1,367 @@
+//! The exposition: a [`PoolMetrics`] snapshot as Prometheus series, encoded by the
+//! `prometheus-client` crate in the OpenMetrics text format (which Prometheus scrapes
+//! natively, and prefers).
+//!
+//! Every scrape builds a fresh `prometheus_client` registry from a fresh snapshot, so the
+//! exposition holds no state between scrapes and never drifts from
+//! [`ThreadPool::metrics`](crate::ThreadPool::metrics).
+//!
+//! Series (counters carry OpenMetrics' `_total` suffix):
+//!
+//! | series | labels | from |
+//! |---|---|---|
+//! | `zonal_steals_total` | `level` | `total.steals_by_level` |
+//! | `zonal_refusals_total` | `reason` | `total.refused` ([`Refusal::as_str`](zonal_policy::Refusal::as_str)) |
+//! | `zonal_migrations_total` | `level`, `source` = `steal` \| `balance` | `total.steals_by_level`, `total.balance_migrations_by_level` |
+//! | `zonal_queue_length` (gauge) | `worker`, `node` | `workers[w].queue_len` |
+//! | `zonal_task_turnaround_seconds` (histogram) | `le` | `turnaround` |
+//! | `zonal_tasks_run_total` | | `total.tasks_run` |
+//! | `zonal_tasks_spawned_total` | | `tasks_spawned()` (workers' and injected) |
+//! | `zonal_task_panics_total` | | `total.panics` |
+//! | `zonal_idle_seconds_total` | | `total.idle_ns` |
+//! | `zonal_job_memory_bytes` (gauge) | | `total.job_memory_bytes` |
+//! | `zonal_workers` (gauge) | | `workers.len()` |
+//! | `zonal_policy_info` | `policy`, `levels`, `zone_depth` | the pool's policy and topology |
+//!
+//! Levels are labelled by the paper's roman numerals: `level="I"` is index 0 of the
+//! `*_by_level` vectors (the same node), `"II"` index 1, and so on.
+
+use prometheus_client::encoding::{EncodeMetric, MetricEncoder, NoLabelSet};
+use prometheus_client::metrics::counter::{ConstCounter, Counter};
+use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
+use prometheus_client::metrics::info::Info;
+use prometheus_client::metrics::{MetricType, TypedMetric};
+use prometheus_client::registry::{Registry, Unit};
+
+use crate::metrics::PoolMetrics;
+use crate::turnaround::Turnaround;
+
+/// The content type of the exposition.
+pub(crate) const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// The label set of the families: (name, value) pairs.
+type Labels = Vec<(&'static str, String)>;
+
+/// The label value of a level index: its roman numeral (0 → `I`).
+pub(crate) fn level_label(index: usize) -> String {
+    const NUMERALS: [(usize, &str); 13] = [
+        (1000, "M"),
+        (900, "CM"),
+        (500, "D"),
+        (400, "CD"),
+        (100, "C"),
+        (90, "XC"),
+        (50, "L"),
+        (40, "XL"),
+        (10, "X"),
+        (9, "IX"),
+        (5, "V"),
+        (4, "IV"),
+        (1, "I"),
+    ];
+    let mut n = index + 1;
+    let mut s = String::new();
+    for (v, r) in NUMERALS {
+        while n >= v {
+            s.push_str(r);
+            n -= v;
+        }
+    }
+    s
+}
+
+/// A family of series in a fixed order (by level, by worker), unlike
+/// `prometheus_client`'s `Family` (a hash map): one series per `(labels, metric)`.
+#[derive(Debug)]
+struct Ordered<M>(Vec<(Labels, M)>);
+
+impl<M: EncodeMetric + TypedMetric> EncodeMetric for Ordered<M> {
+    fn encode(&self, mut encoder: MetricEncoder<'_>) -> Result<(), std::fmt::Error> {
+        for (labels, m) in &self.0 {
+            m.encode(encoder.encode_family(labels)?)?;
+        }
+        Ok(())
+    }
+
+    fn metric_type(&self) -> MetricType {
+        M::TYPE
+    }
+}
+
+/// A counter family with one series per `(labels, value)`, in that order.
+fn counters(series: impl IntoIterator<Item = (Labels, u64)>) -> Ordered<ConstCounter<u64>> {
+    Ordered(
+        series
+            .into_iter()
+            .map(|(l, v)| (l, ConstCounter::new(v)))
+            .collect(),
+    )
+}
+
+/// A counter of one value.
+fn counter(v: u64) -> Counter {
+    let c = Counter::default();
+    c.inc_by(v);
+    c
+}
+
+/// A gauge of one value (saturating at `i64::MAX`).
+fn gauge(v: u64) -> Gauge {
+    let g = Gauge::default();
+    g.set(i64::try_from(v).unwrap_or(i64::MAX));
+    g
+}
+
+/// The turnaround snapshot as an OpenMetrics histogram, in seconds.
+#[derive(Debug)]
+struct TurnaroundMetric(Turnaround);
+
+impl EncodeMetric for TurnaroundMetric {
+    fn encode(&self, mut encoder: MetricEncoder<'_>) -> Result<(), std::fmt::Error> {
+        let t = &self.0;
+        // prometheus-client takes per-bucket counts and marks `+Inf` by `f64::MAX`.
+        let mut buckets: Vec<(f64, u64)> = t
+            .upper_bounds_ns
+            .iter()
+            .zip(&t.counts)
+            .map(|(&b, &c)| (b as f64 / 1e9, c))
+            .collect();
+        let above = t.counts.get(t.upper_bounds_ns.len()).copied().unwrap_or(0);
+        buckets.push((f64::MAX, above));
+        encoder.encode_histogram::<NoLabelSet>(t.sum_seconds(), t.count, &buckets, None)
+    }
+
+    fn metric_type(&self) -> MetricType {
+        MetricType::Histogram
+    }
+}
+
+/// The series of one snapshot, in a fresh registry.
+fn registry(m: &PoolMetrics) -> Registry {
+    let mut r = Registry::default();
+    r.register(
+        "zonal_steals",
+        "Tasks stolen, by the level of the victim (I = same node)",
+        counters(
+            m.total
+                .steals_by_level
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| (vec![("level", level_label(i))], n)),
+        ),
+    );
+    r.register(
+        "zonal_refusals",
+        "Steal attempts the policy refused, by reason",
+        counters(
+            m.total
+                .refused
+                .by_name()
+                .into_iter()
+                .map(|(reason, n)| (vec![("reason", reason.to_owned())], n)),
+        ),
+    );
+    let (steals, balanced) = (
+        &m.total.steals_by_level,
+        &m.total.balance_migrations_by_level,
+    );
+    let migrations = (0..steals.len().max(balanced.len())).flat_map(|i| {
+        [("steal", steals.get(i)), ("balance", balanced.get(i))]
+            .into_iter()
+            .filter_map(move |(source, n)| {
+                let labels = vec![("level", level_label(i)), ("source", source.to_owned())];
+                n.map(|&n| (labels, n))
+            })
+    });
+    r.register(
+        "zonal_migrations",
+        "Tasks moved between workers, by level (I = same node) and by who moved them: a \
+         thief (steal) or the control plane's balancer (balance)",
+        counters(migrations),
+    );
+    let queues = Ordered(
+        m.workers
+            .iter()
+            .map(|w| {
+                let labels = vec![
+                    ("worker", w.worker.to_string()),
+                    ("node", w.node.to_string()),
+                ];
+                let len = ConstGauge::new(i64::try_from(w.queue_len).unwrap_or(i64::MAX));
+                (labels, len)
+            })
+            .collect(),
+    );
+    r.register(
+        "zonal_queue_length",
+        "Tasks waiting in a worker's queues (deque, inbox, away queue) at the scrape",
+        queues,
+    );
+    r.register_with_unit(
+        "zonal_task_turnaround",
+        "Task turnaround, queued to completed, of the tasks that record it (async tasks, \
+         spawned tasks with a handle)",
+        Unit::Seconds,
+        TurnaroundMetric(m.turnaround.clone()),
+    );
+    r.register(
+        "zonal_tasks_run",
+        "Tasks run by the workers",
+        counter(m.total.tasks_run),
+    );
+    r.register(
+        "zonal_tasks_spawned",
+        "Tasks queued, by workers and from outside the pool",
+        counter(m.tasks_spawned()),
+    );
+    r.register(
+        "zonal_task_panics",
+        "Spawned tasks that panicked",
+        counter(m.total.panics),
+    );
+    let idle = Counter::<f64, std::sync::atomic::AtomicU64>::default();
+    idle.inc_by(m.total.idle_ns as f64 / 1e9);
+    r.register_with_unit(
+        "zonal_idle",
+        "Time the workers spent searching for work or parked",
+        Unit::Seconds,
+        idle,
+    );
+    r.register_with_unit(
+        "zonal_job_memory",
+        "Job memory the workers hold",
+        Unit::Bytes,
+        gauge(m.total.job_memory_bytes),
+    );
+    r.register(
+        "zonal_workers",
+        "Workers in the pool",
+        gauge(m.workers.len() as u64),
+    );
+    r.register(
+        "zonal_policy",
+        "The pool's stealing policy and topology",
+        Info::new(vec![
+            ("policy", m.policy.clone()),
+            ("levels", m.levels.to_string()),
+            ("zone_depth", m.zone_depth.to_string()),
+        ]),
+    );
+    r
+}
+
+/// The exposition of one snapshot, ending with OpenMetrics' `# EOF`.
+///
+/// # Errors
+/// A formatting error of the encoder (writing to a `String` does not fail).
+pub(crate) fn encode(m: &PoolMetrics) -> Result<String, std::fmt::Error> {
+    let mut out = String::with_capacity(4096 + 64 * m.workers.len());
+    prometheus_client::encoding::text::encode(&mut out, &registry(m))?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ThreadPoolBuilder;
+
+    #[test]
+    fn levels_are_roman_numerals() {
+        let got: Vec<String> = (0..10).map(level_label).collect();
+        assert_eq!(
+            got,
+            ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X"]
+        );
+        assert_eq!(level_label(48), "XLIX");
+    }
+
+    #[test]
+    fn a_snapshot_has_every_series() {
+        let pool = ThreadPoolBuilder::new()
+            .preset("s1")
+            .no_policy()
+            .build()
+            .unwrap();
+        pool.par_for(0..1000, 10, |_| {});
+        let m = pool.metrics();
+        let text = encode(&m).unwrap();
+        for series in [
+            "# TYPE zonal_steals counter",
+            "zonal_steals_total{level=\"I\"}",
+            "zonal_steals_total{level=\"VI\"}",
+            "zonal_refusals_total{reason=\"zone\"}",
+            "zonal_migrations_total{level=\"II\",source=\"steal\"}",
+            "zonal_migrations_total{level=\"II\",source=\"balance\"} 0",
+            "zonal_queue_length{worker=\"31\",node=\"15\"}",
+            "# TYPE zonal_task_turnaround_seconds histogram",
+            "zonal_task_turnaround_seconds_bucket{le=\"+Inf\"} 0",
+            "zonal_task_turnaround_seconds_count 0",
+            "zonal_workers 32",
+            "zonal_policy_info{policy=\"none\",levels=\"6\",zone_depth=",
+            "# EOF",
+        ] {
+            assert!(text.contains(series), "{series} missing from\n{text}");
+        }
+        let run = format!("zonal_tasks_run_total {}\n", m.total.tasks_run);
+        assert!(text.contains(&run), "{run} missing from\n{text}");
+        // Series come in a fixed order: by level, steal before balance, by worker.
+        let lines = |prefix: &str| -> Vec<String> {
+            text.lines()
+                .filter(|l| l.starts_with(prefix))
+                .map(|l| l.rsplit_once(' ').unwrap().0.to_owned())
+                .collect()
+        };
+        let steals: Vec<String> = (0..6)
+            .map(|i| format!("zonal_steals_total{{level=\"{}\"}}", level_label(i)))
+            .collect();
+        assert_eq!(lines("zonal_steals_total"), steals);
+        let migrations: Vec<String> = (0..6)
+            .flat_map(|i| {
+                ["steal", "balance"].map(|s| {
+                    format!(
+                        "zonal_migrations_total{{level=\"{}\",source=\"{s}\"}}",
+                        level_label(i)
+                    )
+                })
+            })
+            .collect();
+        assert_eq!(lines("zonal_migrations_total"), migrations);
+        let queues: Vec<String> = m
+            .workers
+            .iter()
+            .map(|w| {
+                format!(
+                    "zonal_queue_length{{worker=\"{}\",node=\"{}\"}}",
+                    w.worker, w.node
+                )
+            })
+            .collect();
+        assert_eq!(lines("zonal_queue_length{"), queues);
+    }
+
+    #[test]
+    fn the_histogram_is_cumulative_in_seconds() {
+        let h = crate::turnaround::TurnaroundHistogram::new();
+        h.record(std::time::Duration::from_micros(15)); // (10 µs, 20 µs]
+        h.record(std::time::Duration::from_secs(500)); // above 100 s
+        let m = PoolMetrics {
+            turnaround: h.snapshot(),
+            ..PoolMetrics::default()
+        };
+        let text = encode(&m).unwrap();
+        let buckets: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("zonal_task_turnaround_seconds_bucket"))
+            .collect();
+        assert_eq!(buckets.len(), 23, "{text}");
+        assert!(buckets[0].ends_with(" 0"), "{}", buckets[0]);
+        assert!(buckets[1].ends_with(" 1"), "{}", buckets[1]);
+        assert!(buckets[21].ends_with(" 1"), "{}", buckets[21]);
+        assert_eq!(
+            buckets[22],
+            "zonal_task_turnaround_seconds_bucket{le=\"+Inf\"} 2"
+        );
+        assert!(text.contains("zonal_task_turnaround_seconds_count 2\n"));
+        assert!(text.contains("zonal_task_turnaround_seconds_sum 500.000015"));
+    }
+}

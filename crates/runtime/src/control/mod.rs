@@ -1,0 +1,226 @@
+//! A tokio-based control plane (feature `control-plane`): off the workers, it samples a
+//! pool's metrics periodically and publishes each sample with rates derived from the
+//! previous one, and serves them to Prometheus on request.
+//!
+//! It runs a current-thread tokio runtime on a thread of its own, so that it never takes a
+//! worker from the pool it watches. Its jobs are tasks of that runtime:
+//! - `sampler.rs`: the periodic sample ([`Sample`], [`ControlPlane::subscribe`]);
+//! - `http.rs`: the metrics endpoint ([`ControlPlane::serve_metrics`]), whose series are
+//!   written by `exposition.rs`;
+//! - a periodic balancer (`balance.rs`, to come) is spawned in [`ControlPlane::start`] next
+//!   to the sampler, and counts its moves with `WorkerCounters::balance_migrated`.
+//!
+//! The thread drives the runtime until the [`ControlPlane`] is dropped; dropping it signals
+//! the thread, which stops the runtime and with it every task (sampler, servers and their
+//! connections), then joins it.
+
+mod exposition;
+mod http;
+mod sampler;
+
+use std::net::SocketAddr;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use tokio::sync::{oneshot, watch};
+
+use crate::metrics::MetricsHandle;
+
+pub use http::{ServeError, ServeOptions};
+pub use sampler::Sample;
+
+/// Samples a pool's metrics every `period` on a tokio runtime of its own.
+///
+/// ```
+/// use std::time::Duration;
+/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// let cp = zonal_runtime::ControlPlane::start(pool.metrics_handle(), Duration::from_millis(5))
+///     .expect("control plane");
+/// pool.par_for(0..10_000, 100, |_| {});
+/// let mut rx = cp.subscribe();
+/// let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+/// // The first change may be a sample taken before `par_for` ran (it was in flight when we
+/// // subscribed): wait for one that sees the loop.
+/// rt.block_on(async {
+///     for _ in 0..100 {
+///         rx.changed().await.unwrap();
+///         if cp.latest().metrics.total.tasks_run > 0 {
+///             break;
+///         }
+///     }
+/// });
+/// assert!(cp.latest().metrics.total.tasks_run > 0);
+/// # Ok::<(), zonal_runtime::BuildError>(())
+/// ```
+#[derive(Debug)]
+pub struct ControlPlane {
+    rx: watch::Receiver<Sample>,
+    /// The pool's metrics, for the endpoint's scrapes.
+    metrics: MetricsHandle,
+    /// The control plane's runtime, driven by `thread`.
+    rt: tokio::runtime::Handle,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl ControlPlane {
+    /// Starts sampling every `period`.
+    ///
+    /// # Errors
+    /// When the tokio runtime or its thread cannot be created, or `period` is zero
+    /// ([`std::io::ErrorKind::InvalidInput`], naming it).
+    pub fn start(handle: MetricsHandle, period: Duration) -> std::io::Result<Self> {
+        if period.is_zero() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("control plane: the sampling period must be positive, got {period:?}"),
+            ));
+        }
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .enable_io()
+            .build()?;
+        let (tx, rx) = watch::channel(Sample::default());
+        let (stop, stopped) = oneshot::channel::<()>();
+        rt.spawn(sampler::run(handle.clone(), period, tx));
+        // The periodic balancer (`balance.rs`) is spawned here.
+        let rt_handle = rt.handle().clone();
+        let thread = std::thread::Builder::new()
+            .name("zonal-control".into())
+            .spawn(move || {
+                // Until the control plane drops (or, should it vanish, its sender does).
+                rt.block_on(async move {
+                    let _ = stopped.await;
+                });
+                // Dropping the runtime here drops every task spawned on it.
+                drop(rt);
+            })?;
+        Ok(Self {
+            rx,
+            metrics: handle,
+            rt: rt_handle,
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+
+    /// The latest sample.
+    #[must_use]
+    pub fn latest(&self) -> Sample {
+        self.rx.borrow().clone()
+    }
+
+    /// A receiver notified at every sample.
+    #[must_use]
+    pub fn subscribe(&self) -> watch::Receiver<Sample> {
+        self.rx.clone()
+    }
+
+    /// Serves the pool's metrics to Prometheus at `http://{addr}/metrics`, on the control
+    /// plane's runtime, until the control plane drops; returns the bound address (so
+    /// `127.0.0.1:0` picks a free port). Loopback addresses only: see
+    /// [`serve_metrics_with`](Self::serve_metrics_with) to serve on others.
+    ///
+    /// Each scrape takes a fresh snapshot ([`MetricsHandle::snapshot`]) and answers in the
+    /// OpenMetrics text format (content type `application/openmetrics-text`), encoded by
+    /// the `prometheus-client` crate. The series:
+    /// `zonal_steals_total{level}`, `zonal_refusals_total{reason}`,
+    /// `zonal_migrations_total{level,source}` (`source` = `steal` or `balance`),
+    /// `zonal_queue_length{worker,node}`, the histogram `zonal_task_turnaround_seconds`,
+    /// `zonal_tasks_run_total`, `zonal_tasks_spawned_total`, `zonal_task_panics_total`,
+    /// `zonal_idle_seconds_total`, `zonal_job_memory_bytes`, `zonal_workers` and
+    /// `zonal_policy_info{policy,levels,zone_depth}`. Levels are labelled by roman numeral:
+    /// `level="I"` is the same node (index 0 of the `*_by_level` metrics), `"II"` the next
+    /// level, and so on. Several endpoints may be served at once.
+    ///
+    /// ```
+    /// use std::io::{Read, Write};
+    /// use std::time::Duration;
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let cp = zonal_runtime::ControlPlane::start(pool.metrics_handle(), Duration::from_secs(1))
+    ///     .expect("control plane");
+    /// pool.par_for(0..10_000, 100, |_| {});
+    /// let addr = cp.serve_metrics("127.0.0.1:0".parse().unwrap())?;
+    ///
+    /// let mut conn = std::net::TcpStream::connect(addr).unwrap();
+    /// conn.write_all(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+    ///     .unwrap();
+    /// let mut reply = String::new();
+    /// conn.read_to_string(&mut reply).unwrap();
+    /// assert!(reply.starts_with("HTTP/1.1 200 OK"));
+    /// assert!(reply.contains("zonal_steals_total{level=\"I\"}"));
+    ///
+    /// // Anything but loopback needs an explicit opt-in.
+    /// let err = cp.serve_metrics("0.0.0.0:9100".parse().unwrap()).unwrap_err();
+    /// assert!(err.to_string().contains("only loopback addresses"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ServeError::NotLoopback`] for a non-loopback address; [`ServeError::Bind`] when the
+    /// address cannot be bound (in use, not this machine's); [`ServeError::Listen`] when the
+    /// bound socket cannot be set up.
+    pub fn serve_metrics(&self, addr: SocketAddr) -> Result<SocketAddr, ServeError> {
+        self.serve_metrics_with(addr, ServeOptions::default())
+    }
+
+    /// As [`serve_metrics`](Self::serve_metrics), with options: to serve on a non-loopback
+    /// address, say so explicitly.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use zonal_runtime::ServeOptions;
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let cp = zonal_runtime::ControlPlane::start(pool.metrics_handle(), Duration::from_secs(1))
+    ///     .expect("control plane");
+    /// let addr = cp.serve_metrics_with(
+    ///     "0.0.0.0:0".parse().unwrap(),
+    ///     ServeOptions::default().allow_remote(true),
+    /// )?;
+    /// assert_ne!(addr.port(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`serve_metrics`](Self::serve_metrics).
+    pub fn serve_metrics_with(
+        &self,
+        addr: SocketAddr,
+        opts: ServeOptions,
+    ) -> Result<SocketAddr, ServeError> {
+        http::check_addr(addr, opts)?;
+        let (listener, local) = http::bind(addr, &self.rt)?;
+        self.rt.spawn(http::serve(listener, self.metrics.clone()));
+        Ok(local)
+    }
+}
+
+impl Drop for ControlPlane {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ThreadPoolBuilder;
+
+    #[test]
+    fn a_zero_period_is_refused() {
+        let pool = ThreadPoolBuilder::new()
+            .preset("s1")
+            .no_policy()
+            .build()
+            .unwrap();
+        let err = ControlPlane::start(pool.metrics_handle(), Duration::ZERO).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+        assert!(err.to_string().contains("period"), "{err}");
+        assert!(err.to_string().contains("0ns"), "{err}");
+    }
+}
