@@ -135,7 +135,14 @@ fn check_modes(args: &Args, matches: &clap::ArgMatches) -> cli::Result {
     let (mode, refused): (&str, &[&str]) = if single_run {
         (
             "a single run (--system, --workload, --procs)",
-            &["policies", "seeds", "out", "threads", "sweep", "window_sweep"],
+            &[
+                "policies",
+                "seeds",
+                "out",
+                "threads",
+                "sweep",
+                "window_sweep",
+            ],
         )
     } else if args.window_sweep {
         (
@@ -283,9 +290,9 @@ fn numa_balancing(args: &Args) -> cli::Result<bool> {
 }
 
 fn cost_preset(args: &Args) -> cli::Result<CostPreset> {
-    args.cost.parse::<CostPreset>().map_err(|e| {
-        Exit::Usage(format!("--cost: {e}"))
-    })
+    args.cost
+        .parse::<CostPreset>()
+        .map_err(|e| Exit::Usage(format!("--cost: {e}")))
 }
 
 /// The random-arrival window, ms.
