@@ -25,7 +25,7 @@
 //! # Two latency models ([`CostPreset`])
 //!
 //! - `paper` ([`CostModel::default`]): the SLIT ratio `d(m, n) / d(m, m)` *is* the relative
-//!   latency, as the paper's machines state it (S1's farthest level: 80 / 10 = 8×).
+//!   latency, as our presets of the paper's machines state it (S1–S3: 40 / 10 = 4× at level VI).
 //! - `hardware` ([`CostModel::hardware_calibrated`]): SLIT distances are firmware-assigned
 //!   relative numbers, not measured latencies, and measured remote/local ratios are much
 //!   smaller than large SLIT ratios. Each ratio `r` of a machine whose farthest ratio is `R`
