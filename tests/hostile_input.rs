@@ -230,6 +230,61 @@ fn an_unknown_linux_era_is_a_usage_error_naming_it() {
 }
 
 #[test]
+fn bad_numa_balancing_cost_and_arrival_window_values_are_usage_errors() {
+    let one = ["--system", "s1", "--workload", "w2", "--procs", "10"];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        one.iter().copied().chain(extra.iter().copied()).collect()
+    };
+    refused(
+        "paper",
+        &with(&["--numa-balancing", "maybe"]),
+        &["--numa-balancing", "maybe", "on, off"],
+    );
+    refused(
+        "paper",
+        &with(&["--numa-balancing", "on", "--linux-era", "2.6"]),
+        &["--numa-balancing on", "--linux-era 2.6"],
+    );
+    refused(
+        "paper",
+        &with(&["--numa-balancing", "on", "--policy", "conservative-hard"]),
+        &["numa_balancing", "conservative-hard"],
+    );
+    refused(
+        "paper",
+        &with(&["--numa-scan-delay-ms", "50"]),
+        &["--numa-scan-delay-ms", "50", "--numa-balancing on"],
+    );
+    refused(
+        "paper",
+        &with(&["--numa-balancing", "on", "--numa-scan-delay-ms", "0"]),
+        &["--numa-scan-delay-ms", "0"],
+    );
+    refused(
+        "paper",
+        &with(&["--cost", "fast"]),
+        &["--cost", "fast", "paper, hardware"],
+    );
+    for w in ["0", "3600001"] {
+        refused(
+            "paper",
+            &with(&["--arrival-window-ms", w]),
+            &["--arrival-window-ms", w],
+        );
+    }
+    refused(
+        "paper",
+        &["--window-sweep", "--arrival-window-ms", "500"],
+        &["--arrival-window-ms", "--window-sweep"],
+    );
+    refused(
+        "paper",
+        &with(&["--window-sweep"]),
+        &["--window-sweep", "single run"],
+    );
+}
+
+#[test]
 fn huge_process_task_seed_and_thread_counts_are_usage_errors() {
     refused(
         "paper",

@@ -8,6 +8,7 @@
 //! cargo run --release --example paper -- --system s1 --workload w2 --procs 200 \
 //!     --policy conservative-hard --seed 3 --json            # one run, one JSON object
 //! cargo run --release --example paper -- --sweep           # remote penalty × migration cost
+//! cargo run --release --example paper -- --window-sweep    # arrival window 250 ms … 4 s
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -15,12 +16,15 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use zonal_policy::{LinuxEra, OriginRule, PolicyConfig, PolicyName};
+use zonal_policy::{LinuxEra, NumaBalancing, OriginRule, PolicyConfig, PolicyName};
 
-use zonal_sim::experiment::{self, paper_procs, paper_workload, Job, Summary, System, WorkloadId};
+use zonal_sim::experiment::{
+    self, has_random_arrival, paper_procs, paper_workload_windowed, Job, Summary, System,
+    WorkloadId,
+};
 use zonal_sim::paper;
 use zonal_sim::report::{self, Row};
-use zonal_sim::{Arrival, CostModel, ExecTime, OriginAt, WorkloadSpec};
+use zonal_sim::{Arrival, CostModel, CostPreset, ExecTime, OriginAt, WorkloadSpec};
 
 #[path = "../common/cli.rs"]
 mod cli;
@@ -92,6 +96,26 @@ struct Args {
     /// Run the sensitivity sweep instead of the grid.
     #[arg(long)]
     sweep: bool,
+    /// Linux's automatic NUMA balancing (kernel.numa_balancing) for the modern Linux
+    /// baselines (linux, thread-aware): on or off. The grid and the sweeps turn it on for
+    /// those policies only; a single run of another policy, or --linux-era 2.6, is refused.
+    #[arg(long, default_value = "off")]
+    numa_balancing: String,
+    /// NUMA balancing's numa_balancing_scan_delay_ms (default 1000: the kernel's); needs
+    /// --numa-balancing on.
+    #[arg(long)]
+    numa_scan_delay_ms: Option<u32>,
+    /// The cost model: paper (SLIT ratios as latencies) or hardware (SLIT ratios compressed
+    /// so the farthest level costs 2x, as measured machines do).
+    #[arg(long, default_value = "paper")]
+    cost: String,
+    /// The random-arrival window, ms (default 1000), for the grid, a single run and --sweep.
+    #[arg(long)]
+    arrival_window_ms: Option<u64>,
+    /// Run the arrival-window sweep: linux vs conservative-hard and conservative-soft at
+    /// the random-arrival points, windows 250, 500, 1000, 2000, 4000 ms.
+    #[arg(long)]
+    window_sweep: bool,
 }
 
 fn main() -> ExitCode {
@@ -111,7 +135,27 @@ fn check_modes(args: &Args, matches: &clap::ArgMatches) -> cli::Result {
     let (mode, refused): (&str, &[&str]) = if single_run {
         (
             "a single run (--system, --workload, --procs)",
-            &["policies", "seeds", "out", "threads", "sweep"],
+            &[
+                "policies",
+                "seeds",
+                "out",
+                "threads",
+                "sweep",
+                "window_sweep",
+            ],
+        )
+    } else if args.window_sweep {
+        (
+            "--window-sweep (it compares linux with the conservative policies over its own windows)",
+            &[
+                "json",
+                "trace",
+                "seed",
+                "policies",
+                "policy",
+                "arrival_window_ms",
+                "sweep",
+            ],
         )
     } else if args.sweep {
         (
@@ -148,6 +192,8 @@ const MAX_SCALE: f64 = 1_000.0;
 const MAX_THREADS: usize = 1_024;
 /// The most seeds per configuration of the grid.
 const MAX_SEEDS: u64 = 1_000;
+/// The longest random-arrival window, ms (one hour).
+const MAX_WINDOW_MS: u64 = 3_600_000;
 
 /// Numeric flags: finite, in range, checked before anything runs or is allocated.
 fn check_numbers(args: &Args) -> cli::Result {
@@ -171,6 +217,21 @@ fn check_numbers(args: &Args) -> cli::Result {
     if let Some(t) = args.threads {
         cli::check_range("--threads", t, 1, MAX_THREADS)?;
     }
+    if let Some(w) = args.arrival_window_ms {
+        if !(1..=MAX_WINDOW_MS).contains(&w) {
+            return Err(Exit::Usage(format!(
+                "--arrival-window-ms {w} is out of range: expected 1..={MAX_WINDOW_MS}"
+            )));
+        }
+    }
+    if let Some(d) = args.numa_scan_delay_ms {
+        let max = zonal_policy::MAX_SYSCTL_MS;
+        if !(1..=max).contains(&d) {
+            return Err(Exit::Usage(format!(
+                "--numa-scan-delay-ms {d} is out of range: expected 1..={max}"
+            )));
+        }
+    }
     if !(1..=MAX_SEEDS).contains(&args.seeds) {
         return Err(Exit::Usage(format!(
             "--seeds {} is out of range: expected 1..={MAX_SEEDS}",
@@ -187,20 +248,69 @@ fn policy_config(name: &str, args: &Args) -> cli::Result<PolicyConfig> {
     }
     cfg.age_limit = args.age_limit;
     cfg.linux_era = linux_era(args)?;
+    // A single run asks for exactly what it names (another policy is refused by the
+    // config); the grid and the sweeps give NUMA balancing to the Linux baselines only.
+    if numa_balancing(args)? && (single_run(args) || NumaBalancing::applies_to(cfg.name)) {
+        cfg.numa_balancing = true;
+        cfg.numa_scan_delay_ms = args.numa_scan_delay_ms;
+    }
     cfg.build().map_err(Exit::usage)?;
     Ok(cfg)
+}
+
+fn single_run(args: &Args) -> bool {
+    args.system.is_some() || args.workload.is_some() || args.procs.is_some()
+}
+
+/// `--numa-balancing on|off`, refused with `--linux-era 2.6` (that kernel had none) and
+/// `--numa-scan-delay-ms` without it.
+fn numa_balancing(args: &Args) -> cli::Result<bool> {
+    let on = match args.numa_balancing.as_str() {
+        "on" => true,
+        "off" => false,
+        other => {
+            return Err(Exit::Usage(format!(
+                "unknown --numa-balancing {other:?}; valid: on, off"
+            )))
+        }
+    };
+    if on && linux_era(args)? == LinuxEra::V2_6 {
+        return Err(Exit::Usage(
+            "--numa-balancing on cannot be combined with --linux-era 2.6: the 2.6 kernel had \
+             no automatic NUMA balancing (it arrived in Linux 3.8)"
+                .into(),
+        ));
+    }
+    if let (false, Some(d)) = (on, args.numa_scan_delay_ms) {
+        return Err(Exit::Usage(format!(
+            "--numa-scan-delay-ms {d} needs --numa-balancing on"
+        )));
+    }
+    Ok(on)
+}
+
+fn cost_preset(args: &Args) -> cli::Result<CostPreset> {
+    args.cost
+        .parse::<CostPreset>()
+        .map_err(|e| Exit::Usage(format!("--cost: {e}")))
+}
+
+/// The random-arrival window, ms.
+fn window_ms(args: &Args) -> u64 {
+    args.arrival_window_ms
+        .unwrap_or(experiment::RANDOM_WINDOW_MS)
 }
 
 fn linux_era(args: &Args) -> cli::Result<LinuxEra> {
     args.linux_era.parse::<LinuxEra>().map_err(Exit::usage)
 }
 
-fn cost(args: &Args) -> CostModel {
-    CostModel {
+fn cost(args: &Args) -> cli::Result<CostModel> {
+    Ok(CostModel {
         remote_scale: args.remote_scale,
         migration_scale: args.migration_scale,
-        ..CostModel::default()
-    }
+        ..cost_preset(args)?.model()
+    })
 }
 
 fn origin_at(args: &Args) -> cli::Result<OriginAt> {
@@ -214,18 +324,18 @@ fn origin_at(args: &Args) -> cli::Result<OriginAt> {
 }
 
 /// A job of the paper's grid: `point` is (machine, workload family, processes), labelled by
-/// the family's name.
+/// the family's name; random arrival is over `window_ms`.
 fn paper_job(
     (system, w, procs): (System, WorkloadId, usize),
     policy: PolicyConfig,
     seed: u64,
-    cost: CostModel,
+    (cost, window_ms): (CostModel, u64),
     origin_at: OriginAt,
 ) -> Job {
     Job {
         system,
         label: w.as_str().into(),
-        workload: paper_workload(system, w, procs),
+        workload: paper_workload_windowed(system, w, procs, window_ms),
         policy,
         seed,
         cost,
@@ -239,9 +349,12 @@ fn run(args: &Args) -> cli::Result {
     }
     origin_at(args)?;
     linux_era(args)?;
-    let single_run = args.system.is_some() || args.workload.is_some() || args.procs.is_some();
-    if single_run {
+    numa_balancing(args)?;
+    cost_preset(args)?;
+    if single_run(args) {
         single(args)
+    } else if args.window_sweep {
+        window_sweep(args)
     } else if args.sweep {
         sweep(args)
     } else {
@@ -269,7 +382,7 @@ fn single(args: &Args) -> cli::Result {
         (system, w, procs),
         policy,
         args.seed,
-        cost(args),
+        (cost(args)?, window_ms(args)),
         origin_at(args)?,
     );
     let r = experiment::run(&job, args.trace).map_err(Exit::usage)?;
@@ -387,7 +500,7 @@ fn grid(args: &Args) -> cli::Result {
     prepare_out(&args.out)?;
     let start = Instant::now();
     let policies = policies(args)?;
-    let (cost, origin_at) = (cost(args), origin_at(args)?);
+    let (cost, origin_at) = (cost(args)?, origin_at(args)?);
     let mut jobs = Vec::new();
     for p in &policies {
         let cfg = policy_config(p, args)?;
@@ -399,7 +512,7 @@ fn grid(args: &Args) -> cli::Result {
                             (system, w, procs),
                             cfg.clone(),
                             seed,
-                            cost,
+                            (cost, window_ms(args)),
                             origin_at,
                         ));
                     }
@@ -418,7 +531,7 @@ fn grid(args: &Args) -> cli::Result {
                         procs: r.procs,
                         exec: ExecTime::Fixed(r.exec_ms),
                         arrival: Arrival::Uniform {
-                            window_ms: experiment::RANDOM_WINDOW_MS,
+                            window_ms: window_ms(args),
                         },
                         io_share: if r.io_bound { 1.0 } else { 0.0 },
                     },
@@ -440,7 +553,7 @@ fn grid(args: &Args) -> cli::Result {
         })
         .collect();
     let mut md = format!(
-        "# zonal-sim: the paper's grid\n\n{} runs, {} seeds, policies: {}; origin at {}{}; cost model: defaults × (remote {}, migration {}).\n\n",
+        "# zonal-sim: the paper's grid\n\n{} runs, {} seeds, policies: {}; origin at {}{}; cost model: {} × (remote {}, migration {}); random arrival over {} ms; Linux NUMA balancing {}.\n\n",
         rows.len(),
         args.seeds,
         policies.join(", "),
@@ -450,8 +563,11 @@ fn grid(args: &Args) -> cli::Result {
         } else {
             format!("; Linux era {}", args.linux_era)
         },
+        args.cost,
         args.remote_scale,
-        args.migration_scale
+        args.migration_scale,
+        window_ms(args),
+        args.numa_balancing
     );
     md.push_str(&render::headline(&rows, &policies));
     md.push('\n');
@@ -502,13 +618,13 @@ fn sweep(args: &Args) -> cli::Result {
                         let cost = CostModel {
                             remote_scale: rs,
                             migration_scale: ms,
-                            ..CostModel::default()
+                            ..cost_preset(args)?.model()
                         };
                         jobs.push(paper_job(
                             (system, w, procs),
                             p.clone(),
                             seed,
-                            cost,
+                            (cost, window_ms(args)),
                             origin_at,
                         ));
                     }
@@ -552,6 +668,89 @@ fn sweep(args: &Args) -> cli::Result {
     cli::out(&md)?;
     eprintln!(
         "{} runs in {:.1} s; wrote {}/sweep.md",
+        jobs.len(),
+        start.elapsed().as_secs_f64(),
+        args.out.display()
+    );
+    all_finished(results.iter().map(|r| &r.stats))
+}
+
+/// Random-arrival windows of the arrival-window sweep, ms.
+const SWEEP_WINDOWS_MS: [u64; 5] = [250, 500, 1_000, 2_000, 4_000];
+/// The policies the arrival-window sweep compares with linux.
+const WINDOW_SWEEP_CONTENDERS: [&str; 2] = ["conservative-hard", "conservative-soft"];
+
+/// The arrival-window sweep: at every random-arrival point of the grid (S1 W2–W3, S2 W1,
+/// S3 W1 and W3, every process count), linux and the conservative policies over each of
+/// [`SWEEP_WINDOWS_MS`]; per window and contender, the mean and 95% interval of the
+/// per-(point, seed) gain over linux (paired by seed).
+fn window_sweep(args: &Args) -> cli::Result {
+    prepare_out(&args.out)?;
+    let start = Instant::now();
+    let points: Vec<(System, WorkloadId, usize)> = [System::S1, System::S2, System::S3]
+        .into_iter()
+        .flat_map(|s| WorkloadId::ALL.into_iter().map(move |w| (s, w)))
+        .filter(|&(s, w)| has_random_arrival(s, w))
+        .flat_map(|(s, w)| paper_procs(s).iter().map(move |&p| (s, w, p)))
+        .collect();
+    let mut pols = vec![policy_config("linux", args)?];
+    for c in WINDOW_SWEEP_CONTENDERS {
+        pols.push(policy_config(c, args)?);
+    }
+    let (cost, origin_at) = (cost(args)?, origin_at(args)?);
+    let n = args.seeds as usize;
+    let mut jobs = Vec::new();
+    for &window in &SWEEP_WINDOWS_MS {
+        for &point in &points {
+            for p in &pols {
+                for seed in 1..=args.seeds {
+                    jobs.push(paper_job(point, p.clone(), seed, (cost, window), origin_at));
+                }
+            }
+        }
+    }
+    let results = run_with_progress(&jobs, args)?;
+    let tat = |i: usize| results[i].stats.avg_tat_us;
+    let mut md = format!(
+        "## Arrival window: gain % over linux at the {} random-arrival points ({} seeds; mean ± 95% interval over point × seed)\n\ncost model {}, Linux NUMA balancing {}, origin at {}.\n\n| window ms | linux mean TAT ms |{}\n|---|---|{}\n",
+        points.len(),
+        args.seeds,
+        args.cost,
+        args.numa_balancing,
+        args.origin_at,
+        WINDOW_SWEEP_CONTENDERS
+            .iter()
+            .map(|c| format!(" {c} gain % |"))
+            .collect::<String>(),
+        "---|".repeat(WINDOW_SWEEP_CONTENDERS.len())
+    );
+    let per_window = points.len() * pols.len() * n;
+    for (wi, &window) in SWEEP_WINDOWS_MS.iter().enumerate() {
+        let base = wi * per_window;
+        let mut linux_tat = Vec::new();
+        let mut gains = vec![Vec::new(); WINDOW_SWEEP_CONTENDERS.len()];
+        for pi in 0..points.len() {
+            let at = base + pi * pols.len() * n;
+            for k in 0..n {
+                let l = tat(at + k);
+                linux_tat.push(l / 1000.0);
+                for (ci, g) in gains.iter_mut().enumerate() {
+                    g.push(100.0 * (l - tat(at + (ci + 1) * n + k)) / l);
+                }
+            }
+        }
+        let l = Summary::of(&linux_tat);
+        md.push_str(&format!("| {window} | {:.0} |", l.mean));
+        for g in &gains {
+            let s = Summary::of(g);
+            md.push_str(&format!(" {:.2} ± {:.2} |", s.mean, s.ci95));
+        }
+        md.push('\n');
+    }
+    write_file(&args.out, "window-sweep.md", &md)?;
+    cli::out(&md)?;
+    eprintln!(
+        "{} runs in {:.1} s; wrote {}/window-sweep.md",
         jobs.len(),
         start.elapsed().as_secs_f64(),
         args.out.display()

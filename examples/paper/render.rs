@@ -341,6 +341,7 @@ pub(crate) fn csv(rows: &[Row]) -> String {
     for r in Refusal::ALL {
         let _ = write!(out, ",refused_{}", r.as_str());
     }
+    out.push_str(",cost,numa_balancing,numa_balancing_page_moves,arrival_window_ms");
     out.push('\n');
     for r in rows {
         let s = &r.stats;
@@ -377,6 +378,17 @@ pub(crate) fn csv(rows: &[Row]) -> String {
         for reason in Refusal::ALL {
             let _ = write!(out, ",{}", s.refused.get(reason));
         }
+        let window = match r.job.workload.arrival {
+            zonal_sim::Arrival::Uniform { window_ms } => window_ms.to_string(),
+            _ => String::new(),
+        };
+        let _ = write!(
+            out,
+            ",{},{},{},{window}",
+            r.job.cost.preset(),
+            r.job.policy.numa_balancing,
+            s.numa_balancing_page_moves
+        );
         out.push('\n');
     }
     out

@@ -203,6 +203,20 @@ pub struct PolicyConfig {
     /// ([`LinuxEra`]). Any other value is refused naming it.
     #[serde(default)]
     pub linux_era: LinuxEra,
+    /// Linux's automatic NUMA balancing (`kernel.numa_balancing`,
+    /// [`NumaBalancing`](crate::NumaBalancing)): a task's pages follow it to the node it runs
+    /// on, at its scans. Default off; accepted for `linux` and `thread-aware` of the modern
+    /// era only (refused, naming the field, with `linux_era = "2.6"` or another policy).
+    #[serde(default)]
+    pub numa_balancing: bool,
+    /// `numa_balancing_scan_delay_ms` (default 1000; 1..=3600000; only with
+    /// `numa_balancing`).
+    #[serde(default)]
+    pub numa_scan_delay_ms: Option<u32>,
+    /// `numa_balancing_scan_period_min_ms` (default 1000; 1..=3600000; only with
+    /// `numa_balancing`).
+    #[serde(default)]
+    pub numa_scan_period_min_ms: Option<u32>,
 }
 
 impl PolicyConfig {
@@ -217,6 +231,9 @@ impl PolicyConfig {
             numalb_alpha: None,
             conservative_filters: None,
             linux_era: LinuxEra::Modern,
+            numa_balancing: false,
+            numa_scan_delay_ms: None,
+            numa_scan_period_min_ms: None,
         }
     }
 

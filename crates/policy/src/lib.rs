@@ -21,6 +21,8 @@
 //!   `Arc<dyn Policy>`.
 //! - [`ConservativeFilter`]: the conservative rules (zone, origin, ageing) as a filter that
 //!   composes with any selection rule.
+//! - [`NumaBalancing`]: Linux's automatic NUMA balancing as a rule over one task's scan
+//!   history (when its pages follow it), for drivers that model memory placement.
 //! - [`SnapshotView`]: an owned view for tests, benches and simple callers.
 //!
 //! ## Policies (by config name)
@@ -52,6 +54,7 @@ mod ageing;
 mod config;
 mod decision;
 mod filters;
+mod numa_balancing;
 mod policies;
 mod policy;
 mod rng;
@@ -72,6 +75,11 @@ pub use decision::{
     Placement, Refusal, RefusalCounts, VictimDecision,
 };
 pub use filters::{ConservativeFilter, ZoneMode, SOFT_VICTIM_PCT};
+pub use numa_balancing::{
+    NumaBalancing, NumaTaskState, ScanOutcome, EARLY_SCAN_SEQ, MAX_SCAN_WINDOW_MB, MAX_SYSCTL_MS,
+    NUMA_PERIOD_SLOTS, NUMA_PERIOD_THRESHOLD, SCAN_DELAY_MS, SCAN_PERIOD_MAX_MS,
+    SCAN_PERIOD_MIN_MS, SCAN_SIZE_MB,
+};
 pub use policies::linux::{
     LinuxEra, BUSY_FACTOR, DEFAULT_NUMA_IMBALANCE_PCT, LOCAL_IMBALANCE_PCT, RECLAIM_DISTANCE,
 };

@@ -172,6 +172,7 @@ fn bad(field: &'static str, value: impl ToString, expected: &str) -> PolicyError
 }
 
 pub(crate) fn validate(cfg: &PolicyConfig) -> Result<(), PolicyError> {
+    crate::numa_balancing::validate(cfg)?;
     if cfg.age_limit == Some(0) {
         return Err(bad("age_limit", 0, "an integer ≥ 1"));
     }

@@ -39,13 +39,27 @@
 //! after a few comparisons without reading any other CPU's load, and `Engine::apply`
 //! returns at once for a pass that did nothing.
 //!
+//! # Automatic NUMA balancing
+//!
+//! With [`SimConfig::numa_balancing`] set (the policy config's `numa_balancing`, Linux's
+//! `kernel.numa_balancing`), each process keeps a [`NumaTaskState`] from its arrival. When a
+//! run segment stops (slice end, burst end, or an active-balance cut), the engine asks the
+//! policy crate's [`NumaBalancing::scan_due`] with the process's CPU time (`run_us`) and
+//! the wall clock; if a scan is due it calls [`NumaBalancing::scan`] with the node of the
+//! CPU it ran on and its memory node, and when the rule says so the pages move there: the
+//! same RSS at the same throughput as an aged task's (`CostModel::page_migration_ns`,
+//! charged to the process before it next runs), counted in `page_moves` and, apart, in
+//! `numa_balancing_page_moves`. Linux checks at every tick of the running task
+//! (`task_tick_numa`); checking at segment ends makes a scan up to one slice (100 ms) late.
+//! A process that has finished its last burst does not scan (Linux skips exiting tasks).
+//!
 //! Migrations a pass asks for are applied in order. A running task may be moved (Linux's
 //! active balance): its segment is cut short and accounted. A migration whose task is no
 //! longer on `from` is counted as stale and skipped.
 
 use zonal_policy::{
     Ageing, AttemptOutcome, BalanceOutcome, BalanceSide, CpuBalanceState, CpuPass, Migration,
-    Placement, Policy, Rng, TaskId, TaskMeta,
+    NumaBalancing, NumaTaskState, Placement, Policy, Rng, TaskId, TaskMeta,
 };
 use zonal_topology::{CpuId, Level, Topology};
 
@@ -74,6 +88,8 @@ pub struct SimConfig {
     pub time_limit_us: u64,
     /// Which node is a process's origin (and first memory node).
     pub origin_at: OriginAt,
+    /// Linux's automatic NUMA balancing, when on (see the module docs); `None` = off.
+    pub numa_balancing: Option<NumaBalancing>,
 }
 
 /// Where a process's origin node (the node its memory lives on, which the conservative
@@ -99,6 +115,7 @@ impl Default for SimConfig {
             trace: false,
             time_limit_us: 3_600_000_000,
             origin_at: OriginAt::Parent,
+            numa_balancing: None,
         }
     }
 }
@@ -179,6 +196,11 @@ struct Engine<'a> {
     mlog: Vec<MigrationRecord>,
     done: usize,
     touched: Vec<u32>,
+    /// The machine's largest SLIT ratio (the cost model's latency mapping reads it).
+    farthest: f64,
+    /// Automatic NUMA balancing, and each process's history when it is on.
+    numa: Option<NumaBalancing>,
+    numa_state: Vec<NumaTaskState>,
 }
 
 impl<'a> Engine<'a> {
@@ -186,12 +208,19 @@ impl<'a> Engine<'a> {
         let n = wl.procs.len();
         let mal = topo.mal_count().max(1);
         let levels = topo.levels();
+        let farthest = farthest_ratio(topo);
         let level_factor = (0..mal)
             .map(|l| match (levels.get(l), levels.first()) {
-                (Some(&d), Some(&d0)) if d0 > 0 => f64::from(d) / f64::from(d0),
+                (Some(&d), Some(&d0)) if d0 > 0 => cfg
+                    .cost
+                    .latency_ratio(f64::from(d) / f64::from(d0), farthest),
                 _ => 1.0,
             })
             .collect();
+        let numa_state = match &cfg.numa_balancing {
+            Some(nb) => wl.procs.iter().map(|s| nb.new_task(s.arrival_us)).collect(),
+            None => Vec::new(),
+        };
         let procs = wl
             .procs
             .iter()
@@ -248,6 +277,9 @@ impl<'a> Engine<'a> {
             mlog: Vec::new(),
             done: 0,
             touched: Vec::new(),
+            farthest,
+            numa: cfg.numa_balancing,
+            numa_state,
         }
     }
 
@@ -450,7 +482,10 @@ impl<'a> Engine<'a> {
         let overhead_ns = overhead_ns + std::mem::take(&mut pr.pending_ns);
         let overhead_us = overhead_ns.div_ceil(1000);
         let node = topo.node_of(CpuId::new(c));
-        let factor = topo.numa_factor(zonal_topology::NodeId(pr.mem_node), node);
+        let factor = self.cost.latency_ratio(
+            topo.numa_factor(zonal_topology::NodeId(pr.mem_node), node),
+            self.farthest,
+        );
         let slowdown = self.cost.slowdown(self.wl.procs[p].mem_bound, factor);
         let need = ((pr.rem_us as f64 * slowdown).ceil() as u64).max(1);
         let len = need.min(self.cost.slice_us.max(1));
@@ -511,6 +546,44 @@ impl<'a> Engine<'a> {
                 us: now - seg.start_us,
             },
         );
+        if self.numa.is_some() {
+            self.numa_scan(c, p);
+        }
+    }
+
+    /// Automatic NUMA balancing after process `p` ran on CPU `c` (module docs).
+    fn numa_scan(&mut self, c: usize, p: usize) {
+        let Some(nb) = self.numa else { return };
+        let now = self.m.now_us;
+        let topo = self.m.topo;
+        let pr = &mut self.procs[p];
+        let spec = &self.wl.procs[p];
+        if pr.rem_us == 0 && pr.burst + 1 >= spec.bursts {
+            return; // exiting
+        }
+        let st = &mut self.numa_state[p];
+        if !nb.scan_due(st, pr.run_us, now) {
+            return;
+        }
+        self.stats.numa_scans += 1;
+        let cpu_node = topo.node_of(CpuId::new(c));
+        let out = nb.scan(
+            st,
+            now,
+            cpu_node,
+            zonal_topology::NodeId(pr.mem_node),
+            crate::cost::PROCESS_RSS_BYTES,
+            topo.node_count(),
+        );
+        if let Some(to) = out.move_pages_to {
+            pr.mem_node = to.0;
+            let ns = self.cost.page_migration_ns;
+            pr.pending_ns += ns;
+            self.stats.page_moves += 1;
+            self.stats.page_move_ns += ns;
+            self.stats.numa_balancing_page_moves += 1;
+            self.stats.numa_balancing_page_move_ns += ns;
+        }
     }
 
     // --- Balancing ----------------------------------------------------------------------
@@ -610,7 +683,10 @@ impl<'a> Engine<'a> {
         let hot = pr
             .last_ran_us
             .is_some_and(|t| (now - t) * 1000 < self.cost.cache_hot_ns);
-        let mem_factor = topo.numa_factor(zonal_topology::NodeId(pr.mem_node), to_node);
+        let mem_factor = self.cost.latency_ratio(
+            topo.numa_factor(zonal_topology::NodeId(pr.mem_node), to_node),
+            self.farthest,
+        );
         pr.pending_ns += self.cost.migration_ns(hot, mem_factor);
         if !pr.aged && self.ageing.is_aged_after(pr.migrations) {
             pr.aged = true;
@@ -698,4 +774,17 @@ impl<'a> Engine<'a> {
             migration_log: self.mlog,
         }
     }
+}
+
+/// The largest SLIT ratio `d(a, b) / d(a, a)` between two nodes of `topo` (1 for one node).
+fn farthest_ratio(topo: &Topology) -> f64 {
+    let n = topo.node_count();
+    let mut far: f64 = 1.0;
+    for a in 0..n {
+        for b in 0..n {
+            let a = zonal_topology::NodeId(a as u32);
+            far = far.max(topo.numa_factor(a, zonal_topology::NodeId(b as u32)));
+        }
+    }
+    far
 }

@@ -10,6 +10,9 @@
 //!
 //! - *Random arrival*: uniform over a [`RANDOM_WINDOW_MS`] window (the paper gives no
 //!   window; one second is a few slices, shorter than every run's makespan).
+//!   [`paper_workload_windowed`] takes another window (the `paper` example's
+//!   `--arrival-window-ms` and `--window-sweep`); [`has_random_arrival`] says which
+//!   workloads it changes.
 //! - *Almost same arrival time*: uniform over [`ALMOST_SAME_WINDOW_MS`].
 //! - "200 ms" is every process's exact CPU demand; "50–400 ms" is uniform over the range.
 //! - *Mix*: each process is I/O-bound with probability [`MIX_IO_SHARE`]; I/O-bound processes
@@ -28,7 +31,7 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use zonal_policy::{PolicyConfig, PolicyError, Rng};
+use zonal_policy::{NumaBalancing, PolicyConfig, PolicyError, Rng};
 use zonal_topology::{presets, CpuSpec, Machine, NodeSpec, Topology, TopologyError};
 
 use crate::cost::CostModel;
@@ -225,9 +228,30 @@ impl FromStr for WorkloadId {
 /// machines, W1 is CPU-bound 300 ms with random arrival and W2 its I/O-bound variant.
 #[must_use]
 pub fn paper_workload(system: System, w: WorkloadId, procs: usize) -> WorkloadSpec {
+    paper_workload_windowed(system, w, procs, RANDOM_WINDOW_MS)
+}
+
+/// [`paper_workload`] with random arrival over `random_window_ms` instead of
+/// [`RANDOM_WINDOW_MS`] (the "almost same time" and all-at-once workloads are unchanged).
+///
+/// ```
+/// use zonal_sim::experiment::{paper_workload_windowed, System, WorkloadId};
+/// use zonal_sim::Arrival;
+/// let w = paper_workload_windowed(System::S1, WorkloadId::W2, 200, 250);
+/// assert_eq!(w.arrival, Arrival::Uniform { window_ms: 250 });
+/// let w1 = paper_workload_windowed(System::S1, WorkloadId::W1, 200, 250);
+/// assert_eq!(w1.arrival, Arrival::AllAtOnce);
+/// ```
+#[must_use]
+pub fn paper_workload_windowed(
+    system: System,
+    w: WorkloadId,
+    procs: usize,
+    random_window_ms: u64,
+) -> WorkloadSpec {
     use WorkloadId::{W1, W2, W3};
     let random = Arrival::Uniform {
-        window_ms: RANDOM_WINDOW_MS,
+        window_ms: random_window_ms,
     };
     let same = Arrival::Uniform {
         window_ms: ALMOST_SAME_WINDOW_MS,
@@ -251,6 +275,15 @@ pub fn paper_workload(system: System, w: WorkloadId, procs: usize) -> WorkloadSp
         arrival,
         io_share,
     }
+}
+
+/// Whether workload `w` of `system` arrives at random (over the random window), the points
+/// an arrival-window sweep varies.
+#[must_use]
+pub fn has_random_arrival(system: System, w: WorkloadId) -> bool {
+    // Any window distinguishes random arrival from the 20 ms "almost same time".
+    paper_workload_windowed(system, w, 1, RANDOM_WINDOW_MS + 1).arrival
+        != paper_workload(system, w, 1).arrival
 }
 
 /// The process counts of the paper's grid for a system.
@@ -293,10 +326,14 @@ pub struct Job {
 
 /// Runs one job on an already built topology.
 ///
+/// The policy config's automatic NUMA balancing ([`NumaBalancing::from_config`]) drives
+/// the run's page moves.
+///
 /// # Errors
 /// [`SimError::Policy`] if the policy does not build.
 pub fn run_on(topo: &Topology, job: &Job, trace: bool) -> Result<RunResult, SimError> {
     let policy = job.policy.build()?;
+    let numa_balancing = NumaBalancing::from_config(&job.policy)?;
     let mut wrng = Rng::new(job.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5745_4C4F_4144);
     let workload = job
         .workload
@@ -306,6 +343,7 @@ pub fn run_on(topo: &Topology, job: &Job, trace: bool) -> Result<RunResult, SimE
         cost: job.cost,
         trace,
         origin_at: job.origin_at,
+        numa_balancing,
         ..SimConfig::default()
     };
     Ok(simulate(topo, policy.as_ref(), &workload, &cfg))

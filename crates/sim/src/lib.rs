@@ -38,7 +38,7 @@ mod steal;
 mod trace;
 mod workload;
 
-pub use cost::CostModel;
+pub use cost::{CostModel, CostPreset};
 pub use engine::{simulate, OriginAt, SimConfig};
 pub use stats::{MigrationRecord, ProcRecord, RunResult, RunStats};
 pub use steal::{

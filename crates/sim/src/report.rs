@@ -20,7 +20,12 @@ pub struct Row {
 /// `run_time_by_level` is [`RunStats::run_time_by_level`] in ms (index 0 = level I, summing
 /// to `run_ms`), and `linux_era` the era of the Linux walk the policy ran on.
 /// `page_move_time_ms` is [`RunStats::page_move_ns`] in ms; `lb_calls` and
-/// `lb_calls_unsuccessful` count balance calls (see [`RunStats::lb_calls`]).
+/// `lb_calls_unsuccessful` count balance calls (see [`RunStats::lb_calls`]). `cost` is the
+/// cost model's preset (`paper` or `hardware`, [`crate::cost::CostPreset`]),
+/// `numa_balancing` whether Linux's automatic NUMA balancing was on, with its moves in
+/// `numa_balancing_page_moves` (part of `page_moves`) and `numa_balancing_page_move_time_ms`
+/// (part of `page_move_time_ms`), and `arrival_window_ms` the arrival window (`null` when
+/// every process arrives at once).
 #[must_use]
 pub fn json(job: &Job, s: &RunStats) -> serde_json::Value {
     let refused: serde_json::Map<String, serde_json::Value> = Refusal::ALL
@@ -33,6 +38,12 @@ pub fn json(job: &Job, s: &RunStats) -> serde_json::Value {
         "procs": job.workload.procs,
         "policy": job.policy.name.as_str(),
         "linux_era": job.policy.linux_era.as_str(),
+        "numa_balancing": job.policy.numa_balancing,
+        "cost": job.cost.preset().as_str(),
+        "arrival_window_ms": match job.workload.arrival {
+            crate::Arrival::Uniform { window_ms } => Some(window_ms),
+            _ => None,
+        },
         "origin": job.policy.origin,
         "age_limit": crate::experiment::effective_age_limit(&job.policy),
         "seed": job.seed,
@@ -63,6 +74,9 @@ pub fn json(job: &Job, s: &RunStats) -> serde_json::Value {
         "pages_migrated": s.pages_migrated,
         "page_moves": s.page_moves,
         "page_move_time_ms": s.page_move_ns as f64 / 1e6,
+        "numa_balancing_page_moves": s.numa_balancing_page_moves,
+        "numa_balancing_page_move_time_ms": s.numa_balancing_page_move_ns as f64 / 1e6,
+        "numa_scans": s.numa_scans,
         "demand_ms": s.demand_us as f64 / 1000.0,
         "run_ms": s.run_us as f64 / 1000.0,
         "overhead_ms": s.overhead_us as f64 / 1000.0,

@@ -57,11 +57,19 @@ pub struct RunStats {
     pub aged_tasks: u64,
     /// Aged processes whose pages followed them.
     pub pages_migrated: u64,
-    /// Page moves: page-migration events charged when an aged process's memory follows it
-    /// to its new node (counted in the engine's `migrate`, where the one-off page cost is
-    /// charged). Reported apart from `migrations`, which are unchanged. A process moves its
-    /// pages at most once (when it ages), so this equals `pages_migrated` by construction.
+    /// Page moves: page-migration events charged when a process's memory moves to another
+    /// node — an aged process's pages following it (counted in the engine's `migrate`, at
+    /// most once per process: `pages_migrated`) plus automatic NUMA balancing's moves
+    /// (`numa_balancing_page_moves`), so `page_moves = pages_migrated +
+    /// numa_balancing_page_moves`. Reported apart from `migrations`, which are unchanged.
     pub page_moves: u64,
+    /// Of `page_moves`, those automatic NUMA balancing made (0 when it is off).
+    pub numa_balancing_page_moves: u64,
+    /// Of `page_move_ns`, the time charged for `numa_balancing_page_moves`, ns. JSON:
+    /// `numa_balancing_page_move_time_ms`.
+    pub numa_balancing_page_move_ns: u64,
+    /// Automatic NUMA balancing scans (0 when it is off).
+    pub numa_scans: u64,
     /// Time charged for page moves, ns: the sum of `CostModel::page_migration_ns` over
     /// `page_moves`, counted when charged (added to the process's pending overhead, which
     /// `overhead_us` counts when the process next runs). JSON: `page_move_time_ms`.
