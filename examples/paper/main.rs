@@ -30,6 +30,7 @@ use zonal_sim::{Arrival, CostModel, CostPreset, ExecTime, OriginAt, WorkloadSpec
 mod cli;
 mod plot;
 mod render;
+mod reproduction;
 
 use cli::Exit;
 
@@ -116,6 +117,11 @@ struct Args {
     /// the random-arrival points, windows 250, 500, 1000, 2000, 4000 ms.
     #[arg(long)]
     window_sweep: bool,
+    /// Write the reproduction report: the grid, Table 1 and Table 2 (both origin modes) and
+    /// the arrival-window sweep for both Linux eras and both cost models, into
+    /// DIR/REPRODUCTION.md and DIR/reproduction/*.svg (DIR = --out).
+    #[arg(long)]
+    reproduction: bool,
 }
 
 fn main() -> ExitCode {
@@ -140,6 +146,27 @@ fn check_modes(args: &Args, matches: &clap::ArgMatches) -> cli::Result {
                 "seeds",
                 "out",
                 "threads",
+                "sweep",
+                "window_sweep",
+            ],
+        )
+    } else if args.reproduction {
+        (
+            "--reproduction (it runs both Linux eras and both cost models itself)",
+            &[
+                "json",
+                "trace",
+                "seed",
+                "policy",
+                "policies",
+                "linux_era",
+                "cost",
+                "origin_at",
+                "remote_scale",
+                "migration_scale",
+                "arrival_window_ms",
+                "numa_balancing",
+                "numa_scan_delay_ms",
                 "sweep",
                 "window_sweep",
             ],
@@ -242,12 +269,17 @@ fn check_numbers(args: &Args) -> cli::Result {
 }
 
 fn policy_config(name: &str, args: &Args) -> cli::Result<PolicyConfig> {
+    policy_config_in(name, args, linux_era(args)?)
+}
+
+/// [`policy_config`] for the Linux era `era` instead of `--linux-era`.
+fn policy_config_in(name: &str, args: &Args, era: LinuxEra) -> cli::Result<PolicyConfig> {
     let mut cfg = PolicyConfig::named(name).map_err(Exit::usage)?;
     if let Some(o) = &args.origin {
         cfg.origin = o.parse::<OriginRule>().map_err(Exit::usage)?;
     }
     cfg.age_limit = args.age_limit;
-    cfg.linux_era = linux_era(args)?;
+    cfg.linux_era = era;
     // A single run asks for exactly what it names (another policy is refused by the
     // config); the grid and the sweeps give NUMA balancing to the Linux baselines only.
     if numa_balancing(args)? && (single_run(args) || NumaBalancing::applies_to(cfg.name)) {
@@ -353,6 +385,8 @@ fn run(args: &Args) -> cli::Result {
     cost_preset(args)?;
     if single_run(args) {
         single(args)
+    } else if args.reproduction {
+        reproduce(args)
     } else if args.window_sweep {
         window_sweep(args)
     } else if args.sweep {
@@ -501,48 +535,11 @@ fn grid(args: &Args) -> cli::Result {
     let start = Instant::now();
     let policies = policies(args)?;
     let (cost, origin_at) = (cost(args)?, origin_at(args)?);
-    let mut jobs = Vec::new();
-    for p in &policies {
-        let cfg = policy_config(p, args)?;
-        for system in [System::S1, System::S2, System::S3] {
-            for w in WorkloadId::ALL {
-                for &procs in paper_procs(system) {
-                    for seed in 1..=args.seeds {
-                        jobs.push(paper_job(
-                            (system, w, procs),
-                            cfg.clone(),
-                            seed,
-                            (cost, window_ms(args)),
-                            origin_at,
-                        ));
-                    }
-                }
-            }
-        }
-    }
-    if policies.iter().any(|p| p == "linux") {
-        let linux = policy_config("linux", args)?;
-        for (i, r) in paper::TABLE1.iter().enumerate() {
-            for seed in 1..=args.seeds {
-                jobs.push(Job {
-                    system: r.system,
-                    label: render::table1_label(i),
-                    workload: WorkloadSpec {
-                        procs: r.procs,
-                        exec: ExecTime::Fixed(r.exec_ms),
-                        arrival: Arrival::Uniform {
-                            window_ms: window_ms(args),
-                        },
-                        io_share: if r.io_bound { 1.0 } else { 0.0 },
-                    },
-                    policy: linux.clone(),
-                    seed,
-                    cost,
-                    origin_at,
-                });
-            }
-        }
-    }
+    let cfgs = policies
+        .iter()
+        .map(|p| policy_config(p, args))
+        .collect::<cli::Result<Vec<_>>>()?;
+    let jobs = grid_jobs(&cfgs, args.seeds, (cost, window_ms(args)), origin_at);
     let results = run_with_progress(&jobs, args)?;
     let rows: Vec<Row> = jobs
         .into_iter()
@@ -588,6 +585,146 @@ fn grid(args: &Args) -> cli::Result {
         args.out.display()
     );
     all_finished(rows.iter().map(|r| &r.stats))
+}
+
+/// The grid's jobs: every policy of `cfgs` at every point of Tables 3–5 and seed, and, when
+/// `cfgs` has `linux`, Table 1's rows under that configuration.
+fn grid_jobs(
+    cfgs: &[PolicyConfig],
+    seeds: u64,
+    (cost, window_ms): (CostModel, u64),
+    origin_at: OriginAt,
+) -> Vec<Job> {
+    let mut jobs = Vec::new();
+    for cfg in cfgs {
+        for system in [System::S1, System::S2, System::S3] {
+            for w in WorkloadId::ALL {
+                for &procs in paper_procs(system) {
+                    for seed in 1..=seeds {
+                        jobs.push(paper_job(
+                            (system, w, procs),
+                            cfg.clone(),
+                            seed,
+                            (cost, window_ms),
+                            origin_at,
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if let Some(linux) = cfgs.iter().find(|c| c.name.as_str() == "linux") {
+        for (i, r) in paper::TABLE1.iter().enumerate() {
+            for seed in 1..=seeds {
+                jobs.push(Job {
+                    system: r.system,
+                    label: render::table1_label(i),
+                    workload: WorkloadSpec {
+                        procs: r.procs,
+                        exec: ExecTime::Fixed(r.exec_ms),
+                        arrival: Arrival::Uniform { window_ms },
+                        io_share: if r.io_bound { 1.0 } else { 0.0 },
+                    },
+                    policy: linux.clone(),
+                    seed,
+                    cost,
+                    origin_at,
+                });
+            }
+        }
+    }
+    jobs
+}
+
+/// `--reproduction`: every variant (Linux era × cost model) of the grid, Table 2's point
+/// with origins at placement, and the arrival-window sweep per era, into
+/// `DIR/REPRODUCTION.md` (`reproduction.rs`).
+fn reproduce(args: &Args) -> cli::Result {
+    prepare_out(&args.out)?;
+    let start = Instant::now();
+    let policies = policies(args)?;
+    let mut variants = Vec::new();
+    for (era_name, era) in [("modern", LinuxEra::Modern), ("2.6", LinuxEra::V2_6)] {
+        for preset in [CostPreset::Paper, CostPreset::Hardware] {
+            variants.push((
+                era,
+                reproduction::Variant {
+                    era: era_name,
+                    cost_name: preset.as_str(),
+                    cost: preset.model(),
+                },
+            ));
+        }
+    }
+    let mut all_jobs = Vec::new();
+    let mut spans = Vec::new();
+    for (era, v) in &variants {
+        let cfgs = policies
+            .iter()
+            .map(|p| policy_config_in(p, args, *era))
+            .collect::<cli::Result<Vec<_>>>()?;
+        let grid = grid_jobs(
+            &cfgs,
+            args.seeds,
+            (v.cost, experiment::RANDOM_WINDOW_MS),
+            OriginAt::Parent,
+        );
+        let placement = reproduction::table2_placement_jobs(&grid);
+        let at = all_jobs.len();
+        spans.push((at, grid.len(), placement.len()));
+        all_jobs.extend(grid);
+        all_jobs.extend(placement);
+    }
+    let results = run_with_progress(&all_jobs, args)?;
+    all_finished(results.iter().map(|r| &r.stats))?;
+    let mut stats: Vec<Option<zonal_sim::RunStats>> =
+        results.into_iter().map(|r| Some(r.stats)).collect();
+    let mut take = |from: usize, n: usize| -> Vec<Row> {
+        (from..from + n)
+            .map(|i| Row {
+                job: all_jobs[i].clone(),
+                stats: stats[i].take().unwrap_or_default(),
+            })
+            .collect()
+    };
+    let mut runs = Vec::new();
+    for ((_, v), &(at, g, p)) in variants.iter().zip(&spans) {
+        runs.push(reproduction::VariantRuns {
+            variant: v.clone(),
+            parent: take(at, g),
+            placement: take(at + g, p),
+        });
+    }
+    let mut extra = Vec::new();
+    for (era_name, era) in [("modern", LinuxEra::Modern), ("2.6", LinuxEra::V2_6)] {
+        let (md, sweep_stats) = window_sweep_table(
+            args,
+            era,
+            CostPreset::Paper.model(),
+            "paper",
+        )?;
+        all_finished(sweep_stats.iter())?;
+        extra.push((
+            format!("Arrival-window sweep, Linux era {era_name}, the paper's cost model"),
+            md,
+        ));
+    }
+    let command = format!(
+        "cargo run --release --example paper -- --reproduction --seeds {} --out {}",
+        args.seeds,
+        args.out.display()
+    );
+    let md = reproduction::write(&args.out, &runs, &policies, args.seeds, &command, &extra)
+        .map_err(Exit::Failure)?;
+    cli::out(&md)?;
+    eprintln!(
+        "{} runs in {:.1} s; wrote {}/REPRODUCTION.md and {}/reproduction/",
+        all_jobs.len(),
+        start.elapsed().as_secs_f64(),
+        args.out.display(),
+        args.out.display()
+    );
+    Ok(())
 }
 
 /// Remote-penalty scales of the sweep.
@@ -687,17 +824,37 @@ const WINDOW_SWEEP_CONTENDERS: [&str; 2] = ["conservative-hard", "conservative-s
 fn window_sweep(args: &Args) -> cli::Result {
     prepare_out(&args.out)?;
     let start = Instant::now();
+    let (md, stats) = window_sweep_table(args, linux_era(args)?, cost(args)?, &args.cost)?;
+    write_file(&args.out, "window-sweep.md", &md)?;
+    cli::out(&md)?;
+    eprintln!(
+        "{} runs in {:.1} s; wrote {}/window-sweep.md",
+        stats.len(),
+        start.elapsed().as_secs_f64(),
+        args.out.display()
+    );
+    all_finished(stats.iter())
+}
+
+/// The sweep's table (markdown) and every run's statistics, for the Linux era `era` and
+/// the cost model `cost` (named `cost_name` in the caption).
+fn window_sweep_table(
+    args: &Args,
+    era: LinuxEra,
+    cost: CostModel,
+    cost_name: &str,
+) -> cli::Result<(String, Vec<zonal_sim::RunStats>)> {
     let points: Vec<(System, WorkloadId, usize)> = [System::S1, System::S2, System::S3]
         .into_iter()
         .flat_map(|s| WorkloadId::ALL.into_iter().map(move |w| (s, w)))
         .filter(|&(s, w)| has_random_arrival(s, w))
         .flat_map(|(s, w)| paper_procs(s).iter().map(move |&p| (s, w, p)))
         .collect();
-    let mut pols = vec![policy_config("linux", args)?];
+    let mut pols = vec![policy_config_in("linux", args, era)?];
     for c in WINDOW_SWEEP_CONTENDERS {
-        pols.push(policy_config(c, args)?);
+        pols.push(policy_config_in(c, args, era)?);
     }
-    let (cost, origin_at) = (cost(args)?, origin_at(args)?);
+    let origin_at = origin_at(args)?;
     let n = args.seeds as usize;
     let mut jobs = Vec::new();
     for &window in &SWEEP_WINDOWS_MS {
@@ -715,7 +872,7 @@ fn window_sweep(args: &Args) -> cli::Result {
         "## Arrival window: gain % over linux at the {} random-arrival points ({} seeds; mean ± 95% interval over point × seed)\n\ncost model {}, Linux NUMA balancing {}, origin at {}.\n\n| window ms | linux mean TAT ms |{}\n|---|---|{}\n",
         points.len(),
         args.seeds,
-        args.cost,
+        cost_name,
         args.numa_balancing,
         args.origin_at,
         WINDOW_SWEEP_CONTENDERS
@@ -747,15 +904,7 @@ fn window_sweep(args: &Args) -> cli::Result {
         }
         md.push('\n');
     }
-    write_file(&args.out, "window-sweep.md", &md)?;
-    cli::out(&md)?;
-    eprintln!(
-        "{} runs in {:.1} s; wrote {}/window-sweep.md",
-        jobs.len(),
-        start.elapsed().as_secs_f64(),
-        args.out.display()
-    );
-    all_finished(results.iter().map(|r| &r.stats))
+    Ok((md, results.into_iter().map(|r| r.stats).collect()))
 }
 
 /// A run that could not finish its processes makes the whole command a failure (status 1),

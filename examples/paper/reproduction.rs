@@ -12,10 +12,10 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use zonal_sim::experiment::{paper_procs, Job, OriginAt, Summary, System, WorkloadId};
+use zonal_sim::experiment::{paper_procs, Job, Summary, System, WorkloadId};
 use zonal_sim::paper;
 use zonal_sim::report::Row;
-use zonal_sim::CostModel;
+use zonal_sim::{CostModel, OriginAt};
 
 use crate::plot;
 use crate::render;
