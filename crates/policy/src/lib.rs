@@ -86,7 +86,7 @@ pub use policies::linux::{
 pub use policies::no_policy::NoPolicy;
 pub use policies::numalb::DEFAULT_ALPHA as DEFAULT_NUMALB_ALPHA;
 pub use policies::{catalogue, Constructor, Filters, PolicyEntry, CATALOGUE};
-pub use policy::{BalanceSide, CpuPass, FreshSteal, Policy, Sides, StealSide};
+pub use policy::{wake_near_prev, BalanceSide, CpuPass, FreshSteal, Policy, Sides, StealSide};
 pub use rng::Rng;
 pub use rules::{cache_nice_tries, MIGRATION_COST_US};
 pub use snapshot::SnapshotView;

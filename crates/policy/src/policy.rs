@@ -9,7 +9,7 @@
 //!   workers and in the simulator's work-stealing mode alike;
 //! - the **balance side** ([`BalanceSide`]), asked by a balancer that looks at the whole
 //!   machine: the periodic pass over a load snapshot that returns migrations, new-idle
-//!   balancing, and placement at spawn. Steal-only policies have none
+//!   balancing, and placement at spawn and at wake-up. Steal-only policies have none
 //!   ([`Policy::balance_side`] is `None`).
 //!
 //! # How a decision is asked for
@@ -28,6 +28,8 @@
 //! - **New-idle pass** ([`BalanceSide::idle_balance`]): a CPU about to idle pulls, bottom-up,
 //!   ignoring intervals, and stops at the first level that yields a task.
 //! - **Placement** ([`BalanceSide::place`]): fork/exec balancing of a new task.
+//! - **Wake-up** ([`BalanceSide::select_wake`]): where a task that blocked (I/O, a lock)
+//!   is queued when it becomes runnable again, from its previous CPU and the waker's.
 //! - **Ageing** ([`StealSide::ageing`]): the one [`Ageing`] rule of the policy, which the
 //!   runtime and simulator ask instead of guessing from refusals.
 //! - **Decisions known in advance** ([`StealSide::static_fresh_steal`]): for a (thief, victim)
@@ -250,6 +252,41 @@ pub trait BalanceSide: Send + Sync + fmt::Debug {
         rng: &mut Rng,
     ) -> Placement;
 
+    /// Where a task that wakes up should be queued (Linux's `select_task_rq` at
+    /// `try_to_wake_up`). `task` is the waking task, whose `task.cpu` is `prev`, the CPU it
+    /// last ran on; `waker` is the CPU that wakes it (the CPU completing its I/O, or the
+    /// thread that signals it; `prev` itself when the caller has no better answer). The
+    /// answer is a CPU of `view`'s topology; a driver that moves the task to another node
+    /// counts that as a migration.
+    ///
+    /// The default is [`wake_near_prev`]: `prev` if idle, else the first idle CPU of
+    /// `prev`'s node, else `prev`. The Linux-family policies answer with the era's wake-up
+    /// logic (module `policies::linux::wake`), which the conservative filter restricts.
+    ///
+    /// ```
+    /// use zonal_policy::{PolicyConfig, Rng, SnapshotView, TaskId, TaskMeta};
+    /// use zonal_topology::{presets, CpuId};
+    /// let topo = presets::preset("s1")?;
+    /// let view = SnapshotView::new(topo.clone());
+    /// let task = TaskMeta::new(TaskId(1), topo.node_of(CpuId(0)), CpuId(0));
+    /// let p = PolicyConfig::named("conservative-hard")?.build()?;
+    /// let b = p.balance_side().expect("balances");
+    /// // An idle machine: the task wakes where it last ran.
+    /// assert_eq!(b.select_wake(&view, &task, CpuId(0), CpuId(0), &mut Rng::new(1)), CpuId(0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn select_wake(
+        &self,
+        view: &dyn MachineView,
+        task: &TaskMeta,
+        prev: CpuId,
+        waker: CpuId,
+        rng: &mut Rng,
+    ) -> CpuId {
+        let _ = (waker, rng);
+        wake_near_prev(view, task, prev)
+    }
+
     /// The balancing state `cpu` starts with: its per-level intervals and busy factor.
     /// Defaults to Linux's modern values ([`CpuBalanceState::new`]); a policy with other
     /// intervals (the Linux baseline's 2.6 era) returns its own. Drivers create each CPU's
@@ -257,4 +294,43 @@ pub trait BalanceSide: Send + Sync + fmt::Debug {
     fn new_state(&self, topo: &Topology, cpu: CpuId) -> CpuBalanceState {
         CpuBalanceState::new(topo, cpu)
     }
+}
+
+/// The default wake-up placement ([`BalanceSide::select_wake`]), also what a driver uses for
+/// a policy without a balance side: `prev` if it is idle, else the first idle CPU of
+/// `prev`'s node (in the topology's order), else `prev`. A pinned task
+/// (`!task.migratable`) and a `prev` outside the view's topology get `prev`.
+///
+/// This is Linux's `select_idle_sibling` within the last-level cache, which the presets put
+/// at the node, with the waker taken to be `prev`.
+///
+/// ```
+/// use zonal_policy::{wake_near_prev, SnapshotView, TaskId, TaskMeta};
+/// use zonal_topology::{presets, CpuId};
+/// let topo = presets::preset("s1")?;
+/// let mut view = SnapshotView::new(topo.clone());
+/// let node = topo.node_of(CpuId(0));
+/// view.push_task(TaskMeta::new(TaskId(1), node, CpuId(0)));
+/// let sibling = topo.cpus_of(node).iter().copied().find(|&c| c != CpuId(0)).unwrap();
+/// let waking = TaskMeta::new(TaskId(2), node, CpuId(0));
+/// assert_eq!(wake_near_prev(&view, &waking, CpuId(0)), sibling);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+pub fn wake_near_prev(view: &dyn MachineView, task: &TaskMeta, prev: CpuId) -> CpuId {
+    let topo = view.topology();
+    if !task.migratable || prev.index() >= topo.cpu_count() || cpu_idle(view, prev) {
+        return prev;
+    }
+    topo.cpus_of(topo.node_of(prev))
+        .iter()
+        .copied()
+        .find(|&c| cpu_idle(view, c))
+        .unwrap_or(prev)
+}
+
+/// Whether `cpu` runs nothing and has nothing queued.
+fn cpu_idle(view: &dyn MachineView, cpu: CpuId) -> bool {
+    let l = view.cpu_load(cpu);
+    l.idle || l.nr_running == 0
 }

@@ -17,10 +17,13 @@
 //! 4. **SegmentEnd**: the burst finished (the process starts an I/O wait or ends) or the
 //!    slice expired (the task goes to the tail if others wait). If the queue is now empty the
 //!    policy's [`BalanceSide::idle_balance`](zonal_policy::BalanceSide::idle_balance) runs (new-idle balancing); then the CPU dispatches.
-//! 5. **IoDone**: the process wakes on the CPU it last ran on if that CPU is idle, else on
-//!    an idle CPU of the same node, else on its last CPU (Linux's `select_idle_sibling`
-//!    within the last-level cache, which our presets put at the node; the policy trait has no
-//!    wake-up hook).
+//! 5. **IoDone**: the policy's [`BalanceSide::select_wake`](zonal_policy::BalanceSide::select_wake)
+//!    picks the CPU the process wakes on, from the CPU it last ran on, which is also the
+//!    waker (the CPU that submitted the I/O completes it); a steal-only policy gets
+//!    [`wake_near_prev`](zonal_policy::wake_near_prev) (the last CPU if idle, else an idle
+//!    CPU of its node, else the last CPU). A wake-up on another node is a migration, booked as
+//!    a balancer's are (counts by level, cost, ageing, pages following an aged process, the
+//!    migration log) and also counted in `RunStats::wake_migrations`.
 //!    Each segment's run time (from the end of its pending costs) is booked to
 //!    `RunStats::run_us` and, by the level of the CPU's node relative to the process's
 //!    origin, to `RunStats::run_time_by_level`.
@@ -58,8 +61,8 @@
 //! longer on `from` is counted as stale and skipped.
 
 use zonal_policy::{
-    Ageing, AttemptOutcome, BalanceOutcome, BalanceSide, CpuBalanceState, CpuPass, Migration,
-    NumaBalancing, NumaTaskState, Placement, Policy, Rng, TaskId, TaskMeta,
+    wake_near_prev, Ageing, AttemptOutcome, BalanceOutcome, BalanceSide, CpuBalanceState, CpuPass,
+    Migration, NumaBalancing, NumaTaskState, Placement, Policy, Rng, TaskId, TaskMeta,
 };
 use zonal_topology::{CpuId, Level, Topology};
 
@@ -409,26 +412,29 @@ impl<'a> Engine<'a> {
                 us: now - pr.since_us,
             },
         );
-        let prev = pr.cpu as usize;
-        let target = if self.m.is_idle(prev) {
-            prev
-        } else {
-            topo.cpus_of(topo.node_of(CpuId::new(prev)))
-                .iter()
-                .map(|c| c.index())
-                .find(|&c| self.m.is_idle(c))
-                .unwrap_or(prev)
-        };
-        let meta = TaskMeta {
-            cpu: CpuId::new(target),
+        let prev = CpuId(pr.cpu);
+        let mut meta = TaskMeta {
             migrations: pr.migrations,
             last_ran_us: pr.last_ran_us,
-            ..TaskMeta::new(
-                TaskId(p as u64),
-                zonal_topology::NodeId(pr.origin),
-                CpuId::new(target),
-            )
+            ..TaskMeta::new(TaskId(p as u64), zonal_topology::NodeId(pr.origin), prev)
         };
+        // The waker of an I/O completion is the CPU that submitted it (`prev`): see the
+        // policy's wake-up module docs.
+        let woken = match self.balancer {
+            Some(b) => b.select_wake(&self.m, &meta, prev, prev, &mut self.rng),
+            None => wake_near_prev(&self.m, &meta, prev),
+        };
+        let target = if woken.index() < topo.cpu_count() {
+            woken.index()
+        } else {
+            prev.index()
+        };
+        meta.cpu = CpuId::new(target);
+        if topo.node_of(meta.cpu) != topo.node_of(prev) {
+            // Waking on another node moves the task: a migration like a balancer's.
+            self.stats.wake_migrations += 1;
+            self.count_migration(p, prev.index(), target, &mut meta, false);
+        }
         let pr = &mut self.procs[p];
         pr.cpu = target as u32;
         pr.phase = Phase::Queued;
@@ -646,7 +652,6 @@ impl<'a> Engine<'a> {
         };
         let p = mig.task.0 as usize;
         let now = self.m.now_us;
-        let topo = self.m.topo;
         if self.m.cpus[from].rq[idx].running {
             // Active balance: cut the running segment short.
             let cs = &mut self.m.cpus[from];
@@ -667,6 +672,28 @@ impl<'a> Engine<'a> {
         }
         let mut meta = self.m.cpus[from].rq.remove(idx);
         self.m.cpus[from].weighted -= u64::from(meta.weight);
+        meta.running = false;
+        self.count_migration(p, from, to, &mut meta, newidle);
+        self.m.touch(from);
+        self.enqueue(to, meta);
+        self.touched.push(to as u32);
+        self.touched.push(from as u32);
+    }
+
+    /// Books one migration of process `p` (off every queue, `meta` its queue entry) from CPU
+    /// `from` to CPU `to`, for a balance pass and a wake-up on another node alike: the
+    /// migration counts (total, by level, futile), its cost, ageing and the pages that
+    /// follow an aged process, and the migration log. The caller queues `meta` on `to`.
+    fn count_migration(
+        &mut self,
+        p: usize,
+        from: usize,
+        to: usize,
+        meta: &mut TaskMeta,
+        newidle: bool,
+    ) {
+        let now = self.m.now_us;
+        let topo = self.m.topo;
         let to_node = topo.node_of(CpuId::new(to));
         let pr = &mut self.procs[p];
         if pr.migrated_since_run {
@@ -676,7 +703,6 @@ impl<'a> Engine<'a> {
         pr.migrations += 1;
         meta.migrations += 1;
         meta.cpu = CpuId::new(to);
-        meta.running = false;
         let level = topo.level_between(CpuId::new(from), CpuId::new(to)).index();
         self.stats.migrations += 1;
         self.stats.migrations_by_level[level.min(self.mal - 1)] += 1;
@@ -702,10 +728,6 @@ impl<'a> Engine<'a> {
         pr.cpu = to as u32;
         pr.phase = Phase::Queued;
         pr.since_us = now;
-        self.m.touch(from);
-        self.enqueue(to, meta);
-        self.touched.push(to as u32);
-        self.touched.push(from as u32);
         if self.tracer.is_some() {
             self.mlog.push(MigrationRecord {
                 time_us: now,

@@ -20,7 +20,8 @@ pub struct Row {
 /// `run_time_by_level` is [`RunStats::run_time_by_level`] in ms (index 0 = level I, summing
 /// to `run_ms`), and `linux_era` the era of the Linux walk the policy ran on.
 /// `page_move_time_ms` is [`RunStats::page_move_ns`] in ms; `lb_calls` and
-/// `lb_calls_unsuccessful` count balance calls (see [`RunStats::lb_calls`]). `cost` is the
+/// `lb_calls_unsuccessful` count balance calls (see [`RunStats::lb_calls`]);
+/// `wake_migrations` the wake-ups on another node (part of `migrations`). `cost` is the
 /// cost model's preset (`paper` or `hardware`, [`crate::cost::CostPreset`]),
 /// `numa_balancing` whether Linux's automatic NUMA balancing was on, with its moves in
 /// `numa_balancing_page_moves` (part of `page_moves`) and `numa_balancing_page_move_time_ms`
@@ -60,6 +61,7 @@ pub fn json(job: &Job, s: &RunStats) -> serde_json::Value {
         "lb_cost_ms": s.lb_cost_us / 1000.0,
         "migrations": s.migrations,
         "migrations_by_level": s.migrations_by_level,
+        "wake_migrations": s.wake_migrations,
         "futile_migrations": s.futile_migrations,
         "stale_migrations": s.stale_migrations,
         "exec_by_level": s.exec_by_level,

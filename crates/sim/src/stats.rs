@@ -47,6 +47,10 @@ pub struct RunStats {
     pub migrations: u64,
     /// Migrations by level (index 0 = level I) of the destination relative to the source.
     pub migrations_by_level: Vec<u64>,
+    /// Of `migrations`, wake-ups on another node than the process's last CPU (the policy's
+    /// `BalanceSide::select_wake` at an I/O completion); each is also counted in
+    /// `migrations`, `migrations_by_level` and the migration log like a balancer's move.
+    pub wake_migrations: u64,
     /// Migrations of a task that had been migrated before and had not run since.
     pub futile_migrations: u64,
     /// Migrations a policy asked for that the simulator could not perform (task gone).

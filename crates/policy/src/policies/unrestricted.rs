@@ -9,6 +9,10 @@
 //! - There is no periodic balancing: [`BalanceSide::balance`] steals only when the CPU is idle,
 //!   and records nothing when it is busy.
 //! - A new task starts on its parent's CPU (work stealing spawns locally).
+//! - A waking task is queued on the waker's CPU (a work-stealing pool pushes work that
+//!   becomes runnable onto the local deque of the thread that makes it runnable; idle
+//!   thieves take it from there); a pinned task, or one whose waker is not a CPU of the
+//!   view, wakes on its previous CPU. The simulator's waker is the previous CPU.
 
 use zonal_topology::{CpuId, Level};
 
@@ -124,6 +128,21 @@ impl BalanceSide for Unrestricted {
         Placement {
             cpu: parent,
             level: Level::LOCAL,
+        }
+    }
+
+    fn select_wake(
+        &self,
+        view: &dyn MachineView,
+        task: &TaskMeta,
+        prev: CpuId,
+        waker: CpuId,
+        _rng: &mut Rng,
+    ) -> CpuId {
+        if task.migratable && waker.index() < view.topology().cpu_count() {
+            waker
+        } else {
+            prev
         }
     }
 }

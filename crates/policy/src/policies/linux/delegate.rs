@@ -4,7 +4,7 @@
 //! `numalb` and `average-weight` bring their own periodic selection; their steal side
 //! (`victim`, `eligibility`, `ageing`, `static_fresh_steal`) *is* the inner balancer's
 //! ([`Policy::steal_side`](crate::Policy::steal_side) hands it out), and so are their
-//! new-idle balancing and fork placement, conservative filter included. The two macros write
+//! new-idle balancing, fork placement and wake-up placement, conservative filter included. The two macros write
 //! that once, for any type with `name: String` and `inner: Balancer` fields.
 
 /// Expands to `impl Policy for $t`: its name, the inner balancer as its steal side, and
@@ -27,8 +27,8 @@ macro_rules! policy_over_inner_balancer {
     };
 }
 
-/// Expands, inside an `impl BalanceSide for T` block, to `idle_balance`, `place` and `new_state`,
-/// delegating to `self.inner`; the type writes `balance` itself.
+/// Expands, inside an `impl BalanceSide for T` block, to `idle_balance`, `place`,
+/// `select_wake` and `new_state`, delegating to `self.inner`; the type writes `balance` itself.
 macro_rules! inner_idle_and_place {
     () => {
         fn idle_balance(&self, pass: $crate::CpuPass<'_>) -> $crate::BalanceOutcome {
@@ -43,6 +43,17 @@ macro_rules! inner_idle_and_place {
             _rng: &mut $crate::Rng,
         ) -> $crate::Placement {
             self.inner.placement(view, parent)
+        }
+
+        fn select_wake(
+            &self,
+            view: &dyn $crate::MachineView,
+            task: &$crate::TaskMeta,
+            prev: ::zonal_topology::CpuId,
+            waker: ::zonal_topology::CpuId,
+            _rng: &mut $crate::Rng,
+        ) -> ::zonal_topology::CpuId {
+            self.inner.wake(view, task, prev, waker)
         }
 
         fn new_state(

@@ -77,8 +77,9 @@
 //!   cuts the running segment of a running task it moves.
 //! - `task_hot` used `cache_hot_time` (10 ms at the node level, 2.5 ms at the CPU level);
 //!   we keep the modern 0.5 ms horizon of the move rules, which every era shares.
-//! - Wake-up balancing (`SD_WAKE_BALANCE`, `wake_idle`): the policy interface has no wake-up
-//!   hook.
+//! - Wake-up placement (`SD_WAKE_AFFINE`, `SD_WAKE_BALANCE`, `wake_idle`) is modelled in
+//!   `wake.rs` (`try_to_wake_up`'s choice between the waker and the previous CPU), with the
+//!   wake flags of these initialisers.
 
 use std::fmt;
 use std::str::FromStr;

@@ -45,7 +45,8 @@
 //!
 //! # Placement
 //!
-//! See [`place`].
+//! Fork placement: see [`place`]. Wake-up placement (`select_task_rq` at wake-up, both
+//! eras, and the conservative filter as the waking task's affinity mask): see [`wake`].
 //!
 //! # Eras
 //!
@@ -63,6 +64,7 @@ pub(crate) mod era;
 mod groups;
 mod pass;
 mod place;
+mod wake;
 
 use std::sync::Arc;
 
@@ -381,6 +383,17 @@ impl Balancer {
             place::place(&mut loads, parent, top, self)
         })
     }
+
+    /// Wake-up placement ([`wake`]).
+    pub(crate) fn wake(
+        &self,
+        view: &dyn MachineView,
+        task: &TaskMeta,
+        prev: CpuId,
+        waker: CpuId,
+    ) -> CpuId {
+        wake::select(self, view, task, prev, waker)
+    }
 }
 
 /// Whether the level-`level` domain of `node` is degenerate (Linux removes it): one CPU
@@ -454,6 +467,17 @@ impl BalanceSide for Balancer {
         _rng: &mut Rng,
     ) -> Placement {
         self.placement(view, parent)
+    }
+
+    fn select_wake(
+        &self,
+        view: &dyn MachineView,
+        task: &TaskMeta,
+        prev: CpuId,
+        waker: CpuId,
+        _rng: &mut Rng,
+    ) -> CpuId {
+        self.wake(view, task, prev, waker)
     }
 
     fn new_state(&self, topo: &Topology, cpu: CpuId) -> CpuBalanceState {
