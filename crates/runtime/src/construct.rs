@@ -12,6 +12,7 @@ use crossbeam_utils::CachePadded;
 use zonal_policy::{Policy, StealSide, StealWalker};
 use zonal_topology::{CpuId, Topology};
 
+use crate::async_task::AsyncTasks;
 use crate::blocks::SharedBlocks;
 use crate::builder::NameFn;
 use crate::error::{BuildError, ErrorKind};
@@ -94,6 +95,7 @@ fn registry(
         exit_handler: hooks.exit_handler,
         observer: hooks.observer,
         epoch: Instant::now(),
+        async_tasks: AsyncTasks::default(),
         policy,
     });
     (registry, deques)

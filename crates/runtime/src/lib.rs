@@ -89,6 +89,7 @@
 //! # Ok::<(), zonal_runtime::BuildError>(())
 //! ```
 
+mod async_task;
 mod blocks;
 mod broadcast;
 mod builder;
@@ -117,11 +118,12 @@ mod sleep;
 mod spawn;
 mod steal;
 mod sync;
-mod task;
+pub mod task;
 mod unwind;
 mod worker;
 mod yield_now;
 
+pub use async_task::{spawn_async, JoinError, JoinHandle};
 pub use broadcast::{broadcast, BroadcastContext};
 pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
 #[cfg(feature = "control-plane")]

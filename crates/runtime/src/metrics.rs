@@ -45,6 +45,8 @@ pub(crate) struct WorkerCounters {
     pub(crate) parks: AtomicU64,
     pub(crate) wakeups: AtomicU64,
     pub(crate) panics: AtomicU64,
+    pub(crate) async_polls: AtomicU64,
+    pub(crate) async_tasks_completed: AtomicU64,
 }
 
 impl WorkerCounters {
@@ -68,6 +70,8 @@ impl WorkerCounters {
             parks: AtomicU64::new(0),
             wakeups: AtomicU64::new(0),
             panics: AtomicU64::new(0),
+            async_polls: AtomicU64::new(0),
+            async_tasks_completed: AtomicU64::new(0),
         }
     }
 
@@ -110,6 +114,8 @@ impl WorkerCounters {
             wakeups: ld(&self.wakeups),
             panics: ld(&self.panics),
             job_memory_bytes,
+            async_polls: ld(&self.async_polls),
+            async_tasks_completed: ld(&self.async_tasks_completed),
         }
     }
 }
@@ -217,6 +223,11 @@ pub struct WorkerMetrics {
     /// Bytes of job memory it holds (its slabs of job blocks, in use or free; see
     /// `blocks.rs`). Grows with a burst of spawns and shrinks when the worker parks.
     pub job_memory_bytes: u64,
+    /// Polls of async tasks it made (each also counts in `tasks_run`).
+    pub async_polls: u64,
+    /// Async tasks that finished on it (a value or a panic; cancellations at shutdown are
+    /// not counted).
+    pub async_tasks_completed: u64,
 }
 
 impl WorkerMetrics {
@@ -247,6 +258,8 @@ impl WorkerMetrics {
         self.wakeups += o.wakeups;
         self.panics += o.panics;
         self.job_memory_bytes += o.job_memory_bytes;
+        self.async_polls += o.async_polls;
+        self.async_tasks_completed += o.async_tasks_completed;
     }
 }
 

@@ -21,6 +21,7 @@ use crossbeam_utils::CachePadded;
 use zonal_policy::{Ageing, Policy, StealWalker};
 use zonal_topology::{CpuId, NodeId, Topology};
 
+use crate::async_task::AsyncTasks;
 use crate::blocks::SharedBlocks;
 use crate::error::SpawnError;
 use crate::fifo::FifoQueue;
@@ -88,6 +89,8 @@ pub(crate) struct Registry {
     pub(crate) exit_handler: Option<Box<ThreadHandler>>,
     pub(crate) observer: Option<Box<StealObserver>>,
     pub(crate) epoch: Instant,
+    /// The live async tasks (`async_task/`), cancelled at shutdown.
+    pub(crate) async_tasks: AsyncTasks,
 }
 
 impl std::fmt::Debug for Registry {
