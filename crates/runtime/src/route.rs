@@ -20,7 +20,8 @@
 //!
 //! Every push is followed by the sleep protocol's wake-up check (`sleep/README.md`). Tasks
 //! that already exist and move — a refused steal put back — are not routed: the steal path
-//! returns them to their queues (`steal/`).
+//! returns them to their queues (`steal/`). A woken async task goes back to the worker that
+//! polled it last ([`Registry::requeue`]: aged → its inbox, else → its away queue).
 
 use std::sync::atomic::Ordering;
 

@@ -167,7 +167,11 @@ fn panics_surface_as_join_errors_and_detached_ones_reach_the_handler() {
         .join()
         .unwrap_err();
     assert!(e.is_panic());
-    assert_eq!(handled.load(Ordering::SeqCst), 0, "joined panics are the handle's");
+    assert_eq!(
+        handled.load(Ordering::SeqCst),
+        0,
+        "joined panics are the handle's"
+    );
     // Detached: the handler gets it.
     drop(pool.spawn_async(async {
         yield_now().await;
@@ -265,7 +269,11 @@ fn wakes_from_foreign_threads_run_each_task_once() {
         for (i, h) in handles.into_iter().enumerate() {
             assert_eq!(h.join().unwrap(), i + 3, "{name}");
         }
-        assert_eq!(pool.metrics().total.async_tasks_completed, N as u64, "{name}");
+        assert_eq!(
+            pool.metrics().total.async_tasks_completed,
+            N as u64,
+            "{name}"
+        );
     }
 }
 
@@ -305,7 +313,11 @@ fn dropping_a_pool_with_never_woken_tasks_returns_and_drops_their_futures() {
             std::thread::yield_now();
         }
         drop(pool);
-        assert_eq!(drops.load(Ordering::SeqCst), 100, "{name}: every future dropped once");
+        assert_eq!(
+            drops.load(Ordering::SeqCst),
+            100,
+            "{name}: every future dropped once"
+        );
         for h in handles {
             let e = h.join().unwrap_err();
             assert!(e.is_cancelled(), "{name}: {e}");
@@ -480,9 +492,8 @@ fn the_free_function_uses_the_current_pool() {
         .worker_cpus([0, 1])
         .build()
         .unwrap();
-    let on_pool = pool.install(|| {
-        zonal_runtime::spawn_async(async { zonal_runtime::current_num_threads() })
-    });
+    let on_pool =
+        pool.install(|| zonal_runtime::spawn_async(async { zonal_runtime::current_num_threads() }));
     assert_eq!(on_pool.join().unwrap(), 2);
     assert_eq!(pool.metrics().total.async_tasks_completed, 1);
     let bad = pool.try_spawn_async_with(TaskOptions::new().origin(NodeId(99)), async {});

@@ -7,6 +7,10 @@
 //! RUSTFLAGS="--cfg zonal_loom" cargo test -p zonal-runtime --lib --release async_task::loom
 //! ```
 //!
+//! The model does see lost wake-ups: with `end_poll` dropping the notification (idle
+//! instead of `Requeue` when `SCHEDULED` is set), `a_wake_while_running_queues_the_task_once`
+//! fails (checked by hand).
+//!
 //! A queue is a counter of pushed tasks: a task is pushed only by whoever made it
 //! `SCHEDULED` (a waker's `Wake::Push`, a poller's `AfterPoll::Requeue`).
 
@@ -53,7 +57,10 @@ fn pop(queue: &AtomicUsize) -> bool {
 /// (`polling` says so), then re-queued or idle as the state machine says.
 fn run_pending(s: &State, queue: &AtomicUsize, polling: &AtomicBool, polls: &AtomicUsize) {
     assert_eq!(s.start_run(), Run::Poll);
-    assert!(!polling.swap(true, Ordering::Relaxed), "polled concurrently");
+    assert!(
+        !polling.swap(true, Ordering::Relaxed),
+        "polled concurrently"
+    );
     polls.fetch_add(1, Ordering::Relaxed);
     polling.store(false, Ordering::Relaxed);
     match s.end_poll() {
@@ -100,13 +107,14 @@ fn wakes_from_anywhere_never_poll_concurrently_and_are_never_lost() {
         let queue = Arc::new(AtomicUsize::new(1));
         let polling = Arc::new(AtomicBool::new(false));
         let polls = Arc::new(AtomicUsize::new(0));
-        let worker = |s: Arc<State>, q: Arc<AtomicUsize>, p: Arc<AtomicBool>, n: Arc<AtomicUsize>| {
-            move || {
-                while pop(&q) {
-                    run_pending(&s, &q, &p, &n);
+        let worker =
+            |s: Arc<State>, q: Arc<AtomicUsize>, p: Arc<AtomicBool>, n: Arc<AtomicUsize>| {
+                move || {
+                    while pop(&q) {
+                        run_pending(&s, &q, &p, &n);
+                    }
                 }
-            }
-        };
+            };
         let a = thread::spawn(worker(
             Arc::clone(&s),
             Arc::clone(&queue),
@@ -182,7 +190,10 @@ fn shutdown_and_a_wake_give_the_task_one_runner() {
         let claimed = s.cancel();
         waker.join().unwrap();
         let queued = pop(&queue);
-        assert!(claimed != queued, "one runner: claimed {claimed}, queued {queued}");
+        assert!(
+            claimed != queued,
+            "one runner: claimed {claimed}, queued {queued}"
+        );
         if queued {
             assert_eq!(s.start_run(), Run::Cancel);
         }

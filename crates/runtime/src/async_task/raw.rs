@@ -116,7 +116,7 @@ where
 
     /// # Safety
     /// `h` is the header of a live `Cell<F>`.
-    unsafe fn cell<'a>(h: NonNull<Header>) -> &'a Self {
+    unsafe fn from_header<'a>(h: NonNull<Header>) -> &'a Self {
         // SAFETY: the header is the first field of a `repr(C)` cell (caller).
         unsafe { h.cast::<Self>().as_ref() }
     }
@@ -132,7 +132,7 @@ where
         // SAFETY: the handle calls this once it saw `COMPLETE` (Acquire): the stage is its
         // own; `dst` is the handle's `Option<Result<F::Output, JoinError>>`.
         unsafe {
-            let stage = &mut *Self::cell(h).stage.get();
+            let stage = &mut *Self::from_header(h).stage.get();
             if let Stage::Finished(out) = mem::replace(stage, Stage::Consumed) {
                 *dst.cast::<Option<Result<F::Output, JoinError>>>() = Some(out);
             }
@@ -141,7 +141,7 @@ where
 
     unsafe fn cancel_raw(h: NonNull<Header>) {
         // SAFETY: the caller holds `RUNNING` (it claimed an idle task) and a reference.
-        unsafe { Self::cell(h).cancel(None) }
+        unsafe { Self::from_header(h).cancel(None) }
     }
 
     unsafe fn dealloc(h: NonNull<Header>) {
@@ -176,6 +176,7 @@ where
             // is on the heap until freed).
             let stage = unsafe { &mut *self.stage.get() };
             match stage {
+                // SAFETY: the future is pinned in its heap cell until it is dropped there.
                 Stage::Running(f) => unsafe { Pin::new_unchecked(f) }.poll(&mut cx),
                 _ => unreachable!("a task is polled only before it completes"),
             }

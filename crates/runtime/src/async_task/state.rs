@@ -71,7 +71,7 @@ pub(crate) struct State(AtomicUsize);
 impl State {
     /// A new task, scheduled, with its handle and `refs` references.
     pub(crate) fn new_scheduled(refs: usize) -> Self {
-        Self(AtomicUsize::new(SCHEDULED | HANDLE | refs * REF_ONE))
+        Self(AtomicUsize::new(SCHEDULED | HANDLE | (refs * REF_ONE)))
     }
 
     /// The flags and count now (Acquire: a `COMPLETE` seen here makes the output visible).
@@ -252,7 +252,10 @@ mod test {
     #[test]
     fn a_detached_task_leaves_its_output_to_the_runner() {
         let s = State::new_scheduled(2);
-        assert!(!s.drop_handle(), "not complete: the runner drops the output");
+        assert!(
+            !s.drop_handle(),
+            "not complete: the runner drops the output"
+        );
         assert!(!s.ref_dec());
         assert_eq!(s.start_run(), Run::Poll);
         assert!(!s.complete(), "no handle");
