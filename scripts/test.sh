@@ -13,3 +13,6 @@ cargo test -p zonal-runtime --features control-plane
 # Model tests of the sleep protocol under loom (their own build: a cfg for our code only).
 RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
     cargo test -p zonal-runtime --lib --release sleep::loom
+# Model tests of the async task's state machine under loom (preemption bound 3, seconds).
+RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
+    cargo test -p zonal-runtime --lib --release async_task::loom

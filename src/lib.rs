@@ -19,3 +19,19 @@ pub use zonal_runtime::{
     spawn, spawn_fifo, yield_now, BroadcastContext, BuildError, Scope, ScopeFifo, ThreadPool,
     ThreadPoolBuilder, Yield,
 };
+
+// --- async tasks on the pool's workers (`zonal::spawn_async`, `zonal::task::sleep`, ...) ---
+/// Spawns a future on the current pool (the global pool outside every pool); see
+/// [`ThreadPool::spawn_async`].
+///
+/// ```
+/// let h = zonal::spawn_async(async {
+///     zonal::task::yield_now().await;
+///     zonal::task::sleep(std::time::Duration::from_millis(1)).await;
+///     6 * 7
+/// });
+/// assert_eq!(h.join().unwrap(), 42);
+/// ```
+pub use zonal_runtime::spawn_async;
+pub use zonal_runtime::task;
+pub use zonal_runtime::{JoinError, JoinHandle};

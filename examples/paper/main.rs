@@ -697,12 +697,7 @@ fn reproduce(args: &Args) -> cli::Result {
     }
     let mut extra = Vec::new();
     for (era_name, era) in [("modern", LinuxEra::Modern), ("2.6", LinuxEra::V2_6)] {
-        let (md, sweep_stats) = window_sweep_table(
-            args,
-            era,
-            CostPreset::Paper.model(),
-            "paper",
-        )?;
+        let (md, sweep_stats) = window_sweep_table(args, era, CostPreset::Paper.model(), "paper")?;
         all_finished(sweep_stats.iter())?;
         extra.push((
             format!("Arrival-window sweep, Linux era {era_name}, the paper's cost model"),

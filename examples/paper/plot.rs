@@ -166,10 +166,7 @@ fn draw_gains(panels: &[GainPanel], path: &Path) -> Result<(), Box<dyn std::erro
                 .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?
                 .label(name.clone())
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color));
-            chart.draw_series(
-                pts.into_iter()
-                    .map(|p| Circle::new(p, 3, color.filled())),
-            )?;
+            chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))?;
         }
         chart
             .configure_series_labels()

@@ -114,10 +114,7 @@ fn paper_gains() -> Vec<((System, WorkloadId, usize), f64)> {
         for w in WorkloadId::ALL {
             for &procs in paper_procs(system) {
                 if let Some((l, c)) = paper::tat(system, w, procs) {
-                    out.push((
-                        (system, w, procs),
-                        100.0 * f64::from(l - c) / f64::from(l),
-                    ));
+                    out.push(((system, w, procs), 100.0 * f64::from(l - c) / f64::from(l)));
                 }
             }
         }
@@ -196,7 +193,10 @@ pub(crate) fn write(
     std::fs::create_dir_all(&fig_dir)
         .map_err(|e| format!("cannot create {}: {e}", fig_dir.display()))?;
     let mut md = String::new();
-    let total: usize = runs.iter().map(|v| v.parent.len() + v.placement.len()).sum();
+    let total: usize = runs
+        .iter()
+        .map(|v| v.parent.len() + v.placement.len())
+        .sum();
     let _ = write!(
         md,
         "# Reproducing the conservative balancer paper with zonal-sim\n\n\
@@ -264,14 +264,16 @@ pub(crate) fn write(
                 }
                 soft_lines.push((v.variant.slug(), g, behind));
             }
-            series.push((p.to_string(), gains.iter().map(|(_, s)| s.mean).collect::<Vec<_>>()));
+            series.push((
+                p.to_string(),
+                gains.iter().map(|(_, s)| s.mean).collect::<Vec<_>>(),
+            ));
         }
         series.push(("paper Cons.".to_string(), pg_xs.clone()));
         panels.push((v.variant.title(), series));
     }
     let gains_svg = fig_dir.join("gains.svg");
-    plot::gain_panels(&panels, &gains_svg)
-        .map_err(|e| format!("{}: {e}", gains_svg.display()))?;
+    plot::gain_panels(&panels, &gains_svg).map_err(|e| format!("{}: {e}", gains_svg.display()))?;
     md.push_str("\n![gain per grid point](reproduction/gains.svg)\n\n");
     for (slug, g, behind) in &soft_lines {
         if behind.is_empty() {
@@ -349,7 +351,11 @@ pub(crate) fn write(
         md.push('\n');
         md.push_str(&demote(&render::table2(&v.parent, policies, "parent")));
         md.push('\n');
-        md.push_str(&demote(&render::table2(&v.placement, policies, "placement")));
+        md.push_str(&demote(&render::table2(
+            &v.placement,
+            policies,
+            "placement",
+        )));
         md.push('\n');
         md.push_str(&demote(&render::tat_tables(&v.parent)));
         for s in ["s1", "s2", "s3"] {
@@ -394,7 +400,13 @@ fn table1_summary(runs: &[VariantRuns]) -> String {
             }
             let pcts: Vec<f64> = per_row
                 .values()
-                .map(|&(p, w)| if w == 0 { 0.0 } else { 100.0 * p as f64 / w as f64 })
+                .map(|&(p, w)| {
+                    if w == 0 {
+                        0.0
+                    } else {
+                        100.0 * p as f64 / w as f64
+                    }
+                })
                 .collect();
             let lo = pcts.iter().copied().fold(f64::INFINITY, f64::min);
             let hi = pcts.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -405,7 +417,10 @@ fn table1_summary(runs: &[VariantRuns]) -> String {
             "| {} | {} | {} | {} |",
             v.variant.slug(),
             range(&|s| (s.lb_attempts_unsuccessful, s.lb_attempts)),
-            range(&|s| (s.lb_passes - (s.lb_attempts - s.lb_attempts_unsuccessful), s.lb_passes)),
+            range(&|s| (
+                s.lb_passes - (s.lb_attempts - s.lb_attempts_unsuccessful),
+                s.lb_passes
+            )),
             range(&|s| (s.lb_calls_unsuccessful, s.lb_calls)),
         );
     }

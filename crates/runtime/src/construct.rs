@@ -12,6 +12,7 @@ use crossbeam_utils::CachePadded;
 use zonal_policy::{Policy, StealSide, StealWalker};
 use zonal_topology::{CpuId, Topology};
 
+use crate::async_task::AsyncTasks;
 use crate::blocks::SharedBlocks;
 use crate::builder::NameFn;
 use crate::error::{BuildError, ErrorKind};
@@ -95,6 +96,7 @@ fn registry(
         observer: hooks.observer,
         epoch: Instant::now(),
         turnaround: CachePadded::default(),
+        async_tasks: AsyncTasks::default(),
         policy,
     });
     (registry, deques)

@@ -20,6 +20,12 @@
 //!   [`ThreadPool::try_spawn_with`], [`Scope::try_spawn_on`]) return a [`SpawnError`].
 //!   Calling into another pool from a worker keeps that worker busy with its own pool's
 //!   work until the call returns.
+//! - Async tasks: [`ThreadPool::spawn_async`] / [`spawn_async`] (futures polled on the
+//!   workers, re-queued on their last worker when woken from any thread, aged ones never
+//!   stolen again), [`ThreadPool::spawn_handle`] (a closure with a handle), their
+//!   [`JoinHandle`] (await it, or [`JoinHandle::join`]) and [`JoinError`]; the futures of
+//!   [`task`]: [`task::yield_now`], [`task::sleep`]. Dropping the pool cancels the tasks
+//!   that wait for a wake.
 //! - rayon's pool API, so that a rayon user switches by changing an import:
 //!   [`ThreadPoolBuilder::num_threads`] (spread over nodes; beyond the CPUs, extra unpinned
 //!   workers: [`ThreadPool::extra_workers`], [`ThreadPool::unpinned_workers`], at most
@@ -73,6 +79,10 @@
 //!   loops; `scope.rs`, `join.rs`: scopes (`in_place_scope` too) and `join`; `fifo.rs`: FIFO
 //!   spawns (FIFO queues and proxy jobs); `scope_fifo.rs`: FIFO scopes; `broadcast.rs`:
 //!   running once on every worker; `yield_now.rs`: running one pending task.
+//! - `async_task/`: async tasks — the protocol in `mod.rs`, the state machine in
+//!   `state.rs` (loom models in `loom.rs`), the task's memory in `raw.rs`, its waker in
+//!   `waker.rs`, the handle in `join_handle.rs`, the pool's list of live tasks in
+//!   `owned.rs`, the timer in `timer.rs`.
 //! - `metrics.rs`: counters and snapshots; `memory.rs`: node-local buffers; `error.rs`:
 //!   errors; `turnaround.rs`: the task-turnaround histogram; `control/`: the control plane
 //!   (sampler, Prometheus endpoint); `sync.rs`: std's or loom's primitives.
@@ -91,6 +101,7 @@
 //! # Ok::<(), zonal_runtime::BuildError>(())
 //! ```
 
+mod async_task;
 mod blocks;
 mod broadcast;
 mod builder;
@@ -119,12 +130,13 @@ mod sleep;
 mod spawn;
 mod steal;
 mod sync;
-mod task;
+pub mod task;
 mod turnaround;
 mod unwind;
 mod worker;
 mod yield_now;
 
+pub use async_task::{spawn_async, JoinError, JoinHandle};
 pub use broadcast::{broadcast, BroadcastContext};
 pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
 #[cfg(feature = "control-plane")]

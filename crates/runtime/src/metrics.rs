@@ -50,6 +50,8 @@ pub(crate) struct WorkerCounters {
     /// Tasks the control-plane balancer moved off this worker, by level (see
     /// [`WorkerCounters::balance_migrated`]).
     pub(crate) balance_migrations: Box<[AtomicU64]>,
+    pub(crate) async_polls: AtomicU64,
+    pub(crate) async_tasks_completed: AtomicU64,
 }
 
 impl WorkerCounters {
@@ -74,6 +76,8 @@ impl WorkerCounters {
             wakeups: AtomicU64::new(0),
             panics: AtomicU64::new(0),
             balance_migrations: zeros(levels),
+            async_polls: AtomicU64::new(0),
+            async_tasks_completed: AtomicU64::new(0),
         }
     }
 
@@ -138,6 +142,8 @@ impl WorkerCounters {
             job_memory_bytes,
             balance_migrations_by_level: self.balance_migrations.iter().map(ld).collect(),
             queue_len,
+            async_polls: ld(&self.async_polls),
+            async_tasks_completed: ld(&self.async_tasks_completed),
         }
     }
 }
@@ -252,6 +258,11 @@ pub struct WorkerMetrics {
     /// Tasks waiting in its queues when the snapshot was taken (a gauge): its deque, its
     /// inbox and its away queue. Read without locks while workers run, so approximate.
     pub queue_len: u64,
+    /// Polls of async tasks it made (each also counts in `tasks_run`).
+    pub async_polls: u64,
+    /// Async tasks that finished on it (a value or a panic; cancellations at shutdown are
+    /// not counted).
+    pub async_tasks_completed: u64,
 }
 
 impl WorkerMetrics {
@@ -294,6 +305,8 @@ impl WorkerMetrics {
             *a += b;
         }
         self.queue_len += o.queue_len;
+        self.async_polls += o.async_polls;
+        self.async_tasks_completed += o.async_tasks_completed;
     }
 }
 

@@ -340,6 +340,9 @@ impl Drop for ThreadPool {
         // SeqCst: pairs with `Registry::task_done` and the workers' exit check
         // (sleep/README.md, step 7).
         r.terminate.store(true, Ordering::SeqCst);
+        // Async tasks nobody may wake are cancelled now, the others when they next run
+        // (`async_task/mod.rs`, "Shutdown"): the workers wait for queued work only.
+        r.shutdown_async();
         r.sleep.wake_all();
         if self.with_worker(|w| w.is_some()) {
             // A worker cannot wait for itself; the others finish the remaining tasks.

@@ -21,6 +21,7 @@ use crossbeam_utils::CachePadded;
 use zonal_policy::{Ageing, Policy, StealWalker};
 use zonal_topology::{CpuId, NodeId, Topology};
 
+use crate::async_task::AsyncTasks;
 use crate::blocks::SharedBlocks;
 use crate::error::SpawnError;
 use crate::fifo::FifoQueue;
@@ -92,6 +93,8 @@ pub(crate) struct Registry {
     /// Task turnaround (queued to completed), recorded by the tasks that carry a completion
     /// (`turnaround.rs`): written by every worker, so on lines of its own.
     pub(crate) turnaround: CachePadded<TurnaroundHistogram>,
+    /// The live async tasks (`async_task/`), cancelled at shutdown.
+    pub(crate) async_tasks: AsyncTasks,
 }
 
 impl std::fmt::Debug for Registry {

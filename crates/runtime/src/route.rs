@@ -20,7 +20,8 @@
 //!
 //! Every push is followed by the sleep protocol's wake-up check (`sleep/README.md`). Tasks
 //! that already exist and move — a refused steal put back — are not routed: the steal path
-//! returns them to their queues (`steal/`).
+//! returns them to their queues (`steal/`). A woken async task goes back to the worker that
+//! polled it last ([`Registry::requeue`]: aged → its inbox, else → its away queue).
 
 use std::sync::atomic::Ordering;
 
@@ -297,6 +298,37 @@ impl WorkerThread {
                 r.sleep.new_local_work(origin);
             }
             _ => r.push_shared(queue, task),
+        }
+    }
+}
+
+impl Registry {
+    /// A woken async task goes back to `last`, the worker that polled it last
+    /// (`async_task/mod.rs`, "Routing"), by its metadata: aged → `last`'s inbox (never
+    /// stolen); else → `last`'s away queue. From `last` itself (`here`) these are its own
+    /// pushes (counted in `aged_kept`, `new_local_work`); from any other thread, shared
+    /// pushes with the full wake-up check. Not a new task: not counted in `spawned`.
+    pub(crate) fn requeue(
+        &self,
+        here: Option<&WorkerThread>,
+        last: usize,
+        meta: &Meta,
+        task: Task,
+    ) {
+        debug_assert!(last < self.num_workers(), "a woken task was polled before");
+        let aged = self.ageing.is_aged_after(meta.migrations);
+        match here {
+            Some(w) if w.index == last => {
+                let queue = if aged { Queue::Kept } else { Queue::Away };
+                w.push_own(queue, meta.origin, task);
+            }
+            _ if aged => self.push_shared(Queue::Inbox(last as u32), task),
+            _ => {
+                let s = &self.shared[last];
+                s.away_len.fetch_add(1, Ordering::Relaxed);
+                s.away.push(task);
+                self.sleep.new_work(self.worker_node[last]);
+            }
         }
     }
 }

@@ -1,6 +1,14 @@
-//! The task: what every queue holds — a job pointer ([`Task`]) and the metadata its job's
-//! header carries ([`Meta`]) — and the public options to set that metadata
-//! ([`TaskOptions`]).
+//! Tasks. Public: the options of a spawned task ([`TaskOptions`]), what a running task
+//! knows of itself ([`TaskInfo`]), and the futures of async tasks — [`yield_now`] (queue the
+//! task again, so that other tasks run) and [`sleep`] / [`sleep_until`] (a timed wait) —
+//! with [`JoinHandle`] and [`JoinError`] (`async_task/`).
+//!
+//! Inside the crate: what every queue holds — a job pointer (`Task`) and the metadata its
+//! job's header carries (`Meta`).
+
+pub use crate::async_task::{
+    sleep, sleep_until, spawn_async, yield_now, JoinError, JoinHandle, Sleep, YieldNow,
+};
 
 use zonal_policy::{GroupId, TaskId, TaskMeta};
 

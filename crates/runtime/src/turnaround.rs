@@ -75,7 +75,6 @@ impl TurnaroundHistogram {
     }
 
     /// Records one task's turnaround.
-    #[allow(dead_code)] // Called by the tasks that carry a completion (async, handles).
     pub(crate) fn record(&self, d: Duration) {
         let ns = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
         let i = BOUNDS_NS.partition_point(|&b| b < ns);

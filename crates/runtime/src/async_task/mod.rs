@@ -1,0 +1,317 @@
+//! Long-lived async tasks on the pool's workers: [`ThreadPool::spawn_async`],
+//! [`ThreadPool::spawn_handle`], [`spawn_async`](crate::spawn_async), their
+//! [`JoinHandle`]s, and the futures of [`crate::task`] ([`yield_now`], [`sleep`]).
+//!
+//! # The task
+//!
+//! One heap cell per task (`raw.rs`): a header — the job header every queued task starts
+//! with (its `Meta`), the state word (`state.rs`), the pool's registry, the routing record
+//! (the worker of the last poll), the join waker — and the future, later its output. While
+//! the task is scheduled, one `Task` pointing at the cell sits in one queue of the pool,
+//! like any job; running that job polls the future once.
+//!
+//! # The state machine (`state.rs`; model-checked under loom, `loom.rs`)
+//!
+//! ```text
+//!            spawn
+//!              │
+//!              ▼        pop: start_run         poll → Pending
+//!  ┌──▶ SCHEDULED ──────────────────▶ RUNNING ───────────────▶ idle ──┐
+//!  │      ▲   (queued once)             │  │  wake: + SCHEDULED       │
+//!  │      │                             │  └──────┐ (notified)        │
+//!  │      └── poll → Pending, notified ─┼─────────┘                   │
+//!  │                                    │ poll → Ready / panic        │
+//!  │                                    ▼                             │
+//!  │                                 COMPLETE ◀── cancel (shutdown)   │
+//!  └───────────────────────── wake: push again (+1 reference) ────────┘
+//! ```
+//!
+//! - **Never polled concurrently**: only the thread that moved `SCHEDULED → RUNNING` polls,
+//!   and only a `SCHEDULED` task is ever in a queue — exactly once, since a wake pushes
+//!   only on the transition *idle → `SCHEDULED`*.
+//! - **Never lost when woken while running**: such a wake sets `SCHEDULED` next to
+//!   `RUNNING`; the poller, ending the poll, sees it and queues the task again.
+//! - **Polled again exactly once per wake after a poll**: any number of wakes between two
+//!   polls set one flag and queue one task.
+//! - **Dropped exactly once**: the future is dropped by the thread holding `RUNNING` when it
+//!   completes (its output replaces it) or is cancelled; the output by the join handle, or
+//!   by the runner when no handle is left (the `HANDLE` flag and `COMPLETE` are read and
+//!   written in one atomic operation each, so exactly one of them sees the other).
+//! - A panicking future completes with [`JoinError`] (its payload); the worker lives on. A
+//!   detached task's panic goes to the pool's panic handler, as a spawned task's.
+//! - References (the pool's list, the handle, each `Waker`, the queue while scheduled) are
+//!   counted in the state word; the last frees the cell.
+//!
+//! # Routing, ageing and migrations
+//!
+//! A new task is routed as any spawn (`route.rs`, `Registry::route`): its `Meta` (origin =
+//! the spawning worker's node, or the node named by [`TaskOptions::origin`]; group and
+//! weight inherited) is fixed there, and its origin never changes. The task keeps its
+//! `Meta` across polls, in its job header.
+//!
+//! A woken task goes back to the worker that last polled it (`Registry::requeue`): **aged**
+//! (the policy's ageing rule, `StealSide::ageing`) → that worker's inbox, where no thief
+//! sees it (so an aged task is never polled on another worker again); otherwise → that
+//! worker's away queue, where thieves may take it one at a time after a check with its real
+//! metadata (`steal/README.md`). Woken on that worker itself, the push is its own
+//! (`new_local_work`); from any other thread, a shared push and the full wake-up check.
+//!
+//! A **migration** is counted once per move: a steal bumps the task's migration count in
+//! the thief's copy of the `Meta` (`steal/`), which the poll writes back to the header;
+//! a poll that finds the task on another node than its last poll without a steal having
+//! counted it (no such path exists today; the rule keeps the count honest if one appears)
+//! bumps it there, and counts it in the worker's `steals_by_level` at the level between
+//! the two CPUs, so that `migrations` counts every move of a task.
+//!
+//! Metrics: each poll counts in the worker's `tasks_run` and `async_polls`; each task that
+//! finishes (value or panic) on a worker in its `async_tasks_completed`. A re-queue is no
+//! new task: it is not counted in `tasks_spawned`.
+//!
+//! # Shutdown
+//!
+//! A live async task counts in the pool's `pending` tasks from spawn to completion, so the
+//! workers stay while one may still run. Dropping the [`ThreadPool`] (after setting
+//! `terminate`) closes the pool's list of live tasks and **cancels** every one
+//! (`owned.rs`): an idle task — one nobody may ever wake — is cancelled on the dropping
+//! thread (its future dropped there); a queued or running one by the worker that runs it
+//! next or polls it now. A task spawned after that is cancelled at once. Each cancelled
+//! task's handle resolves to [`JoinError`] ([`JoinError::is_cancelled`]). So the pool's
+//! drop waits for queued and running polls only, never for a wake that may not come —
+//! rayon's pool waits for queued work only, too.
+
+mod join_handle;
+#[cfg(all(test, zonal_loom))]
+mod loom;
+mod owned;
+mod raw;
+pub(crate) mod state;
+mod timer;
+mod waker;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+pub use join_handle::{JoinError, JoinHandle};
+pub(crate) use owned::AsyncTasks;
+pub use timer::{sleep, sleep_until, Sleep};
+
+use crate::error::SpawnError;
+use crate::global::current_or_global;
+use crate::pool::ThreadPool;
+use crate::registry::Registry;
+use crate::route::Target;
+use crate::task::TaskOptions;
+use crate::worker::WorkerThread;
+use raw::Cell;
+
+impl Registry {
+    /// Spawns `fut` as an async task routed to `target` with `opts` (module docs).
+    pub(crate) fn spawn_async<F>(
+        self: &Arc<Self>,
+        opts: TaskOptions,
+        target: Target,
+        fut: F,
+    ) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        // Pending until complete (module docs, "Shutdown"); Relaxed as `accept_static`.
+        self.pending
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        WorkerThread::with_current_in(self, |here| {
+            let route = self.route(here, opts, target);
+            // Three references: the list's, the handle's, the queue's.
+            let h = Cell::allocate(fut, route.meta, Arc::clone(self), 3);
+            // SAFETY: the cell is live and ours until shared below.
+            let hd = unsafe { h.as_ref() };
+            if self.async_tasks.insert(h) {
+                // SAFETY: a new cell: its header starts with the job header; queued once.
+                route.queue(unsafe { (hd.vtable.task)(h) });
+            } else {
+                // The pool shuts down: cancelled at once, never queued. The list's
+                // reference was not taken.
+                raw::drop_ref(h);
+                let _ = hd.state.cancel();
+                let _ = hd.state.start_run();
+                // SAFETY: we hold `RUNNING` (just set) and the queue's reference.
+                unsafe { (hd.vtable.cancel)(h) };
+            }
+            // SAFETY: the output type is `F::Output`; the handle's reference is handed over.
+            unsafe { JoinHandle::new(h) }
+        })
+    }
+
+    /// Shutdown: cancels every live async task (module docs, "Shutdown").
+    pub(crate) fn shutdown_async(&self) {
+        self.async_tasks.close_and_cancel();
+    }
+}
+
+/// A future that calls a closure once (the task of [`ThreadPool::spawn_handle`]).
+struct CallOnce<F>(Option<F>);
+
+impl<F> Unpin for CallOnce<F> {}
+
+impl<F: FnOnce() -> T, T> Future for CallOnce<F> {
+    type Output = T;
+
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<T> {
+        let f = self.0.take().expect("a `spawn_handle` task is polled once");
+        Poll::Ready(f())
+    }
+}
+
+impl ThreadPool {
+    /// Spawns a future as a task of this pool and returns its [`JoinHandle`]. The future is
+    /// polled on the pool's workers; whenever it is woken (from any thread) it is queued
+    /// again on the worker that polled it last (aged: never to be stolen again). Its origin
+    /// is the spawning worker's node (from outside the pool: the next node with workers).
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let h = pool.spawn_async(async {
+    ///     zonal_runtime::task::yield_now().await;
+    ///     zonal_runtime::current_node().is_some()
+    /// });
+    /// assert!(h.join().unwrap());
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn spawn_async<F>(&self, fut: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.registry
+            .spawn_async(TaskOptions::new(), Target::Here, fut)
+    }
+
+    /// [`spawn_async`](Self::spawn_async) with [`TaskOptions`] (an origin, a group, a
+    /// weight, or a continuation of the running task's metadata).
+    ///
+    /// # Panics
+    /// If the options name an origin outside the pool's topology; see
+    /// [`try_spawn_async_with`](Self::try_spawn_async_with).
+    pub fn spawn_async_with<F>(&self, opts: TaskOptions, fut: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.try_spawn_async_with(opts, fut)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`spawn_async_with`](Self::spawn_async_with), or an error (the future dropped
+    /// unpolled) if the options name an origin outside the pool's topology.
+    ///
+    /// ```
+    /// use zonal_runtime::{SpawnError, TaskOptions};
+    /// use zonal_topology::NodeId;
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let h = pool.try_spawn_async_with(TaskOptions::new().origin(NodeId(3)), async {
+    ///     zonal_runtime::current_task().map(|t| t.origin)
+    /// })?;
+    /// assert_eq!(h.join().unwrap(), Some(NodeId(3)));
+    /// let bad = pool.try_spawn_async_with(TaskOptions::new().origin(NodeId(99)), async {});
+    /// assert!(matches!(bad, Err(SpawnError::UnknownNode { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`SpawnError::UnknownNode`] for such an origin.
+    pub fn try_spawn_async_with<F>(
+        &self,
+        opts: TaskOptions,
+        fut: F,
+    ) -> Result<JoinHandle<F::Output>, SpawnError>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.registry.check_options(&opts)?;
+        Ok(self.registry.spawn_async(opts, Target::Here, fut))
+    }
+
+    /// Spawns a `'static` closure as a task of this pool, with a [`JoinHandle`] of its
+    /// result (a task that completes in its one run; a panic becomes a [`JoinError`]).
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let h = pool.spawn_handle(|| zonal_runtime::current_worker_index().is_some());
+    /// assert!(h.join().unwrap());
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn spawn_handle<F, T>(&self, f: F) -> JoinHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        self.spawn_async(CallOnce(Some(f)))
+    }
+}
+
+/// Spawns a future on the current pool — the current worker's, or outside every pool the
+/// global pool (built if needed) — and returns its [`JoinHandle`]. See
+/// [`ThreadPool::spawn_async`].
+///
+/// ```
+/// let h = zonal_runtime::spawn_async(async { 1 + 1 });
+/// assert_eq!(h.join().unwrap(), 2);
+/// ```
+pub fn spawn_async<F>(fut: F) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    current_or_global(
+        fut,
+        |w, fut| {
+            w.registry
+                .spawn_async(TaskOptions::new(), Target::Here, fut)
+        },
+        |pool, fut| pool.spawn_async(fut),
+    )
+}
+
+/// A future that, awaited, re-queues the task once, so that other tasks run first
+/// ([`yield_now`]).
+#[derive(Debug)]
+#[must_use = "futures do nothing unless awaited"]
+pub struct YieldNow {
+    yielded: bool,
+}
+
+/// Yields to the pool: the task is queued again (on its worker's away queue, or its inbox
+/// if aged) and the worker runs other work first. Unlike rayon's
+/// [`yield_now`](crate::yield_now) (which runs one pending task in place), this is a future,
+/// for async tasks; under any other executor it yields once to that executor.
+///
+/// ```
+/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// let h = pool.spawn_async(async {
+///     for _ in 0..3 {
+///         zonal_runtime::task::yield_now().await;
+///     }
+///     "done"
+/// });
+/// assert_eq!(h.join().unwrap(), "done");
+/// # Ok::<(), zonal_runtime::BuildError>(())
+/// ```
+pub fn yield_now() -> YieldNow {
+    YieldNow { yielded: false }
+}
+
+impl Future for YieldNow {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.yielded {
+            return Poll::Ready(());
+        }
+        self.yielded = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
