@@ -450,6 +450,21 @@ fn flags_a_mode_does_not_take_are_refused_not_ignored() {
         &["--policies"],
     );
     refused("paper", &["--json"], &["--json"]);
+    refused(
+        "paper",
+        &["--reproduction", "--linux-era", "2.6"],
+        &["--linux-era", "--reproduction"],
+    );
+    refused(
+        "paper",
+        &["--reproduction", "--cost", "hardware"],
+        &["--cost", "--reproduction"],
+    );
+    refused(
+        "paper",
+        &["--system", "s1", "--workload", "w1", "--procs", "10", "--reproduction"],
+        &["--reproduction", "single run"],
+    );
     refused("paper", &["--seed", "4"], &["--seed", "grid"]);
     refused(
         "paper",

@@ -9,6 +9,7 @@
 //!     --policy conservative-hard --seed 3 --json            # one run, one JSON object
 //! cargo run --release --example paper -- --sweep           # remote penalty × migration cost
 //! cargo run --release --example paper -- --window-sweep    # arrival window 250 ms … 4 s
+//! cargo run --release --example paper -- --reproduction --out crates/sim   # REPRODUCTION.md
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -148,6 +149,7 @@ fn check_modes(args: &Args, matches: &clap::ArgMatches) -> cli::Result {
                 "threads",
                 "sweep",
                 "window_sweep",
+                "reproduction",
             ],
         )
     } else if args.reproduction {

@@ -483,3 +483,32 @@ moves the gain. Automatic NUMA balancing (`--numa-balancing on`, modern era) nev
 on these workloads at the kernel's default scan delay, which exceeds every process's CPU
 demand; the variants here run without it.
 ";
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn demote_moves_headings_down_and_keeps_the_rest() {
+        assert_eq!(demote("## A\ntext\n### B\n| x |"), "### A\ntext\n#### B\n| x |\n");
+    }
+
+    #[test]
+    fn the_gain_line_counts_points_ahead_and_losses() {
+        let s = |mean, ci95| Summary {
+            mean,
+            ci95,
+            ..Summary::of(&[0.0])
+        };
+        let pt = (System::S1, WorkloadId::W1, 50);
+        let g = gain_line(&[(pt, s(1.0, 0.5)), (pt, s(-0.5, 1.0)), (pt, s(-2.0, 1.0))]);
+        assert_eq!((g.ahead, g.loses, g.points), (1, 1, 3));
+        assert_eq!((g.min, g.max), (-2.0, 1.0));
+    }
+
+    #[test]
+    fn the_paper_far_share_is_table_2s_last_two_levels() {
+        // Table 2: V 15 and VI 27 of 200 processes.
+        assert!((paper_far_share() - 21.0).abs() < 1e-9);
+    }
+}
