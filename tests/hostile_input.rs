@@ -462,7 +462,15 @@ fn flags_a_mode_does_not_take_are_refused_not_ignored() {
     );
     refused(
         "paper",
-        &["--system", "s1", "--workload", "w1", "--procs", "10", "--reproduction"],
+        &[
+            "--system",
+            "s1",
+            "--workload",
+            "w1",
+            "--procs",
+            "10",
+            "--reproduction",
+        ],
         &["--reproduction", "single run"],
     );
     refused("paper", &["--seed", "4"], &["--seed", "grid"]);

@@ -490,7 +490,10 @@ mod test {
 
     #[test]
     fn demote_moves_headings_down_and_keeps_the_rest() {
-        assert_eq!(demote("## A\ntext\n### B\n| x |"), "### A\ntext\n#### B\n| x |\n");
+        assert_eq!(
+            demote("## A\ntext\n### B\n| x |"),
+            "### A\ntext\n#### B\n| x |\n"
+        );
     }
 
     #[test]
