@@ -264,8 +264,10 @@ impl WorkerMetrics {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct PoolMetrics {
-    /// The policy's name.
+    /// The current policy's name.
     pub policy: String,
+    /// Live policy switches so far ([`ThreadPool::set_policy`](crate::ThreadPool::set_policy)).
+    pub policy_switches: u64,
     /// Memory access levels (`M`).
     pub levels: usize,
     /// Levels inside the load-balancing zone (`S`).
@@ -299,6 +301,7 @@ impl PoolMetrics {
         }
         Self {
             policy,
+            policy_switches: 0,
             levels,
             zone_depth,
             tasks_injected,
@@ -327,13 +330,15 @@ impl Registry {
                     .snapshot(i, self.worker_cpu[i].0, self.worker_node[i], memory)
             })
             .collect();
-        PoolMetrics::from_workers(
-            self.policy.name().to_owned(),
+        let mut m = PoolMetrics::from_workers(
+            self.policy.name(),
             self.topo.mal_count(),
             self.topo.zone_depth(),
             self.injected.load(Ordering::Relaxed),
             workers,
-        )
+        );
+        m.policy_switches = self.policy.switches();
+        m
     }
 }
 

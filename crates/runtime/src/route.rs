@@ -201,7 +201,8 @@ impl WorkerThread {
     /// to our away queue.
     #[cold]
     fn away_queue(&self, meta: &Meta) -> Queue {
-        if self.registry.ageing.is_aged_after(meta.migrations) {
+        self.refresh_policy();
+        if self.ageing.get().is_aged_after(meta.migrations) {
             Queue::Kept
         } else {
             Queue::Away
@@ -396,7 +397,7 @@ mod test {
     #[test]
     fn on_a_worker_the_queue_follows_the_target_and_the_metadata() {
         let pool = pool();
-        let aged_after = match pool.registry().ageing {
+        let aged_after = match pool.registry().policy.current().ageing {
             Ageing::After(k) => k,
             _ => panic!("the default policy ages tasks"),
         };
