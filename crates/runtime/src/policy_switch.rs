@@ -198,7 +198,10 @@ mod test {
             .unwrap();
         assert_eq!(slot.switch(hard, &topo), 1);
         let e = slot.current();
-        assert_eq!((e.generation, slot.generation(), slot.switches()), (1, 1, 1));
+        assert_eq!(
+            (e.generation, slot.generation(), slot.switches()),
+            (1, 1, 1)
+        );
         assert_eq!(slot.name(), "conservative-hard");
         assert!(e.ageing.limit().is_some());
         assert_eq!(e.walkers.len(), 4);

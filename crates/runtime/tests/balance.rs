@@ -112,15 +112,24 @@ fn a_linux_pass_moves_queued_tasks_between_nodes() {
     // them on.
     assert_eq!(moves[0].from_worker, 0, "{moves:?}");
     assert!(
-        moves.iter().any(|m| m.from_node == NodeId(0) && m.to_node != NodeId(0)),
+        moves
+            .iter()
+            .any(|m| m.from_node == NodeId(0) && m.to_node != NodeId(0)),
         "no move between nodes: {moves:?}"
     );
     assert!(moves.iter().all(|m| m.from_worker != m.to_worker));
     for m in &moves {
         assert_eq!(pool.worker_node(m.to_worker), m.to_node);
-        assert_eq!(m.level, pool.topology().node_level(m.from_node, m.to_node).unwrap());
+        assert_eq!(
+            m.level,
+            pool.topology().node_level(m.from_node, m.to_node).unwrap()
+        );
     }
-    let by_level: u64 = pool.balance_at(6_000_000).total_migrations_by_level.iter().sum();
+    let by_level: u64 = pool
+        .balance_at(6_000_000)
+        .total_migrations_by_level
+        .iter()
+        .sum();
     assert_eq!(by_level as usize, moves.len());
     release(&pool, gate, &seen, origins.len());
     // A task moved by a pass ran with one more migration (steals after the release may
@@ -149,7 +158,10 @@ fn conservative_hard_passes_keep_the_zone_the_origin_and_aged_tasks() {
     let moves = passes(&pool, 6);
     assert!(!moves.is_empty(), "nothing moved");
     for m in &moves {
-        assert!(topo.node_in_zone(m.to_node, m.from_node), "beyond the zone: {m:?}");
+        assert!(
+            topo.node_in_zone(m.to_node, m.from_node),
+            "beyond the zone: {m:?}"
+        );
         assert!(
             topo.distance(m.origin, m.to_node) <= topo.distance(m.origin, m.from_node),
             "farther from its origin: {m:?}"
@@ -217,9 +229,7 @@ fn every_task_runs_once_while_passes_run_and_the_policy_switches() {
                 };
                 match i % 4 {
                     0 => s.spawn(move |_| work()),
-                    1 => s.spawn_with(TaskOptions::new().origin(nodes[i / 4 % 4]), move |_| {
-                        work()
-                    }),
+                    1 => s.spawn_with(TaskOptions::new().origin(nodes[i / 4 % 4]), move |_| work()),
                     2 => s.spawn_on(nodes[i / 4 % 3], move |_| work()),
                     _ => s.spawn_with(TaskOptions::new().continuation(), move |_| work()),
                 }
@@ -255,7 +265,10 @@ fn an_unknown_policy_name_is_a_typed_error_and_changes_nothing() {
     assert_eq!((m.policy.as_str(), m.policy_switches), ("linux", 0));
     pool.set_policy("conservative-hard").unwrap();
     let m = pool.metrics();
-    assert_eq!((m.policy.as_str(), m.policy_switches), ("conservative-hard", 1));
+    assert_eq!(
+        (m.policy.as_str(), m.policy_switches),
+        ("conservative-hard", 1)
+    );
     assert_eq!(pool.balance_now().policy, "conservative-hard");
 }
 

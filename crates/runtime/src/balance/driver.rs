@@ -134,11 +134,7 @@ impl Driver {
         report.balances = true;
         self.sample(q, now_us);
         for w in 0..self.states.len() {
-            let out = side.balance(CpuPass::new(
-                &self.view,
-                &mut self.states[w],
-                &mut self.rng,
-            ));
+            let out = side.balance(CpuPass::new(&self.view, &mut self.states[w], &mut self.rng));
             if out.attempts.is_empty() && out.migrations.is_empty() {
                 continue;
             }
@@ -159,7 +155,11 @@ impl Driver {
                 self.apply(q, policy, mig, ctx, &mut report);
             }
         }
-        for (t, p) in self.total_by_level.iter_mut().zip(&report.migrations_by_level) {
+        for (t, p) in self
+            .total_by_level
+            .iter_mut()
+            .zip(&report.migrations_by_level)
+        {
             *t += p;
         }
         report.total_migrations_by_level = self.total_by_level.clone();

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use zonal_topology::{CpuId, Topology};
 
 use crate::registry::Registry;
-use std::sync::Mutex;
 use crate::task::{Meta, Task};
 use crate::worker::pop_injector;
+use std::sync::Mutex;
 
 use super::driver::{Driver, Queues};
 use super::load::Probe;
@@ -27,8 +27,8 @@ impl Registry {
     pub(crate) fn balance_pass(&self, now_us: u64) -> PassReport {
         let epoch = self.policy.current();
         let mut guard = self.balancer.0.lock().unwrap_or_else(|e| e.into_inner());
-        let driver = guard
-            .get_or_insert_with(|| Driver::new(Arc::clone(&self.topo), self.num_workers()));
+        let driver =
+            guard.get_or_insert_with(|| Driver::new(Arc::clone(&self.topo), self.num_workers()));
         driver.pass(self, &*epoch.policy, epoch.generation, now_us)
     }
 }

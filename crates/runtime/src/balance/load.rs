@@ -145,7 +145,8 @@ impl WorkerLoad {
             Some(last) if now_us > last => {
                 let window = (now_us - last) as f64;
                 let booked = probe.idle_ns.saturating_sub(self.last_idle_ns) as f64 / 1000.0;
-                let idle = (booked + open_us as f64 - self.open_counted_us as f64).clamp(0.0, window);
+                let idle =
+                    (booked + open_us as f64 - self.open_counted_us as f64).clamp(0.0, window);
                 1.0 - idle / window
             }
             // First pass: what the worker does now.

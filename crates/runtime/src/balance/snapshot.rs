@@ -150,7 +150,10 @@ mod test {
         let mut v = LiveView::new(Arc::clone(&topo));
         v.set_cpu(CpuId(0), 0, 5, 3, (5120.0, 1024.0), false);
         let l = v.cpu_load(CpuId(0));
-        assert_eq!((l.nr_running, l.weighted_load, l.idle), (5, 5 * 1024, false));
+        assert_eq!(
+            (l.nr_running, l.weighted_load, l.idle),
+            (5, 5 * 1024, false)
+        );
         assert_eq!(v.tasks(CpuId(0)).len(), 3);
         assert!(v.tasks(CpuId(0)).iter().all(|t| t.migratable && !t.running));
         assert!(v.cpu_load(CpuId(4)).idle);
