@@ -9,16 +9,18 @@ use std::time::Instant;
 
 use crossbeam_deque::{Injector, Worker};
 use crossbeam_utils::CachePadded;
-use zonal_policy::{Policy, StealSide, StealWalker};
+use zonal_policy::Policy;
 use zonal_topology::{CpuId, Topology};
 
 use crate::async_task::AsyncTasks;
+use crate::balance::{Balancer, IdleSignal};
 use crate::blocks::SharedBlocks;
 use crate::builder::NameFn;
 use crate::error::{BuildError, ErrorKind};
 use crate::fifo::FifoQueue;
 use crate::metrics::WorkerCounters;
 use crate::pin::Binder;
+use crate::policy_switch::PolicySlot;
 use crate::pool::{Layout, ThreadPool};
 use crate::registry::{PanicHandler, Registry, StealObserver, ThreadHandler, WorkerShared};
 use crate::sleep::Sleep;
@@ -65,19 +67,14 @@ fn registry(
     let deques: Vec<Worker<Task>> = (0..n).map(|_| Worker::new_lifo()).collect();
     let shared = worker_shared(&deques, topo.mal_count());
     let worker_node: Box<[u32]> = cpus.iter().map(|&c| topo.node_of(c).0).collect();
-    let side = policy.steal_side();
-    let cpu_worker = cpu_worker(&topo, &cpus);
-    let walkers = steal_walks(&topo, side, &cpus, &cpu_worker);
-    let slot_worker = slot_workers(&walkers, &cpu_worker);
     let nodes = topo.node_count();
     let registry = Arc::new(Registry {
         topo: Arc::clone(&topo),
         shared,
         worker_cpu: cpus.clone().into_boxed_slice(),
         worker_node,
-        walkers,
-        slot_worker,
-        ageing: side.ageing(),
+        policy: PolicySlot::new(policy, &topo, &cpus),
+        balancer: Balancer::default(),
         node_injectors: (0..nodes)
             .map(|_| CachePadded::new(Injector::new()))
             .collect(),
@@ -97,7 +94,6 @@ fn registry(
         epoch: Instant::now(),
         turnaround: CachePadded::default(),
         async_tasks: AsyncTasks::default(),
-        policy,
     });
     (registry, deques)
 }
@@ -115,6 +111,7 @@ fn worker_shared(deques: &[Worker<Task>], levels: usize) -> Box<[CachePadded<Wor
                 counters: CachePadded::new(WorkerCounters::new(levels)),
                 blocks: CachePadded::new(SharedBlocks::new()),
                 fifo: FifoQueue::default(),
+                idle: IdleSignal::default(),
             })
         })
         .collect()
@@ -126,40 +123,6 @@ fn worker_nodes(topo: &Topology, cpus: &[CpuId]) -> Box<[u32]> {
     nodes.sort_unstable();
     nodes.dedup();
     nodes.into_boxed_slice()
-}
-
-/// Per CPU of the topology: its worker's index, or `usize::MAX`.
-fn cpu_worker(topo: &Topology, cpus: &[CpuId]) -> Vec<usize> {
-    let mut cpu_worker = vec![usize::MAX; topo.cpu_count()];
-    for (w, &c) in cpus.iter().enumerate() {
-        cpu_worker[c.index()] = w;
-    }
-    cpu_worker
-}
-
-/// Per worker: its steal walk over the CPUs that have a worker.
-fn steal_walks(
-    topo: &Topology,
-    side: &dyn StealSide,
-    cpus: &[CpuId],
-    cpu_worker: &[usize],
-) -> Box<[StealWalker]> {
-    cpus.iter()
-        .map(|&c| StealWalker::new(side, topo, c, |v| cpu_worker[v.index()] != usize::MAX))
-        .collect()
-}
-
-/// Per worker, per slot of its walk: the victim's worker index.
-fn slot_workers(walkers: &[StealWalker], cpu_worker: &[usize]) -> Box<[Box<[usize]>]> {
-    walkers
-        .iter()
-        .map(|w| {
-            w.slots()
-                .iter()
-                .map(|s| cpu_worker[s.victim.cpu.index()])
-                .collect()
-        })
-        .collect()
 }
 
 /// Per node: whether a worker sits on it.

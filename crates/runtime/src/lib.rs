@@ -46,6 +46,11 @@
 //! - Node-local memory: [`NodeBuffer`]. Jobs themselves live in per-worker slabs
 //!   (`src/blocks.rs`), given back when a worker runs out of work
 //!   ([`WorkerMetrics::job_memory_bytes`]).
+//! - Balancing and policy switches: [`ThreadPool::balance_now`] runs one periodic balancing
+//!   pass of the policy's balance side over the pool's queued tasks ([`PassReport`],
+//!   [`MoveRecord`]; `src/balance/`); [`ThreadPool::set_policy`],
+//!   [`ThreadPool::set_policy_config`] and [`ThreadPool::set_policy_object`] switch the
+//!   policy while the pool runs (`src/policy_switch.rs`).
 //! - Metrics: [`ThreadPool::metrics`] → [`PoolMetrics`] (serde), from any thread through a
 //!   [`MetricsHandle`]; steals are reported to a [`ThreadPoolBuilder::steal_observer`] as
 //!   [`StealRecord`]s. With the `control-plane` feature, `ControlPlane` samples them
@@ -86,6 +91,8 @@
 //! - `metrics.rs`: counters and snapshots; `memory.rs`: node-local buffers; `error.rs`:
 //!   errors; `turnaround.rs`: the task-turnaround histogram; `control/`: the control plane
 //!   (sampler, Prometheus endpoint); `sync.rs`: std's or loom's primitives.
+//! - `balance/`: periodic balancing passes (load tracking, the view, the driver);
+//!   `policy_switch.rs`: the live policy switch.
 
 //! ## Protocols
 //! The steal protocol is written down in `src/steal/README.md`, the sleep protocol in
@@ -102,6 +109,7 @@
 //! ```
 
 mod async_task;
+mod balance;
 mod blocks;
 mod broadcast;
 mod builder;
@@ -121,6 +129,7 @@ mod metrics;
 mod num_threads;
 mod parallel;
 mod pin;
+mod policy_switch;
 mod pool;
 mod registry;
 mod route;
@@ -137,10 +146,13 @@ mod worker;
 mod yield_now;
 
 pub use async_task::{spawn_async, JoinError, JoinHandle};
+#[doc(hidden)]
+pub use balance::SyntheticPool;
+pub use balance::{MoveRecord, PassReport};
 pub use broadcast::{broadcast, BroadcastContext};
 pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
 #[cfg(feature = "control-plane")]
-pub use control::{ControlPlane, Sample, ServeError, ServeOptions};
+pub use control::{BalanceStats, ControlOptions, ControlPlane, Sample, ServeError, ServeOptions};
 pub use error::{BuildError, SpawnError};
 pub use fifo::spawn_fifo;
 pub use global::{in_worker, NUM_THREADS_VAR};

@@ -94,7 +94,6 @@ impl WorkerCounters {
     /// once per move it carried out, never for one it only planned; unlike the worker's
     /// own counters this one may have several writers (one per control plane), hence a
     /// locked add. A level outside the topology is a caller's bug: it is not counted.
-    #[allow(dead_code)] // Called by the control-plane balancer.
     pub(crate) fn balance_migrated(&self, level: usize, n: u64) {
         debug_assert!(
             level < self.balance_migrations.len(),
@@ -324,8 +323,10 @@ impl WorkerMetrics {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct PoolMetrics {
-    /// The policy's name.
+    /// The current policy's name.
     pub policy: String,
+    /// Live policy switches so far ([`ThreadPool::set_policy`](crate::ThreadPool::set_policy)).
+    pub policy_switches: u64,
     /// Memory access levels (`M`).
     pub levels: usize,
     /// Levels inside the load-balancing zone (`S`).
@@ -363,6 +364,7 @@ impl PoolMetrics {
         }
         Self {
             policy,
+            policy_switches: 0,
             levels,
             zone_depth,
             tasks_injected,
@@ -399,13 +401,14 @@ impl Registry {
             })
             .collect();
         let mut m = PoolMetrics::from_workers(
-            self.policy.name().to_owned(),
+            self.policy.name(),
             self.topo.mal_count(),
             self.topo.zone_depth(),
             self.injected.load(Ordering::Relaxed),
             workers,
         );
         m.turnaround = self.turnaround.snapshot();
+        m.policy_switches = self.policy.switches();
         m
     }
 }
@@ -420,6 +423,12 @@ pub struct MetricsHandle {
 impl MetricsHandle {
     pub(crate) fn new(registry: Arc<Registry>) -> Self {
         Self { registry }
+    }
+
+    /// The pool's registry (the control plane's balancer runs its passes on it).
+    #[cfg(feature = "control-plane")]
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
     }
 
     /// A snapshot, as [`ThreadPool::metrics`](crate::ThreadPool::metrics).

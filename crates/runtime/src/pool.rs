@@ -4,7 +4,10 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
+use zonal_policy::{Policy, PolicyConfig, PolicyError};
 use zonal_topology::{NodeId, Topology};
+
+use crate::balance::PassReport;
 
 use crate::builder::Placement;
 use crate::error::SpawnError;
@@ -255,10 +258,62 @@ impl ThreadPool {
         &self.registry.topo
     }
 
-    /// The policy's name.
+    /// The current policy's name (it changes with [`set_policy`](Self::set_policy)).
     #[must_use]
-    pub fn policy_name(&self) -> &str {
+    pub fn policy_name(&self) -> String {
         self.registry.policy.name()
+    }
+
+    /// Switches the pool to the policy named `name` (default parameters) while it runs; see
+    /// [`set_policy_object`](Self::set_policy_object).
+    ///
+    /// # Errors
+    /// [`PolicyError::UnknownPolicy`] for a name no policy has (the pool keeps its policy).
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").build()?;
+    /// pool.set_policy("linux")?;
+    /// assert_eq!(pool.policy_name(), "linux");
+    /// assert!(pool.set_policy("no-such-policy").is_err());
+    /// assert_eq!(pool.metrics().policy_switches, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_policy(&self, name: &str) -> Result<(), PolicyError> {
+        self.set_policy_config(&PolicyConfig::named(name)?)
+    }
+
+    /// Switches the pool to the policy `cfg` describes; see
+    /// [`set_policy_object`](Self::set_policy_object).
+    ///
+    /// # Errors
+    /// [`PolicyError::BadValue`] for a parameter out of range (the pool keeps its policy).
+    pub fn set_policy_config(&self, cfg: &PolicyConfig) -> Result<(), PolicyError> {
+        self.set_policy_object(cfg.build()?);
+        Ok(())
+    }
+
+    /// Switches the pool to `policy` while it runs. It takes effect between decisions: each
+    /// worker picks it up (its steal walk and ageing rule) at its next search, without a
+    /// lock on its hot path, and the next balancing pass uses it; no queued task is lost or
+    /// run twice, and aged tasks already kept by a worker stay there. Counted in
+    /// [`PoolMetrics::policy_switches`].
+    pub fn set_policy_object(&self, policy: Arc<dyn Policy>) {
+        self.registry.policy.switch(policy, &self.registry.topo);
+    }
+
+    /// Runs one periodic balancing pass of the current policy's balance side now, on this
+    /// thread (the control plane runs them periodically): the CPUs whose levels are due
+    /// balance, and the migrations they ask for move queued tasks between workers' away
+    /// queues. A steal-only policy makes it do nothing. See `src/balance/mod.rs`.
+    pub fn balance_now(&self) -> PassReport {
+        self.registry.balance_pass(self.registry.now_us())
+    }
+
+    /// [`balance_now`](Self::balance_now) as if at `now_us` µs of the pool's clock (since
+    /// it was built; never earlier than the previous pass): for tests and benchmarks that
+    /// need levels to be due without waiting for them.
+    pub fn balance_at(&self, now_us: u64) -> PassReport {
+        self.registry.balance_pass(now_us)
     }
 
     /// Where the workers run (pinned, unpinned, spread).

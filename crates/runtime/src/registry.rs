@@ -18,14 +18,15 @@ use std::time::Instant;
 
 use crossbeam_deque::{Injector, Stealer};
 use crossbeam_utils::CachePadded;
-use zonal_policy::{Ageing, Policy, StealWalker};
 use zonal_topology::{CpuId, NodeId, Topology};
 
 use crate::async_task::AsyncTasks;
+use crate::balance::{Balancer, IdleSignal};
 use crate::blocks::SharedBlocks;
 use crate::error::SpawnError;
 use crate::fifo::FifoQueue;
 use crate::metrics::WorkerCounters;
+use crate::policy_switch::PolicySlot;
 use crate::sleep::Sleep;
 use crate::task::{Meta, Task, TaskOptions};
 use crate::turnaround::TurnaroundHistogram;
@@ -52,21 +53,21 @@ pub(crate) struct WorkerShared {
     pub(crate) blocks: CachePadded<SharedBlocks>,
     /// The worker's `spawn_fifo` jobs waiting for their proxies (`fifo.rs`).
     pub(crate) fifo: FifoQueue,
+    /// Since when the worker idles, for the balancer's load tracking (`balance/load.rs`):
+    /// written by the owner only when an idle span starts or ends.
+    pub(crate) idle: IdleSignal,
 }
 
 pub(crate) struct Registry {
     pub(crate) topo: Arc<Topology>,
-    pub(crate) policy: Arc<dyn Policy>,
+    /// The current policy and what workers derive from it, swappable while the pool runs
+    /// (`policy_switch.rs`).
+    pub(crate) policy: PolicySlot,
+    /// The periodic balancer's state, taken by balancing passes only (`balance/`).
+    pub(crate) balancer: Balancer,
     pub(crate) shared: Box<[CachePadded<WorkerShared>]>,
     pub(crate) worker_cpu: Box<[CpuId]>,
     pub(crate) worker_node: Box<[u32]>,
-    /// Per worker: its steal walk (the policy crate's [`StealWalker`]) over the CPUs that
-    /// have a worker, nearest first, with the policy's cached answers.
-    pub(crate) walkers: Box<[StealWalker]>,
-    /// Per worker, per slot of its walk: the victim's worker index.
-    pub(crate) slot_worker: Box<[Box<[usize]>]>,
-    /// The policy's ageing rule (`StealSide::ageing`), read once.
-    pub(crate) ageing: Ageing,
     pub(crate) node_injectors: Box<[CachePadded<Injector<Task>>]>,
     /// Per node: `Meta::fresh(node)`, the metadata of the bare jobs of that node's deques
     /// (`Task::meta`).
@@ -101,7 +102,7 @@ impl std::fmt::Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Registry")
             .field("workers", &self.shared.len())
-            .field("policy", &self.policy.name())
+            .field("policy", &self.policy)
             .finish_non_exhaustive()
     }
 }

@@ -202,7 +202,8 @@ impl WorkerThread {
     /// to our away queue.
     #[cold]
     fn away_queue(&self, meta: &Meta) -> Queue {
-        if self.registry.ageing.is_aged_after(meta.migrations) {
+        self.refresh_policy();
+        if self.ageing.get().is_aged_after(meta.migrations) {
             Queue::Kept
         } else {
             Queue::Away
@@ -316,7 +317,15 @@ impl Registry {
         task: Task,
     ) {
         debug_assert!(last < self.num_workers(), "a woken task was polled before");
-        let aged = self.ageing.is_aged_after(meta.migrations);
+        // On a worker, its cached epoch's ageing rule (refreshed if the policy switched);
+        // from any other thread, the current epoch's (a lock, off the workers' path).
+        let aged = match here {
+            Some(w) => {
+                w.refresh_policy();
+                w.ageing.get().is_aged_after(meta.migrations)
+            }
+            None => self.policy.current().ageing.is_aged_after(meta.migrations),
+        };
         match here {
             Some(w) if w.index == last => {
                 let queue = if aged { Queue::Kept } else { Queue::Away };
@@ -428,7 +437,7 @@ mod test {
     #[test]
     fn on_a_worker_the_queue_follows_the_target_and_the_metadata() {
         let pool = pool();
-        let aged_after = match pool.registry().ageing {
+        let aged_after = match pool.registry().policy.current().ageing {
             Ageing::After(k) => k,
             _ => panic!("the default policy ages tasks"),
         };

@@ -3,18 +3,20 @@
 //! (`sleep/README.md`) — and the one accessor for the worker running on this thread
 //! ([`WorkerThread::with_current`]).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::ptr;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
 use crossbeam_deque::{Injector, Steal, Worker};
+use zonal_policy::Ageing;
 use zonal_topology::CpuId;
 
 use crate::blocks::LocalBlocks;
 use crate::latch::{AsCoreLatch, CoreLatch};
 use crate::metrics::{bump, WorkerCounters};
+use crate::policy_switch::PolicyEpoch;
 use crate::registry::Registry;
 use crate::task::{Meta, Task, NO_ORIGIN};
 use crate::unwind;
@@ -52,6 +54,12 @@ pub(crate) struct WorkerThread {
     /// Where a batch (a steal batch, or one from our node's injector) waits to be checked
     /// task by task; empty between two searches (`steal/README.md`, "Batches").
     pub(crate) batch: Worker<Task>,
+    /// Our copy of the pool's policy epoch (`policy_switch.rs`), refreshed when the pool's
+    /// generation differs from `policy_gen`; a steal walk holds it for the whole walk.
+    pub(crate) policy: RefCell<Arc<PolicyEpoch>>,
+    pub(crate) policy_gen: Cell<u64>,
+    /// `policy`'s ageing rule, for routing.
+    pub(crate) ageing: Cell<Ageing>,
 }
 
 /// Steal walks between two refreshes of [`WorkerThread::clock_us`].
@@ -86,7 +94,11 @@ impl WorkerThread {
         // long as every block (slabs are freed when the registry drops).
         let blocks = unsafe { LocalBlocks::new(&registry.shared[index].blocks) };
         let node = registry.worker_node[index];
+        let epoch = registry.policy.current();
         Self {
+            policy_gen: Cell::new(epoch.generation),
+            ageing: Cell::new(epoch.ageing),
+            policy: RefCell::new(epoch),
             deque,
             index,
             node,
@@ -99,6 +111,27 @@ impl WorkerThread {
             blocks,
             batch: Worker::new_fifo(),
             registry,
+        }
+    }
+
+    /// Picks up a policy switch (`policy_switch.rs`): one Acquire load of the pool's
+    /// generation; only when it changed, the lock, an `Arc` clone and the ageing rule. Not
+    /// while a walk holds our epoch (it then picks it up at the next search).
+    #[inline]
+    pub(crate) fn refresh_policy(&self) {
+        let slot = &self.registry.policy;
+        if slot.generation() != self.policy_gen.get() {
+            self.refresh_policy_cold();
+        }
+    }
+
+    #[cold]
+    fn refresh_policy_cold(&self) {
+        if let Ok(mut mine) = self.policy.try_borrow_mut() {
+            let epoch = self.registry.policy.current();
+            self.policy_gen.set(epoch.generation);
+            self.ageing.set(epoch.ageing);
+            *mine = epoch;
         }
     }
 
@@ -299,7 +332,7 @@ impl WorkerThread {
             // work (step 0b), so that a wake-up it was given is passed on.
             self.registry.sleep.found_work(self.node);
         }
-        idle.end(self.counters());
+        idle.end(self);
         std::mem::forget(abort);
     }
 
@@ -339,7 +372,7 @@ impl WorkerThread {
                     idle.searching = false;
                     self.registry.sleep.found_work(self.node);
                 }
-                idle.found(self.counters());
+                idle.found(self);
                 self.execute_with(t, meta);
                 true
             }
@@ -364,6 +397,9 @@ impl WorkerThread {
             let since_start = now.saturating_duration_since(self.registry.epoch);
             self.clock_us.set(since_start.as_micros() as u64);
             idle.since = Some(now);
+            self.registry.shared[self.index]
+                .idle
+                .set_idle(since_start.as_micros() as u64);
         }
         if keep {
             std::thread::yield_now();
@@ -392,7 +428,7 @@ impl WorkerThread {
                 // A waker made us a searcher (step 0a), and we found work (step 0b).
                 r.sleep.found_work(self.node);
             }
-            idle.found(self.counters());
+            idle.found(self);
             self.execute_with(t, meta);
             return true;
         }
@@ -465,16 +501,17 @@ struct Idle {
 impl Idle {
     /// Work found: the count starts again and the idle span, if any, ends.
     #[inline]
-    fn found(&mut self, counters: &WorkerCounters) {
+    fn found(&mut self, w: &WorkerThread) {
         self.rounds = 0;
-        self.end(counters);
+        self.end(w);
     }
 
-    /// Books the idle span, if any, in `idle_ns`.
+    /// Books the idle span, if any, in `idle_ns`, and tells the balancer it ended.
     #[inline]
-    fn end(&mut self, counters: &WorkerCounters) {
+    fn end(&mut self, w: &WorkerThread) {
         if let Some(t) = self.since.take() {
-            bump(&counters.idle_ns, t.elapsed().as_nanos() as u64);
+            bump(&w.counters().idle_ns, t.elapsed().as_nanos() as u64);
+            w.registry.shared[w.index].idle.set_busy();
         }
     }
 }

@@ -7,18 +7,21 @@
 //! - `sampler.rs`: the periodic sample ([`Sample`], [`ControlPlane::subscribe`]);
 //! - `http.rs`: the metrics endpoint ([`ControlPlane::serve_metrics`]), whose series are
 //!   written by `exposition.rs`;
-//! - a periodic balancer (`balance.rs`, to come) is spawned in [`ControlPlane::start`] next
-//!   to the sampler, and counts its moves with `WorkerCounters::balance_migrated`.
+//! - `balance.rs`: the periodic balancer ([`ControlOptions::balance_every`],
+//!   [`ControlPlane::balance_stats`]): the runtime's driver of the policy's balance side,
+//!   moving queued long-lived tasks between workers.
 //!
 //! The thread drives the runtime until the [`ControlPlane`] is dropped; dropping it signals
 //! the thread, which stops the runtime and with it every task (sampler, servers and their
 //! connections), then joins it.
 
+mod balance;
 mod exposition;
 mod http;
 mod sampler;
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -26,8 +29,51 @@ use tokio::sync::{oneshot, watch};
 
 use crate::metrics::MetricsHandle;
 
+pub use balance::BalanceStats;
 pub use http::{ServeError, ServeOptions};
 pub use sampler::Sample;
+
+/// What a [`ControlPlane`] runs: sampling every `sample_every` (default 100 ms), and
+/// balancing passes every `balance_every` (default: none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ControlOptions {
+    sample_period: Duration,
+    balance_tick: Option<Duration>,
+}
+
+impl Default for ControlOptions {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ControlOptions {
+    /// Sampling every 100 ms, no balancing.
+    #[must_use]
+    pub const fn new() -> Self {
+        Self {
+            sample_period: Duration::from_millis(100),
+            balance_tick: None,
+        }
+    }
+
+    /// Samples the metrics every `period`.
+    #[must_use]
+    pub const fn sample_every(mut self, period: Duration) -> Self {
+        self.sample_period = period;
+        self
+    }
+
+    /// Runs a balancing pass every `tick` (`balance.rs`; 4 ms is Linux's tick at
+    /// `CONFIG_HZ=250`): the policy's balance side decides, per CPU and level, when and what
+    /// to move.
+    #[must_use]
+    pub const fn balance_every(mut self, tick: Duration) -> Self {
+        self.balance_tick = Some(tick);
+        self
+    }
+}
 
 /// Samples a pool's metrics every `period` on a tokio runtime of its own.
 ///
@@ -59,6 +105,8 @@ pub struct ControlPlane {
     metrics: MetricsHandle,
     /// The control plane's runtime, driven by `thread`.
     rt: tokio::runtime::Handle,
+    /// The balancer's counters (all zero when it does not run).
+    balance: Arc<balance::Counters>,
     stop: Option<oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -70,10 +118,44 @@ impl ControlPlane {
     /// When the tokio runtime or its thread cannot be created, or `period` is zero
     /// ([`std::io::ErrorKind::InvalidInput`], naming it).
     pub fn start(handle: MetricsHandle, period: Duration) -> std::io::Result<Self> {
+        Self::start_with(handle, ControlOptions::new().sample_every(period))
+    }
+
+    /// Starts the control plane with `options`: sampling, and, if asked
+    /// ([`ControlOptions::balance_every`]), periodic balancing passes.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use zonal_runtime::{ControlOptions, ControlPlane, ThreadPoolBuilder};
+    /// let cfg = zonal_policy::PolicyConfig::named("conservative-hard").unwrap();
+    /// let pool = ThreadPoolBuilder::new().preset("s1").policy_config(cfg).build()?;
+    /// let cp = ControlPlane::start_with(
+    ///     pool.metrics_handle(),
+    ///     ControlOptions::new().balance_every(Duration::from_millis(4)),
+    /// )
+    /// .expect("control plane");
+    /// let h = pool.spawn_async(async { zonal_runtime::task::sleep(Duration::from_millis(20)).await; 7 });
+    /// assert_eq!(h.join().unwrap(), 7);
+    /// std::thread::sleep(Duration::from_millis(20));
+    /// assert!(cp.balance_stats().passes > 0);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// When the tokio runtime or its thread cannot be created, or a period is zero
+    /// ([`std::io::ErrorKind::InvalidInput`], naming it).
+    pub fn start_with(handle: MetricsHandle, options: ControlOptions) -> std::io::Result<Self> {
+        let period = options.sample_period;
         if period.is_zero() {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
                 format!("control plane: the sampling period must be positive, got {period:?}"),
+            ));
+        }
+        if options.balance_tick.is_some_and(|t| t.is_zero()) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "control plane: the balancing tick must be positive, got 0ns",
             ));
         }
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -83,7 +165,10 @@ impl ControlPlane {
         let (tx, rx) = watch::channel(Sample::default());
         let (stop, stopped) = oneshot::channel::<()>();
         rt.spawn(sampler::run(handle.clone(), period, tx));
-        // The periodic balancer (`balance.rs`) is spawned here.
+        let counters = Arc::new(balance::Counters::default());
+        if let Some(tick) = options.balance_tick {
+            rt.spawn(balance::run(handle.clone(), tick, Arc::clone(&counters)));
+        }
         let rt_handle = rt.handle().clone();
         let thread = std::thread::Builder::new()
             .name("zonal-control".into())
@@ -99,9 +184,16 @@ impl ControlPlane {
             rx,
             metrics: handle,
             rt: rt_handle,
+            balance: counters,
             stop: Some(stop),
             thread: Some(thread),
         })
+    }
+
+    /// What the periodic balancer has done so far (zeros when it does not run).
+    #[must_use]
+    pub fn balance_stats(&self) -> BalanceStats {
+        self.balance.snapshot()
     }
 
     /// The latest sample.

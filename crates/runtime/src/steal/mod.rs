@@ -78,15 +78,18 @@ impl WorkerThread {
             return None;
         }
         let ctx = MoveContext::steal(self.tick_clock());
-        let walker = &r.walkers[self.index];
+        // One policy epoch for the whole walk (`policy_switch.rs`).
+        self.refresh_policy();
+        let epoch = self.policy.borrow();
+        let walker = &epoch.walkers[self.index];
         let mut thief = Thief {
             me: self,
             walker,
-            slot_worker: &r.slot_worker[self.index],
+            slot_worker: &epoch.slot_worker[self.index],
             last_node: self.node,
             kept: 0,
         };
-        let stolen = walker.walk(r.policy.steal_side(), &r.topo, ctx, &mut thief);
+        let stolen = walker.walk(epoch.policy.steal_side(), &r.topo, ctx, &mut thief);
         if thief.kept != 0 {
             self.kept_batch(thief.kept);
         }

@@ -22,15 +22,17 @@ fn victim_orders_cache_the_static_answers() {
         let p = pool(cfg);
         let r = p.registry();
         let topo = &*r.topo;
-        for (w, walker) in r.walkers.iter().enumerate() {
+        let epoch = r.policy.current();
+        for (w, walker) in epoch.walkers.iter().enumerate() {
             let thief = r.worker_cpu[w];
             assert_eq!(walker.thief(), thief);
             assert_eq!(walker.slots().len(), r.num_workers() - 1);
             for (i, s) in walker.slots().iter().enumerate() {
-                assert_eq!(r.slot_worker[w][i], w_of(r, s.victim.cpu));
+                assert_eq!(epoch.slot_worker[w][i], w_of(r, s.victim.cpu));
                 assert_eq!(
                     s.fresh,
-                    r.policy
+                    epoch
+                        .policy
                         .steal_side()
                         .static_fresh_steal(topo, thief, &s.victim),
                     "{name}"
@@ -69,6 +71,8 @@ fn no_policy_is_cached_as_allowed_everywhere() {
         .expect("pool on s2");
     let r = p.registry();
     assert!(r
+        .policy
+        .current()
         .walkers
         .iter()
         .flat_map(|w| w.slots())

@@ -1,0 +1,210 @@
+//! The live policy switch: the pool's current policy, and what workers derive from it (their
+//! steal walks with cached answers, the ageing rule), swapped while the pool runs.
+//!
+//! # Protocol
+//!
+//! - Everything a worker derives from the policy lives in one immutable [`PolicyEpoch`]
+//!   (the policy, every worker's [`StealWalker`] and victim map, the [`Ageing`] rule, and a
+//!   generation number). The pool holds the current one in a [`PolicySlot`]: an
+//!   `Arc<PolicyEpoch>` behind a mutex, plus the generation as an atomic.
+//! - [`PolicySlot::switch`] builds the new epoch *outside* the lock (walks for every worker),
+//!   then, under the lock, numbers it (old generation + 1) and swaps it in, and only then
+//!   publishes the generation (Release). Switches are serialised by that lock.
+//! - A worker caches its own `Arc<PolicyEpoch>` and its generation (`WorkerThread`). Once per
+//!   search (`WorkerThread::steal`) and when it routes a task away from home, it compares
+//!   its generation with the slot's (one Relaxed-then-Acquire load of a line written only by
+//!   switches); only when they differ does it take the lock, clone the `Arc` and rebuild its
+//!   ageing rule. The hot path takes no lock and no read-modify-write.
+//! - A walk uses one epoch from start to end (the worker holds its cached epoch for the
+//!   whole walk), so every decision of a walk comes from one policy: the switch takes effect
+//!   *between* decisions. Workers that have not searched since keep deciding with the old
+//!   epoch until their next search; that is the "between decisions" window.
+//! - No task is lost or run twice: a policy holds no task, and the switch touches no queue.
+//!   Aged tasks already in inboxes stay there (a worker pops its inbox whatever the policy);
+//!   a task routed with the old ageing rule lies in a queue its owner drains either way.
+//! - The balancer (`balance/`) reads the current epoch at the start of each pass and, when
+//!   the generation changed, starts the new policy's per-CPU states
+//!   (`BalanceSide::new_state`).
+//! - Metrics: [`PolicySlot::switches`] counts switches (`PoolMetrics::policy_switches`), and
+//!   the current name is `PoolMetrics::policy`.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crossbeam_utils::CachePadded;
+use zonal_policy::{Ageing, Policy, StealWalker};
+use zonal_topology::{CpuId, Topology};
+
+use std::sync::Mutex;
+
+/// What the workers derive from one policy, built once per switch.
+pub(crate) struct PolicyEpoch {
+    pub(crate) policy: Arc<dyn Policy>,
+    /// Per worker: its steal walk (the policy crate's [`StealWalker`]) over the CPUs that
+    /// have a worker, nearest first, with the policy's cached answers.
+    pub(crate) walkers: Box<[StealWalker]>,
+    /// Per worker, per slot of its walk: the victim's worker index.
+    pub(crate) slot_worker: Box<[Box<[usize]>]>,
+    /// The policy's ageing rule (`StealSide::ageing`), read once.
+    pub(crate) ageing: Ageing,
+    /// 0 for the policy the pool was built with, + 1 per switch.
+    pub(crate) generation: u64,
+}
+
+impl std::fmt::Debug for PolicyEpoch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PolicyEpoch")
+            .field("policy", &self.policy.name())
+            .field("generation", &self.generation)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PolicyEpoch {
+    /// The epoch of `policy` for workers on `cpus` (`cpu_worker`: per CPU of `topo`, its
+    /// worker or `usize::MAX`).
+    fn build(
+        policy: Arc<dyn Policy>,
+        topo: &Topology,
+        cpus: &[CpuId],
+        cpu_worker: &[usize],
+        generation: u64,
+    ) -> Self {
+        let side = policy.steal_side();
+        let walkers: Box<[StealWalker]> = cpus
+            .iter()
+            .map(|&c| StealWalker::new(side, topo, c, |v| cpu_worker[v.index()] != usize::MAX))
+            .collect();
+        let slot_worker = walkers
+            .iter()
+            .map(|w| {
+                w.slots()
+                    .iter()
+                    .map(|s| cpu_worker[s.victim.cpu.index()])
+                    .collect()
+            })
+            .collect();
+        Self {
+            ageing: side.ageing(),
+            policy,
+            walkers,
+            slot_worker,
+            generation,
+        }
+    }
+}
+
+/// The pool's current policy epoch, swappable (module docs).
+pub(crate) struct PolicySlot {
+    /// The current epoch's generation, read by workers once per search.
+    generation: CachePadded<AtomicU64>,
+    current: Mutex<Arc<PolicyEpoch>>,
+    /// Per CPU of the topology: its worker's index, or `usize::MAX`.
+    cpu_worker: Box<[usize]>,
+    /// The workers' CPUs.
+    cpus: Box<[CpuId]>,
+    /// Switches so far.
+    switches: AtomicU64,
+}
+
+impl std::fmt::Debug for PolicySlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PolicySlot")
+            .field("policy", &self.name())
+            .field("generation", &self.generation())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PolicySlot {
+    /// The slot of a pool with workers on `cpus`, starting with `policy`.
+    pub(crate) fn new(policy: Arc<dyn Policy>, topo: &Topology, cpus: &[CpuId]) -> Self {
+        let mut cpu_worker = vec![usize::MAX; topo.cpu_count()];
+        for (w, &c) in cpus.iter().enumerate() {
+            cpu_worker[c.index()] = w;
+        }
+        let epoch = PolicyEpoch::build(policy, topo, cpus, &cpu_worker, 0);
+        Self {
+            generation: CachePadded::new(AtomicU64::new(0)),
+            current: Mutex::new(Arc::new(epoch)),
+            cpu_worker: cpu_worker.into_boxed_slice(),
+            cpus: cpus.into(),
+            switches: AtomicU64::new(0),
+        }
+    }
+
+    /// The current generation (Acquire: a worker that sees it then finds at least this
+    /// epoch under the lock).
+    #[inline]
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// The current epoch (takes the lock: not for the hot path).
+    pub(crate) fn current(&self) -> Arc<PolicyEpoch> {
+        Arc::clone(&self.current.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// The current policy's name.
+    pub(crate) fn name(&self) -> String {
+        self.current().policy.name().to_owned()
+    }
+
+    /// Per CPU of the topology: its worker's index, or `usize::MAX`.
+    pub(crate) fn cpu_worker(&self) -> &[usize] {
+        &self.cpu_worker
+    }
+
+    /// Switches so far.
+    pub(crate) fn switches(&self) -> u64 {
+        self.switches.load(Ordering::Relaxed)
+    }
+
+    /// Makes `policy` the pool's policy; returns the new generation.
+    pub(crate) fn switch(&self, policy: Arc<dyn Policy>, topo: &Topology) -> u64 {
+        let mut epoch = PolicyEpoch::build(policy, topo, &self.cpus, &self.cpu_worker, 0);
+        let mut cur = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        let generation = cur.generation + 1;
+        epoch.generation = generation;
+        *cur = Arc::new(epoch);
+        // Release, after the swap: a worker that sees the new generation finds the new
+        // epoch (or a later one) when it takes the lock.
+        self.generation.store(generation, Ordering::Release);
+        self.switches.fetch_add(1, Ordering::Relaxed);
+        drop(cur);
+        tracing::debug!(generation, "policy switched");
+        generation
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use zonal_policy::PolicyConfig;
+    use zonal_topology::presets;
+
+    use super::*;
+
+    #[test]
+    fn a_switch_numbers_the_new_epoch_and_counts_itself() {
+        let topo = presets::preset("s1").unwrap();
+        let cpus: Vec<CpuId> = (0..4).map(CpuId).collect();
+        let linux = PolicyConfig::named("linux").unwrap().build().unwrap();
+        let slot = PolicySlot::new(linux, &topo, &cpus);
+        assert_eq!((slot.generation(), slot.switches()), (0, 0));
+        assert_eq!(slot.current().ageing, Ageing::Never);
+        let hard = PolicyConfig::named("conservative-hard")
+            .unwrap()
+            .build()
+            .unwrap();
+        assert_eq!(slot.switch(hard, &topo), 1);
+        let e = slot.current();
+        assert_eq!(
+            (e.generation, slot.generation(), slot.switches()),
+            (1, 1, 1)
+        );
+        assert_eq!(slot.name(), "conservative-hard");
+        assert!(e.ageing.limit().is_some());
+        assert_eq!(e.walkers.len(), 4);
+        assert!(e.slot_worker.iter().flatten().all(|&w| w < 4));
+    }
+}
