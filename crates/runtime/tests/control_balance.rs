@@ -1,0 +1,185 @@
+//! The control plane's periodic balancer (`src/control/balance.rs`) end to end: it runs
+//! passes on its own thread at its tick, moves queued tasks under the pool's policy, and
+//! counts each move in the metrics (`balance_migrations_by_level`, Prometheus
+//! `source="balance"`).
+//!
+//! Pools on S1 with workers on CPUs 0–3 (nodes 0 and 1, level II apart) and 16–17 (node 8,
+//! level VI: beyond node 0's zone of levels I–IV). Every worker is blocked while tasks wait
+//! in worker 0's away queue, so that only the balancer can move them; waits are bounded
+//! (the test fails after 20 s rather than hang) but nothing asserts on time.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use zonal_policy::PolicyConfig;
+use zonal_runtime::{
+    ControlOptions, ControlPlane, TaskInfo, TaskOptions, ThreadPool, ThreadPoolBuilder,
+};
+use zonal_topology::NodeId;
+
+const CPUS: [u32; 6] = [0, 1, 2, 3, 16, 17];
+
+fn pool(cfg: PolicyConfig) -> ThreadPool {
+    ThreadPoolBuilder::new()
+        .preset("s1")
+        .worker_cpus(CPUS)
+        .policy_config(cfg)
+        .build()
+        .expect("pool on s1")
+}
+
+type Seen = Arc<Mutex<Vec<(usize, TaskInfo, NodeId)>>>;
+
+/// Releases the workers when dropped (also when an assertion fails).
+struct Gate(Arc<AtomicBool>);
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Blocks every worker with one task per entry of `origins` queued in worker 0's away
+/// queue (their origins are not node 0: they are away from home there; a task at home
+/// would lie in worker 0's deque, which only steals take from).
+fn park(pool: &ThreadPool, origins: &[NodeId]) -> (Gate, Seen) {
+    let origins = origins.to_vec();
+    let gate = Arc::new(AtomicBool::new(false));
+    let blocked = Arc::new(AtomicUsize::new(0));
+    let seen: Seen = Arc::default();
+    let n = pool.num_workers();
+    let block = |gate: &Arc<AtomicBool>, blocked: &Arc<AtomicUsize>| {
+        let (gate, blocked) = (Arc::clone(gate), Arc::clone(blocked));
+        move || {
+            blocked.fetch_add(1, Ordering::SeqCst);
+            while !gate.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+    };
+    for w in 1..n {
+        pool.spawn_pinned(w, block(&gate, &blocked));
+    }
+    while blocked.load(Ordering::SeqCst) < n - 1 {
+        std::thread::yield_now();
+    }
+    let (s, b0) = (Arc::clone(&seen), block(&gate, &blocked));
+    pool.spawn_pinned(0, move || {
+        for (i, &origin) in origins.iter().enumerate() {
+            let s = Arc::clone(&s);
+            zonal_runtime::spawn_with(TaskOptions::new().origin(origin), move || {
+                let info = zonal_runtime::current_task().expect("on a worker");
+                let node = zonal_runtime::current_node().expect("on a worker");
+                s.lock().unwrap().push((i, info, node));
+            });
+        }
+        b0();
+    });
+    while blocked.load(Ordering::SeqCst) < n {
+        std::thread::yield_now();
+    }
+    (Gate(gate), seen)
+}
+
+/// Waits (bounded) until `done` holds of the pool's balance migrations by level.
+fn wait_for(pool: &ThreadPool, cp: &ControlPlane, done: impl Fn(&[u64]) -> bool) {
+    let start = Instant::now();
+    loop {
+        let lv = pool.metrics().total.balance_migrations_by_level;
+        if done(&lv) {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "still waiting after 20 s: moves by level {lv:?}, {:?}",
+            cp.balance_stats()
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Releases the workers; every task ran exactly once.
+fn release(gate: Gate, seen: &Seen, tasks: usize) -> Vec<(usize, TaskInfo, NodeId)> {
+    drop(gate);
+    let start = Instant::now();
+    while seen.lock().unwrap().len() < tasks {
+        assert!(start.elapsed() < Duration::from_secs(20), "tasks lost");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let got = seen.lock().unwrap().clone();
+    let mut ids: Vec<usize> = got.iter().map(|s| s.0).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (0..tasks).collect::<Vec<_>>(), "each task ran once");
+    got
+}
+
+fn balancing(pool: &ThreadPool) -> ControlPlane {
+    ControlPlane::start_with(
+        pool.metrics_handle(),
+        ControlOptions::new().balance_every(Duration::from_millis(1)),
+    )
+    .expect("control plane")
+}
+
+#[test]
+fn under_linux_the_control_plane_moves_queued_tasks_between_nodes() {
+    let pool = pool(PolicyConfig::named("linux").unwrap());
+    let (gate, seen) = park(&pool, &[NodeId(1); 24]);
+    let cp = balancing(&pool);
+    // A move between nodes (level II or beyond) by the periodic passes.
+    wait_for(&pool, &cp, |lv| lv.iter().skip(1).sum::<u64>() >= 1);
+    let got = release(gate, &seen, 24);
+    drop(cp);
+    // Where the tasks finally ran is a race once the workers are released (idle workers
+    // steal from each other's away queues); the balancer's own moves are in the metrics.
+    let m = pool.metrics();
+    let stats_moves: u64 = m.total.balance_migrations_by_level.iter().sum();
+    assert!(stats_moves >= 1);
+    // Every move the balancer counted is in the metrics, and each moved task's count.
+    let migrated: u64 = got
+        .iter()
+        .map(|(_, info, _)| u64::from(info.migrations))
+        .sum();
+    assert!(migrated >= stats_moves, "{migrated} < {stats_moves}");
+}
+
+#[test]
+fn under_conservative_hard_nothing_leaves_the_zone_and_aged_tasks_stay() {
+    let mut cfg = PolicyConfig::named("conservative-hard").unwrap();
+    cfg.age_limit = Some(1);
+    let pool = pool(cfg);
+    // Origins on node 1 (coming home is allowed) and node 8 (outside the zone of nodes 0
+    // and 1: never moved).
+    let origins: Vec<NodeId> = (0..24)
+        .map(|i| if i % 3 == 0 { NodeId(8) } else { NodeId(1) })
+        .collect();
+    let (gate, seen) = park(&pool, &origins);
+    let cp = balancing(&pool);
+    wait_for(&pool, &cp, |lv| lv.iter().sum::<u64>() >= 1);
+    // Let the balancer keep running: aged tasks (one move) must never move again.
+    let passes = cp.balance_stats().passes;
+    while cp.balance_stats().passes < passes + 50 {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let got = release(gate, &seen, origins.len());
+    drop(cp);
+    for (i, info, node) in &got {
+        assert_ne!(*node, NodeId(8), "task {i} ran beyond the zone: {info:?}");
+        assert!(
+            info.migrations <= 1,
+            "task {i} moved after it aged: {info:?}"
+        );
+        if info.origin == NodeId(8) {
+            assert_eq!(*node, NodeId(0), "task {i} ({info:?}) left node 0");
+        }
+    }
+    let m = pool.metrics();
+    let lv = &m.total.balance_migrations_by_level;
+    assert!(
+        lv.iter().skip(m.zone_depth).all(|&n| n == 0),
+        "beyond the zone: {lv:?}"
+    );
+    assert_eq!(m.total.migrations_beyond_zone, 0);
+    assert_eq!(m.total.moves_farther_from_origin, 0);
+}
