@@ -136,6 +136,13 @@ impl Driver {
         report.balances = true;
         self.sample(q, now_us);
         for w in 0..self.states.len() {
+            // `next_due_us` is a level's earliest due time (an idle CPU's): a CPU with no
+            // level due has nothing to do this pass (Linux's `rebalance_domains` checks
+            // `last_balance + interval` the same way before it looks at any load), and the
+            // simulator only ticks a CPU at its earliest due time.
+            if self.states[w].levels.iter().all(|l| l.next_due_us > now_us) {
+                continue;
+            }
             let out = side.balance(CpuPass::new(&self.view, &mut self.states[w], &mut self.rng));
             if out.attempts.is_empty() && out.migrations.is_empty() {
                 continue;
