@@ -327,6 +327,8 @@ pub struct PoolMetrics {
     pub policy: String,
     /// Live policy switches so far ([`ThreadPool::set_policy`](crate::ThreadPool::set_policy)).
     pub policy_switches: u64,
+    /// When the last live switch happened, µs since the pool started (`None`: never).
+    pub last_policy_switch_us: Option<u64>,
     /// Memory access levels (`M`).
     pub levels: usize,
     /// Levels inside the load-balancing zone (`S`).
@@ -365,6 +367,7 @@ impl PoolMetrics {
         Self {
             policy,
             policy_switches: 0,
+            last_policy_switch_us: None,
             levels,
             zone_depth,
             tasks_injected,
@@ -409,6 +412,7 @@ impl Registry {
         );
         m.turnaround = self.turnaround.snapshot();
         m.policy_switches = self.policy.switches();
+        m.last_policy_switch_us = self.policy.switched_at_us();
         m
     }
 }

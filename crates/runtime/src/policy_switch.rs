@@ -25,8 +25,9 @@
 //! - The balancer (`balance/`) reads the current epoch at the start of each pass and, when
 //!   the generation changed, starts the new policy's per-CPU states
 //!   (`BalanceSide::new_state`).
-//! - Metrics: [`PolicySlot::switches`] counts switches (`PoolMetrics::policy_switches`), and
-//!   the current name is `PoolMetrics::policy`.
+//! - Metrics: [`PolicySlot::switches`] counts switches (`PoolMetrics::policy_switches`),
+//!   [`PolicySlot::switched_at_us`] says when the last one happened
+//!   (`PoolMetrics::last_policy_switch_us`), and the current name is `PoolMetrics::policy`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -105,6 +106,8 @@ pub(crate) struct PolicySlot {
     cpus: Box<[CpuId]>,
     /// Switches so far.
     switches: AtomicU64,
+    /// When the last switch happened, µs of the pool's clock (`u64::MAX`: never).
+    switched_at_us: AtomicU64,
 }
 
 impl std::fmt::Debug for PolicySlot {
@@ -130,6 +133,7 @@ impl PolicySlot {
             cpu_worker: cpu_worker.into_boxed_slice(),
             cpus: cpus.into(),
             switches: AtomicU64::new(0),
+            switched_at_us: AtomicU64::new(u64::MAX),
         }
     }
 
@@ -161,7 +165,13 @@ impl PolicySlot {
     }
 
     /// Makes `policy` the pool's policy; returns the new generation.
-    pub(crate) fn switch(&self, policy: Arc<dyn Policy>, topo: &Topology) -> u64 {
+    /// When the last switch happened (µs of the pool's clock), if one did.
+    pub(crate) fn switched_at_us(&self) -> Option<u64> {
+        let at = self.switched_at_us.load(Ordering::Relaxed);
+        (at != u64::MAX).then_some(at)
+    }
+
+    pub(crate) fn switch(&self, policy: Arc<dyn Policy>, topo: &Topology, now_us: u64) -> u64 {
         let mut epoch = PolicyEpoch::build(policy, topo, &self.cpus, &self.cpu_worker, 0);
         let mut cur = self.current.lock().unwrap_or_else(|e| e.into_inner());
         let generation = cur.generation + 1;
@@ -171,6 +181,7 @@ impl PolicySlot {
         // epoch (or a later one) when it takes the lock.
         self.generation.store(generation, Ordering::Release);
         self.switches.fetch_add(1, Ordering::Relaxed);
+        self.switched_at_us.store(now_us, Ordering::Relaxed);
         drop(cur);
         tracing::debug!(generation, "policy switched");
         generation
@@ -196,7 +207,9 @@ mod test {
             .unwrap()
             .build()
             .unwrap();
-        assert_eq!(slot.switch(hard, &topo), 1);
+        assert_eq!(slot.switched_at_us(), None);
+        assert_eq!(slot.switch(hard, &topo, 1_234), 1);
+        assert_eq!(slot.switched_at_us(), Some(1_234));
         let e = slot.current();
         assert_eq!(
             (e.generation, slot.generation(), slot.switches()),

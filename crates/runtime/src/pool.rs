@@ -272,10 +272,13 @@ impl ThreadPool {
     ///
     /// ```
     /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").build()?;
+    /// assert_eq!(pool.metrics().last_policy_switch_us, None);
     /// pool.set_policy("linux")?;
     /// assert_eq!(pool.policy_name(), "linux");
     /// assert!(pool.set_policy("no-such-policy").is_err());
-    /// assert_eq!(pool.metrics().policy_switches, 1);
+    /// let m = pool.metrics();
+    /// assert_eq!(m.policy_switches, 1);
+    /// assert!(m.last_policy_switch_us.is_some());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn set_policy(&self, name: &str) -> Result<(), PolicyError> {
@@ -298,7 +301,9 @@ impl ThreadPool {
     /// run twice, and aged tasks already kept by a worker stay there. Counted in
     /// [`PoolMetrics::policy_switches`].
     pub fn set_policy_object(&self, policy: Arc<dyn Policy>) {
-        self.registry.policy.switch(policy, &self.registry.topo);
+        self.registry
+            .policy
+            .switch(policy, &self.registry.topo, self.registry.now_us());
     }
 
     /// Runs one periodic balancing pass of the current policy's balance side now, on this
