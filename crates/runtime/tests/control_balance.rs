@@ -183,3 +183,61 @@ fn under_conservative_hard_nothing_leaves_the_zone_and_aged_tasks_stay() {
     assert_eq!(m.total.migrations_beyond_zone, 0);
     assert_eq!(m.total.moves_farther_from_origin, 0);
 }
+
+#[test]
+fn async_tasks_complete_exactly_once_while_the_balancer_runs_and_the_policy_switches() {
+    const TASKS: usize = 2_000;
+    const SLICES: u32 = 8;
+    let pool = Arc::new(
+        ThreadPoolBuilder::new()
+            .preset("s1")
+            .policy_config(PolicyConfig::named("conservative-hard").unwrap())
+            .build()
+            .expect("pool on s1"),
+    );
+    let cp = balancing(&pool);
+    let runs: Arc<Vec<AtomicUsize>> = Arc::new((0..TASKS).map(|_| AtomicUsize::new(0)).collect());
+    let handles: Vec<_> = (0..TASKS)
+        .map(|i| {
+            let runs = Arc::clone(&runs);
+            // Skewed: three quarters born on node 0.
+            let origin = NodeId(if i % 4 == 0 { (i % 16) as u32 } else { 0 });
+            pool.try_spawn_async_with(TaskOptions::new().origin(origin), async move {
+                for s in 0..SLICES {
+                    if s % 2 == 0 {
+                        zonal_runtime::task::yield_now().await;
+                    } else {
+                        zonal_runtime::task::sleep(Duration::from_micros(200)).await;
+                    }
+                }
+                runs[i].fetch_add(1, Ordering::SeqCst);
+                i
+            })
+            .expect("node 0..16 exists")
+        })
+        .collect();
+    let policies = [
+        "linux",
+        "conservative-soft",
+        "unrestricted",
+        "conservative-hard",
+    ];
+    let mut k = 0;
+    // At least a few switches, the first while most tasks are still queued or sleeping.
+    while k < 5 || !handles.iter().all(zonal_runtime::JoinHandle::is_finished) {
+        pool.set_policy(policies[k % policies.len()])
+            .expect("known policy");
+        k += 1;
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    for (i, h) in handles.into_iter().enumerate() {
+        assert_eq!(h.join().expect("no panic"), i);
+    }
+    for (i, r) in runs.iter().enumerate() {
+        assert_eq!(r.load(Ordering::SeqCst), 1, "task {i}");
+    }
+    let m = pool.metrics();
+    assert_eq!(m.total.async_tasks_completed, TASKS as u64);
+    assert_eq!(m.policy_switches, k as u64);
+    assert!(cp.balance_stats().passes > 0);
+}
