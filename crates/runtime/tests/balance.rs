@@ -4,91 +4,18 @@
 //! Pools on S1 with workers on CPUs 0–3 (nodes 0 and 1, one board: level II apart) and
 //! 16–17 (node 8, four ring hops away: level VI, beyond node 0's zone of levels I–IV).
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use zonal_policy::{NoPolicy, PolicyConfig, PolicyError};
-use zonal_runtime::{MoveRecord, TaskInfo, TaskOptions, ThreadPool, ThreadPoolBuilder};
+use zonal_runtime::{MoveRecord, TaskOptions, ThreadPool, ThreadPoolBuilder};
 use zonal_topology::NodeId;
 
-const CPUS: [u32; 6] = [0, 1, 2, 3, 16, 17];
+#[path = "common/parked.rs"]
+mod parked;
 
-fn pool(cfg: PolicyConfig) -> ThreadPool {
-    ThreadPoolBuilder::new()
-        .preset("s1")
-        .worker_cpus(CPUS)
-        .policy_config(cfg)
-        .build()
-        .expect("pool on s1")
-}
-
-/// What each parked task saw when it ran: its metadata and node.
-type Seen = Arc<Mutex<Vec<(usize, TaskInfo, NodeId)>>>;
-
-/// Opens the gate when dropped, so that a failed assertion does not leave the workers
-/// blocked (and the pool's drop waiting for them).
-struct Gate(Arc<AtomicBool>);
-
-impl Drop for Gate {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
-
-/// Blocks every worker, then parks `origins.len()` tasks in worker 0's away queue (each
-/// with the origin given: not node 0, so they are away from home), and returns the gate
-/// that releases the workers and what the tasks saw.
-fn park(pool: &ThreadPool, origins: &[NodeId]) -> (Gate, Seen) {
-    let gate = Arc::new(AtomicBool::new(false));
-    let blocked = Arc::new(AtomicUsize::new(0));
-    let seen: Seen = Arc::default();
-    let n = pool.num_workers();
-    let block = |gate: &Arc<AtomicBool>, blocked: &Arc<AtomicUsize>| {
-        let (gate, blocked) = (Arc::clone(gate), Arc::clone(blocked));
-        move || {
-            blocked.fetch_add(1, Ordering::SeqCst);
-            while !gate.load(Ordering::SeqCst) {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-        }
-    };
-    for w in 1..n {
-        pool.spawn_pinned(w, block(&gate, &blocked));
-    }
-    while blocked.load(Ordering::SeqCst) < n - 1 {
-        std::thread::yield_now();
-    }
-    let origins = origins.to_vec();
-    let (s, b0) = (Arc::clone(&seen), block(&gate, &blocked));
-    pool.spawn_pinned(0, move || {
-        for (i, &o) in origins.iter().enumerate() {
-            let s = Arc::clone(&s);
-            zonal_runtime::spawn_with(TaskOptions::new().origin(o), move || {
-                let info = zonal_runtime::current_task().expect("on a worker");
-                let node = zonal_runtime::current_node().expect("on a worker");
-                s.lock().unwrap().push((i, info, node));
-            });
-        }
-        b0();
-    });
-    while blocked.load(Ordering::SeqCst) < n {
-        std::thread::yield_now();
-    }
-    (Gate(gate), seen)
-}
-
-/// Releases the workers and waits until every parked task ran; each ran exactly once.
-fn release(pool: &ThreadPool, gate: Gate, seen: &Seen, tasks: usize) {
-    drop(gate);
-    while seen.lock().unwrap().len() < tasks {
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    let mut ids: Vec<usize> = seen.lock().unwrap().iter().map(|s| s.0).collect();
-    ids.sort_unstable();
-    assert_eq!(ids, (0..tasks).collect::<Vec<_>>(), "each task ran once");
-    let _ = pool;
-}
+use parked::{park, pool, release, CPUS};
 
 /// Passes far enough apart that every level is due, busy CPUs included.
 fn passes(pool: &ThreadPool, n: usize) -> Vec<MoveRecord> {
@@ -131,7 +58,7 @@ fn a_linux_pass_moves_queued_tasks_between_nodes() {
         .iter()
         .sum();
     assert_eq!(by_level as usize, moves.len());
-    release(&pool, gate, &seen, origins.len());
+    release(gate, &seen, origins.len());
     // A task moved by a pass ran with one more migration (steals after the release may
     // add more, never fewer).
     let moved = seen
@@ -170,7 +97,7 @@ fn conservative_hard_passes_keep_the_zone_the_origin_and_aged_tasks() {
         // The age limit is 1: a move ages the task, and an aged task never moves.
         assert_eq!((m.migrations_before, m.aged), (0, true), "{m:?}");
     }
-    release(&pool, gate, &seen, origins.len());
+    release(gate, &seen, origins.len());
     let m = pool.metrics();
     assert_eq!(m.total.migrations_beyond_zone, 0, "{m:#?}");
     assert_eq!(m.total.moves_farther_from_origin, 0, "{m:#?}");
@@ -284,5 +211,5 @@ fn steal_only_policies_make_passes_do_nothing() {
     let r = pool.balance_at(10_000_000);
     assert!(!r.balances);
     assert_eq!((r.attempts, r.asked, r.moves.len()), (0, 0, 0));
-    release(&pool, gate, &seen, 8);
+    release(gate, &seen, 8);
 }

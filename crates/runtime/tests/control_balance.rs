@@ -8,79 +8,18 @@
 //! in worker 0's away queue, so that only the balancer can move them; waits are bounded
 //! (the test fails after 20 s rather than hang) but nothing asserts on time.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use zonal_policy::PolicyConfig;
-use zonal_runtime::{
-    ControlOptions, ControlPlane, TaskInfo, TaskOptions, ThreadPool, ThreadPoolBuilder,
-};
+use zonal_runtime::{ControlOptions, ControlPlane, TaskOptions, ThreadPool, ThreadPoolBuilder};
 use zonal_topology::NodeId;
 
-const CPUS: [u32; 6] = [0, 1, 2, 3, 16, 17];
+#[path = "common/parked.rs"]
+mod parked;
 
-fn pool(cfg: PolicyConfig) -> ThreadPool {
-    ThreadPoolBuilder::new()
-        .preset("s1")
-        .worker_cpus(CPUS)
-        .policy_config(cfg)
-        .build()
-        .expect("pool on s1")
-}
-
-type Seen = Arc<Mutex<Vec<(usize, TaskInfo, NodeId)>>>;
-
-/// Releases the workers when dropped (also when an assertion fails).
-struct Gate(Arc<AtomicBool>);
-
-impl Drop for Gate {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
-
-/// Blocks every worker with one task per entry of `origins` queued in worker 0's away
-/// queue (their origins are not node 0: they are away from home there; a task at home
-/// would lie in worker 0's deque, which only steals take from).
-fn park(pool: &ThreadPool, origins: &[NodeId]) -> (Gate, Seen) {
-    let origins = origins.to_vec();
-    let gate = Arc::new(AtomicBool::new(false));
-    let blocked = Arc::new(AtomicUsize::new(0));
-    let seen: Seen = Arc::default();
-    let n = pool.num_workers();
-    let block = |gate: &Arc<AtomicBool>, blocked: &Arc<AtomicUsize>| {
-        let (gate, blocked) = (Arc::clone(gate), Arc::clone(blocked));
-        move || {
-            blocked.fetch_add(1, Ordering::SeqCst);
-            while !gate.load(Ordering::SeqCst) {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-        }
-    };
-    for w in 1..n {
-        pool.spawn_pinned(w, block(&gate, &blocked));
-    }
-    while blocked.load(Ordering::SeqCst) < n - 1 {
-        std::thread::yield_now();
-    }
-    let (s, b0) = (Arc::clone(&seen), block(&gate, &blocked));
-    pool.spawn_pinned(0, move || {
-        for (i, &origin) in origins.iter().enumerate() {
-            let s = Arc::clone(&s);
-            zonal_runtime::spawn_with(TaskOptions::new().origin(origin), move || {
-                let info = zonal_runtime::current_task().expect("on a worker");
-                let node = zonal_runtime::current_node().expect("on a worker");
-                s.lock().unwrap().push((i, info, node));
-            });
-        }
-        b0();
-    });
-    while blocked.load(Ordering::SeqCst) < n {
-        std::thread::yield_now();
-    }
-    (Gate(gate), seen)
-}
+use parked::{park, pool, release};
 
 /// Waits (bounded) until `done` holds of the pool's balance migrations by level.
 fn wait_for(pool: &ThreadPool, cp: &ControlPlane, done: impl Fn(&[u64]) -> bool) {
@@ -97,21 +36,6 @@ fn wait_for(pool: &ThreadPool, cp: &ControlPlane, done: impl Fn(&[u64]) -> bool)
         );
         std::thread::sleep(Duration::from_millis(2));
     }
-}
-
-/// Releases the workers; every task ran exactly once.
-fn release(gate: Gate, seen: &Seen, tasks: usize) -> Vec<(usize, TaskInfo, NodeId)> {
-    drop(gate);
-    let start = Instant::now();
-    while seen.lock().unwrap().len() < tasks {
-        assert!(start.elapsed() < Duration::from_secs(20), "tasks lost");
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    let got = seen.lock().unwrap().clone();
-    let mut ids: Vec<usize> = got.iter().map(|s| s.0).collect();
-    ids.sort_unstable();
-    assert_eq!(ids, (0..tasks).collect::<Vec<_>>(), "each task ran once");
-    got
 }
 
 fn balancing(pool: &ThreadPool) -> ControlPlane {

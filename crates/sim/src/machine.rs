@@ -20,26 +20,8 @@
 //! (the Linux family only those of the domains it balances, but fork placement, NUMALB and
 //! average-weight more), so this must cost a lookup, not an `exp2`.
 
-use zonal_policy::{CpuLoad, MachineView, TaskMeta};
+use zonal_policy::{pelt_decay, pelt_periods, CpuLoad, MachineView, TaskMeta};
 use zonal_topology::{CpuId, Topology};
-
-/// PELT's period, µs (as a shift: 1024 µs).
-const PELT_PERIOD_SHIFT: u32 = 10;
-
-/// Periods after which a signal counts as converged (`y^640 = 2^-20`).
-const PELT_TABLE_LEN: usize = 640;
-
-/// `y^n` for `n < PELT_TABLE_LEN`, `y = 2^(-1/32)`.
-static PELT_DECAY: [f64; PELT_TABLE_LEN] = {
-    const Y: f64 = 0.978_572_062_087_700_1;
-    let mut t = [1.0; PELT_TABLE_LEN];
-    let mut i = 1;
-    while i < PELT_TABLE_LEN {
-        t[i] = t[i - 1] * Y;
-        i += 1;
-    }
-    t
-};
 
 /// An exponential average that follows a piecewise-constant signal.
 #[derive(Clone, Copy, Debug, Default)]
@@ -52,9 +34,8 @@ pub(crate) struct Pelt {
 impl Pelt {
     #[inline]
     pub(crate) fn at(&self, now_us: u64) -> f64 {
-        let n = (now_us.saturating_sub(self.since_us) >> PELT_PERIOD_SHIFT) as usize;
-        match PELT_DECAY.get(n) {
-            Some(&d) => self.level + (self.value - self.level) * d,
+        match pelt_decay(pelt_periods(self.since_us, now_us)) {
+            Some(d) => self.level + (self.value - self.level) * d,
             None => self.level,
         }
     }

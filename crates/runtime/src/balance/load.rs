@@ -24,23 +24,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// PELT's period, µs (as a shift: 1024 µs).
-const PELT_PERIOD_SHIFT: u32 = 10;
-
-/// Periods after which a signal counts as converged (`y^640 = 2^-20`).
-const PELT_TABLE_LEN: usize = 640;
-
-/// `y^n` for `n < PELT_TABLE_LEN`, `y = 2^(-1/32)`.
-static PELT_DECAY: [f64; PELT_TABLE_LEN] = {
-    const Y: f64 = 0.978_572_062_087_700_1;
-    let mut t = [1.0; PELT_TABLE_LEN];
-    let mut i = 1;
-    while i < PELT_TABLE_LEN {
-        t[i] = t[i - 1] * Y;
-        i += 1;
-    }
-    t
-};
+use zonal_policy::{pelt_decay, pelt_periods, PELT_PERIOD_SHIFT};
 
 /// "Not idle" in [`IdleSignal`].
 const BUSY: u64 = u64::MAX;
@@ -97,12 +81,12 @@ impl Pelt {
     /// period left over is accounted by the next call.
     #[inline]
     pub(crate) fn accumulate(&mut self, now_us: u64, level: f64) {
-        let n = now_us.saturating_sub(self.since_us) >> PELT_PERIOD_SHIFT;
+        let n = pelt_periods(self.since_us, now_us);
         if n == 0 {
             return;
         }
-        self.value = match PELT_DECAY.get(n as usize) {
-            Some(&d) => level + (self.value - level) * d,
+        self.value = match pelt_decay(n) {
+            Some(d) => level + (self.value - level) * d,
             None => level,
         };
         self.since_us += n << PELT_PERIOD_SHIFT;
