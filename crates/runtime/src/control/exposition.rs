@@ -32,6 +32,7 @@ use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
 use prometheus_client::metrics::info::Info;
 use prometheus_client::metrics::{MetricType, TypedMetric};
 use prometheus_client::registry::{Registry, Unit};
+use zonal_topology::Level;
 
 use crate::metrics::PoolMetrics;
 use crate::turnaround::Turnaround;
@@ -42,32 +43,9 @@ pub(crate) const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0
 /// The label set of the families: (name, value) pairs.
 type Labels = Vec<(&'static str, String)>;
 
-/// The label value of a level index: its roman numeral (0 → `I`).
+/// The label value of a level index: its roman numeral (0 → `I`), as `Level` displays it.
 pub(crate) fn level_label(index: usize) -> String {
-    const NUMERALS: [(usize, &str); 13] = [
-        (1000, "M"),
-        (900, "CM"),
-        (500, "D"),
-        (400, "CD"),
-        (100, "C"),
-        (90, "XC"),
-        (50, "L"),
-        (40, "XL"),
-        (10, "X"),
-        (9, "IX"),
-        (5, "V"),
-        (4, "IV"),
-        (1, "I"),
-    ];
-    let mut n = index + 1;
-    let mut s = String::new();
-    for (v, r) in NUMERALS {
-        while n >= v {
-            s.push_str(r);
-            n -= v;
-        }
-    }
-    s
+    u8::try_from(index).map_or_else(|_| format!("{}", index + 1), |i| Level(i).to_string())
 }
 
 /// A family of series in a fixed order (by level, by worker), unlike
