@@ -16,3 +16,6 @@ RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
 # Model tests of the async task's state machine under loom (preemption bound 3, seconds).
 RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
     cargo test -p zonal-runtime --lib --release async_task::loom
+# Model test of the live policy switch (generation and epoch) under loom.
+RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
+    cargo test -p zonal-runtime --lib --release policy_switch::loom

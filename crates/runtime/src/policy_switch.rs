@@ -29,14 +29,14 @@
 //!   [`PolicySlot::switched_at_us`] says when the last one happened
 //!   (`PoolMetrics::last_policy_switch_us`), and the current name is `PoolMetrics::policy`.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
 use zonal_policy::{Ageing, Policy, StealWalker};
 use zonal_topology::{CpuId, Topology};
 
-use std::sync::Mutex;
+use crate::sync::{AtomicU64, Mutex};
 
 /// What the workers derive from one policy, built once per switch.
 pub(crate) struct PolicyEpoch {
@@ -219,5 +219,53 @@ mod test {
         assert!(e.ageing.limit().is_some());
         assert_eq!(e.walkers.len(), 4);
         assert!(e.slot_worker.iter().flatten().all(|&w| w < 4));
+    }
+}
+
+/// Model test of the switch under loom (`RUSTFLAGS="--cfg zonal_loom" cargo test -p
+/// zonal-runtime --lib --release policy_switch::loom`): a worker that sees a generation
+/// finds that epoch or a later one under the lock, whatever the interleaving with a switch.
+/// The model does catch a generation published before its epoch is swapped in (checked by
+/// hand: storing it first, then swapping under a second lock, fails the assertion).
+#[cfg(all(test, zonal_loom))]
+mod loom_model {
+    use std::sync::Arc;
+
+    use zonal_policy::{NoPolicy, PolicyConfig};
+    use zonal_topology::{presets, CpuId};
+
+    use super::PolicySlot;
+
+    #[test]
+    fn a_seen_generation_finds_its_epoch_or_a_later_one() {
+        let topo = Arc::new(presets::preset("s1").unwrap());
+        let cpus = [CpuId(0), CpuId(16)];
+        let mut b = loom::model::Builder::new();
+        b.preemption_bound = Some(3);
+        b.check(move || {
+            let slot = Arc::new(PolicySlot::new(Arc::new(NoPolicy), &topo, &cpus));
+            let (s2, t2) = (Arc::clone(&slot), Arc::clone(&topo));
+            let switcher = loom::thread::spawn(move || {
+                let hard = PolicyConfig::named("conservative-hard")
+                    .unwrap()
+                    .build()
+                    .unwrap();
+                s2.switch(hard, &t2, 7);
+            });
+            // The worker's refresh: the generation (Acquire), then the epoch under the lock.
+            let seen = slot.generation();
+            let epoch = slot.current();
+            assert!(
+                epoch.generation >= seen,
+                "saw {seen}, found {}",
+                epoch.generation
+            );
+            if seen == 1 {
+                assert_eq!(epoch.policy.name(), "conservative-hard");
+            }
+            switcher.join().unwrap();
+            assert_eq!((slot.generation(), slot.current().generation), (1, 1));
+            assert_eq!(slot.switches(), 1);
+        });
     }
 }
