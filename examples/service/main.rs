@@ -202,9 +202,10 @@ fn run_policy(
     if let Some(addr) = args.metrics_addr {
         let opts = ServeOptions::default().allow_remote(args.metrics_allow_remote);
         let bound = cp.serve_metrics_with(addr, opts).map_err(|e| match e {
-            ServeError::NotLoopback { .. } | ServeError::Bind { .. } => {
-                Exit::usage(format!("--metrics-addr {addr}: {e}"))
-            }
+            ServeError::NotLoopback { .. } => Exit::usage(format!(
+                "--metrics-addr {addr}: {e}; add --metrics-allow-remote to serve it anyway"
+            )),
+            ServeError::Bind { .. } => Exit::usage(format!("--metrics-addr {addr}: {e}")),
             e => Exit::failure(format!("--metrics-addr {addr}: {e}")),
         })?;
         bar.suspend(|| eprintln!("service: policy {policy}: metrics at http://{bound}/metrics"));
