@@ -248,6 +248,7 @@ fn run_policy(
         tasks_per_burst: plan.burst_len(),
         hot_nodes: plan.hot_nodes().iter().map(|n| n.0).collect(),
         bursts: outcome.bursts,
+        bursts_due: (args.seconds * 1000).div_ceil(load::BURST_EVERY.as_millis() as u64),
         bursts_delayed: outcome.bursts_delayed,
         steals_by_level: m.total.steals_by_level.clone(),
         control_plane_passes: stats.passes,

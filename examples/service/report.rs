@@ -62,7 +62,11 @@ pub(crate) struct PolicyReport {
     /// Tasks per burst, and the nodes 70% of them are born on.
     pub(crate) tasks_per_burst: usize,
     pub(crate) hot_nodes: Vec<u32>,
+    /// Bursts spawned, and those the plan had for the time (`seconds` / the burst period):
+    /// fewer ran when the machine could not keep up.
     pub(crate) bursts: u64,
+    pub(crate) bursts_due: u64,
+    /// Bursts held back while too many tasks were live.
     pub(crate) bursts_delayed: u64,
     pub(crate) turnaround_ms: TurnaroundMs,
     /// Steals by level (index 0 = same node), from the pool's metrics.
@@ -179,7 +183,8 @@ pub(crate) fn table(rows: &[PolicyReport]) -> String {
     );
     let header = [
         "policy",
-        "bursts (late)",
+        "bursts/due",
+        "held",
         "spawned",
         "completed",
         "mean ms",
@@ -191,12 +196,13 @@ pub(crate) fn table(rows: &[PolicyReport]) -> String {
         "aged",
         "moves after aged",
     ];
-    let cells: Vec<[String; 12]> = rows
+    let cells: Vec<[String; 13]> = rows
         .iter()
         .map(|r| {
             [
                 r.policy.clone(),
-                format!("{} ({})", r.bursts, r.bursts_delayed),
+                format!("{}/{}", r.bursts, r.bursts_due),
+                r.bursts_delayed.to_string(),
                 r.tasks_spawned.to_string(),
                 r.tasks_completed.to_string(),
                 format!("{:.2}", r.turnaround_ms.mean),
@@ -251,9 +257,10 @@ pub(crate) fn table(rows: &[PolicyReport]) -> String {
         out += &line(&c.iter().map(String::as_str).collect::<Vec<_>>());
     }
     out += &format!(
-        "\n(bursts of {} tasks every {} ms, 70% born on nodes {:?}; late: held back while more \
-         than {} tasks were live; turnaround: spawn to completion of each task; aged / moves \
-         after aged: '-' for a policy that never ages tasks)\n",
+        "\n(bursts of {} tasks every {} ms, 70% born on nodes {:?}; bursts/due: bursts spawned / \
+         bursts the plan had for the time; held: bursts held back while more than {} tasks were \
+         live; turnaround: spawn to completion of each task; aged / moves after aged: '-' for a \
+         policy that never ages tasks)\n",
         first.tasks_per_burst,
         crate::load::BURST_EVERY.as_millis(),
         first.hot_nodes,
@@ -296,6 +303,7 @@ mod test {
             tasks_per_burst: 64,
             hot_nodes: vec![0, 1, 2, 3],
             bursts: 20,
+            bursts_due: 150,
             bursts_delayed: 3,
             steals_by_level: vec![10, 5, 1],
             control_plane_passes: 700,
@@ -367,7 +375,7 @@ mod test {
         assert_eq!(
             cells,
             [
-                "linux", "20", "(3)", "100", "100", "50.50", "50.00", "99.00", "10/5/1", "700",
+                "linux", "20/150", "3", "100", "100", "50.50", "50.00", "99.00", "10/5/1", "700",
                 "3/2/0", "-", "-"
             ]
         );
