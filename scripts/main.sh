@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job: set-up, then the topology report of this machine and of a real multi-node
 # machine, then a real workload on the Zonal runtime over this machine's topology, with its report,
-# then Zonal against rayon and tokio: the scaling curve and the rayon-demo programs.
+# then Zonal against rayon and tokio: the scaling curve and the rayon-demo programs; last, a
+# service-like load of long-lived async tasks balanced by the control plane, every policy, on
+# this machine and on the paper's S1 (emulated remote access), ending with that comparison table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -37,3 +39,12 @@ cargo run -q --release --example scaling -- --rounds 9 --out out/scaling
 
 echo; echo "== rayon-demo programs written once, compiled against rayon's and Zonal's preludes, paired"
 cargo run -q --release --example rayon_demo -- --rounds 7
+
+echo; echo "== Service load: long-lived async tasks with node-local state, arriving in bursts skewed"
+echo "== to a quarter of the nodes, the control plane balancing every 4 ms; every policy, 2 s each"
+echo "== on this machine (plot: out/service/this-machine/service.svg)"
+cargo run -q --release --example service -- --policy all --seconds 2 --out out/service/this-machine
+echo; echo "== The same on the paper's 16-node machine S1 (a virtual pool), with the labelled"
+echo "== remote-access emulation on (plot: out/service/s1/service.svg)"
+cargo run -q --release --example service -- --preset s1 --emulate-remote --policy all --seconds 2 \
+  --out out/service/s1

@@ -318,6 +318,45 @@ fn huge_process_task_seed_and_thread_counts_are_usage_errors() {
 }
 
 #[test]
+fn service_durations_policies_and_metrics_addresses_are_usage_errors() {
+    for v in ["0", "3601", "18446744073709551616"] {
+        refused("service", &["--seconds", v], &["--seconds", v]);
+    }
+    refused(
+        "service",
+        &["--policy", "nope"],
+        &["nope", "valid policies"],
+    );
+    refused("service", &["--preset", "s9"], &["s9"]);
+    refused(
+        "service",
+        &["--metrics-addr", "nowhere"],
+        &["--metrics-addr", "nowhere"],
+    );
+    // The endpoint has no authentication: a non-loopback address needs the explicit flag,
+    // and the flag alone is no address.
+    refused(
+        "service",
+        &["--policy", "linux", "--metrics-addr", "0.0.0.0:0"],
+        &[
+            "--metrics-addr",
+            "0.0.0.0:0",
+            "only loopback addresses",
+            "--metrics-allow-remote",
+        ],
+    );
+    refused("service", &["--metrics-allow-remote"], &["--metrics-addr"]);
+    // An address in use is refused, naming it.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let addr = taken.local_addr().expect("bound").to_string();
+    refused(
+        "service",
+        &["--policy", "linux", "--metrics-addr", &addr],
+        &["--metrics-addr", &addr, "cannot bind"],
+    );
+}
+
+#[test]
 fn thousands_of_virtual_workers_start_run_every_task_once_and_stop() {
     // 3,000 virtual CPUs: 3,000 worker threads, each with its victim order (built on first
     // use) and its walker; every task runs exactly once.

@@ -1,0 +1,272 @@
+//! A service-like load on the Zonal pool: long-lived async tasks, each owning node-local
+//! state and doing short slices of work between yields and timed waits, arriving in bursts
+//! skewed to a few nodes (`load.rs`). Each policy runs on its own pool with the control
+//! plane balancing every 4 ms, for `--seconds` of arrivals, after which every task must
+//! finish exactly once. The report (`report.rs`): one row (or JSON line) per policy with
+//! turnaround, steals and control-plane migrations by level, and what happened to aged
+//! tasks; then an SVG plot (`plot.rs`).
+//!
+//! ```text
+//! cargo run --release --example service                               # this machine, every policy
+//! cargo run --release --example service -- --preset s1 --policy all --seconds 3 --emulate-remote
+//! cargo run --release --example service -- --preset s1 --policy linux --seconds 1 --json
+//! cargo run --release --example service -- --policy linux --seconds 60 --metrics-addr 127.0.0.1:9100
+//! ```
+//!
+//! Exit status: 0 on success; 2 for a usage or input error (a flag, a value out of range, a
+//! topology or policy that cannot be read, a metrics address that is refused); 1 when a run
+//! fails: a pool that cannot start, a task that never finished or finished twice, tasks
+//! still live long after arrivals stopped, or an aged task that moved under a policy that
+//! ages tasks (a runtime bug).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use zonal::policy::{Ageing, PolicyConfig, PolicyName};
+use zonal::runtime::{
+    BuildError, ControlOptions, ControlPlane, ServeError, ServeOptions, ThreadPool,
+    ThreadPoolBuilder,
+};
+
+#[path = "../common/cli.rs"]
+#[allow(dead_code)]
+mod cli;
+mod load;
+mod plot;
+mod report;
+
+use cli::{check_range, Exit};
+use load::{LoadOptions, Plan};
+use report::PolicyReport;
+
+/// The control plane's balancing tick (Linux's at `CONFIG_HZ=250`).
+const BALANCE_EVERY: Duration = Duration::from_millis(4);
+/// The control plane's metric sampling period.
+const SAMPLE_EVERY: Duration = Duration::from_millis(100);
+/// How long live tasks may take to finish once arrivals stop.
+const DRAIN_LIMIT: Duration = Duration::from_secs(60);
+
+#[derive(Parser, Debug)]
+#[command(
+    about = "Run a service-like load of long-lived async tasks on the Zonal pool, balanced by \
+             the control plane, under one policy or each, and report how it went",
+    after_help = format!("Policies (--policy NAME, or all):\n{}", PolicyName::help_lines())
+)]
+struct Args {
+    /// A named preset topology (s1, s2, s3, …): a virtual pool, one worker per virtual CPU.
+    #[arg(long, conflicts_with_all = ["xml", "nodes"])]
+    preset: Option<String>,
+    /// Another machine's hwloc XML export (a virtual pool).
+    #[arg(long, conflicts_with = "nodes")]
+    xml: Option<PathBuf>,
+    /// A node dump in the `--nodes` JSON format (a virtual pool).
+    #[arg(long)]
+    nodes: Option<PathBuf>,
+    /// Policy name, or `all` to run each policy in turn.
+    #[arg(long, default_value = "all")]
+    policy: String,
+    /// Seconds of arrivals per policy (1..=3600); the live tasks then finish.
+    #[arg(long, default_value_t = 3)]
+    seconds: u64,
+    /// Seed of the arrival plan.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Charge an explicit remote-access cost for work running away from its state's node.
+    #[arg(long)]
+    emulate_remote: bool,
+    /// Serve Prometheus metrics on the control plane at this address while each policy runs
+    /// (loopback only, unless --metrics-allow-remote).
+    #[arg(long)]
+    metrics_addr: Option<SocketAddr>,
+    /// Allow a non-loopback --metrics-addr (the endpoint has no authentication).
+    #[arg(long, requires = "metrics_addr")]
+    metrics_allow_remote: bool,
+    /// Where `service.svg` goes (human output only).
+    #[arg(long, default_value = "out/service")]
+    out: PathBuf,
+    /// Print one JSON object per policy, one per line (no table, no plot).
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() -> ExitCode {
+    let (args, _) = cli::parse::<Args>();
+    cli::finish("service", run(&args))
+}
+
+fn build_pool(args: &Args, policy: &str) -> Result<ThreadPool, BuildError> {
+    let mut b = ThreadPoolBuilder::new().policy_name(policy);
+    if let Some(p) = &args.preset {
+        b = b.preset(p);
+    } else if let Some(x) = &args.xml {
+        b = b.xml_file(x);
+    } else if let Some(n) = &args.nodes {
+        b = b.nodes_file(n);
+    }
+    b.build()
+}
+
+/// The policy's ageing rule, from its configuration.
+fn ageing_of(policy: &str) -> Result<Ageing, zonal::policy::PolicyError> {
+    Ok(PolicyConfig::named(policy)?.build()?.steal_side().ageing())
+}
+
+/// The progress line on stderr (drawn only on a terminal).
+fn progress_bar(len: u64) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} s  {msg}")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn run(args: &Args) -> cli::Result {
+    check_range("--seconds", args.seconds, 1, 3600)?;
+    let policies: Vec<String> = if args.policy == "all" {
+        PolicyName::all().map(|p| p.as_str().to_owned()).collect()
+    } else {
+        PolicyConfig::named(&args.policy).map_err(Exit::usage)?;
+        vec![args.policy.clone()]
+    };
+    let bar = progress_bar(args.seconds * policies.len() as u64);
+    let mut rows = Vec::new();
+    let mut failures = Vec::new();
+    for (i, policy) in policies.iter().enumerate() {
+        match run_policy(args, policy, i as u64 * args.seconds, &bar)? {
+            Ok(row) => {
+                failures.extend(row.problems().into_iter().map(|p| format!("{policy}: {p}")));
+                if args.json {
+                    let line = serde_json::to_string(&row).map_err(Exit::failure)?;
+                    bar.suspend(|| cli::out(format!("{line}\n")))?;
+                }
+                rows.push(row);
+            }
+            Err(why) => {
+                bar.suspend(|| eprintln!("service: policy {policy}: {why}"));
+                failures.push(format!("{policy}: {why}"));
+            }
+        }
+    }
+    bar.finish_and_clear();
+    if !args.json && !rows.is_empty() {
+        std::fs::create_dir_all(&args.out)
+            .map_err(|e| Exit::failure(format!("cannot create {}: {e}", args.out.display())))?;
+        let svg = args.out.join("service.svg");
+        plot::draw(&rows, &svg)
+            .map_err(|e| Exit::failure(format!("cannot draw {}: {e}", svg.display())))?;
+        cli::out(format!("{}wrote {}\n", report::table(&rows), svg.display()))?;
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(Exit::Failure(format!(
+            "{} problem(s) in {} policies: {}",
+            failures.len(),
+            policies.len(),
+            failures.join("; ")
+        )))
+    }
+}
+
+/// Runs one policy: `Err` for input errors (which stop every policy), `Ok(Err(why))` for a
+/// policy that could not run (the others still do).
+fn run_policy(
+    args: &Args,
+    policy: &str,
+    bar_base: u64,
+    bar: &ProgressBar,
+) -> cli::Result<Result<PolicyReport, String>> {
+    let ageing = match ageing_of(policy) {
+        Ok(a) => a,
+        Err(e) => return Ok(Err(format!("the policy does not build: {e}"))),
+    };
+    let pool = match build_pool(args, policy) {
+        Ok(p) => p,
+        // The same input fails every policy: stop at once.
+        Err(e) if e.is_input_error() => return Err(Exit::usage(e)),
+        Err(e) => return Ok(Err(format!("cannot start the pool: {e}"))),
+    };
+    let cp = ControlPlane::start_with(
+        pool.metrics_handle(),
+        ControlOptions::new()
+            .balance_every(BALANCE_EVERY)
+            .sample_every(SAMPLE_EVERY),
+    )
+    .map_err(|e| Exit::failure(format!("cannot start the control plane: {e}")))?;
+    if let Some(addr) = args.metrics_addr {
+        let opts = ServeOptions::default().allow_remote(args.metrics_allow_remote);
+        let bound = cp.serve_metrics_with(addr, opts).map_err(|e| match e {
+            ServeError::NotLoopback { .. } => Exit::usage(format!(
+                "--metrics-addr {addr}: {e}; add --metrics-allow-remote to serve it anyway"
+            )),
+            ServeError::Bind { .. } => Exit::usage(format!("--metrics-addr {addr}: {e}")),
+            e => Exit::failure(format!("--metrics-addr {addr}: {e}")),
+        })?;
+        bar.suspend(|| eprintln!("service: policy {policy}: metrics at http://{bound}/metrics"));
+    }
+    let mut plan = Plan::new(&pool.worker_nodes(), pool.num_workers(), args.seed);
+    let opts = LoadOptions {
+        seconds: args.seconds,
+        emulate_remote: args.emulate_remote,
+        ageing,
+        drain_limit: DRAIN_LIMIT,
+    };
+    let outcome = load::run(&pool, &mut plan, opts, |p| {
+        bar.set_position(bar_base + p.elapsed.as_secs().min(args.seconds));
+        bar.set_message(format!(
+            "{policy}: {} spawned, {} live",
+            p.spawned,
+            p.spawned - p.completed
+        ));
+    })
+    .map_err(Exit::failure)?;
+    let stats = cp.balance_stats();
+    let m = pool.metrics();
+    let topo = pool.topology();
+    let (missing, repeated) = load::exactly_once(outcome.spawned, &outcome.records);
+    let mut row = PolicyReport {
+        policy: policy.to_owned(),
+        topology: topo.machine().name().to_owned(),
+        virtual_pool: pool.is_virtual(),
+        nodes: topo.node_count(),
+        workers: pool.num_workers(),
+        cpus: std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+        levels: m.levels,
+        zone_levels: m.zone_depth,
+        seconds: args.seconds,
+        seed: args.seed,
+        emulate_remote: args.emulate_remote,
+        tasks_spawned: outcome.spawned,
+        tasks_missing: missing.len() as u64,
+        tasks_repeated: repeated.len() as u64,
+        tasks_per_burst: plan.burst_len(),
+        hot_nodes: plan.hot_nodes().iter().map(|n| n.0).collect(),
+        bursts: outcome.bursts,
+        bursts_due: (args.seconds * 1000).div_ceil(load::BURST_EVERY.as_millis() as u64),
+        bursts_delayed: outcome.bursts_delayed,
+        steals_by_level: m.total.steals_by_level.clone(),
+        control_plane_passes: stats.passes,
+        control_plane_migrations_by_level: m.total.balance_migrations_by_level.clone(),
+        age_limit: ageing.limit(),
+        elapsed_s: outcome.elapsed.as_secs_f64(),
+        ..PolicyReport::default()
+    };
+    row.add_records(&outcome.records);
+    drop(cp);
+    drop(pool);
+    if !outcome.drained {
+        return Ok(Err(format!(
+            "{} of {} tasks still live {} s after arrivals stopped",
+            outcome.spawned - row.tasks_completed,
+            outcome.spawned,
+            DRAIN_LIMIT.as_secs()
+        )));
+    }
+    Ok(Ok(row))
+}
