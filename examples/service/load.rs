@@ -5,7 +5,8 @@
 //! # The arrival plan ([`Plan`])
 //!
 //! A seeded, deterministic sequence of bursts (the same seed and nodes give the same tasks;
-//! timing is real). A burst holds `2 × workers` tasks (at least 4); [`HOT_PERCENT`] of them
+//! timing is real). A burst holds `2 × capacity` tasks (at least 4), where the capacity is
+//! the number of workers or of the machine's CPUs, whichever is smaller; [`HOT_PERCENT`] of them
 //! are born on the *hot* nodes — the first quarter of the nodes with workers (at least one)
 //! — and the rest on any node. Each task ([`TaskSpec`]) has:
 //! - its state: a [`NodeBuffer`] of `u64` words on its home node, 4 KiB to 256 KiB,
