@@ -214,7 +214,11 @@ fn run_policy(
     // workers on a 2-CPU machine gets the load 2 CPUs can serve, not 32 (the plan would
     // otherwise overload it and measure the overload, not the policy).
     let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let mut plan = Plan::new(&pool.worker_nodes(), pool.num_workers().min(cpus), args.seed);
+    let mut plan = Plan::new(
+        &pool.worker_nodes(),
+        pool.num_workers().min(cpus),
+        args.seed,
+    );
     let opts = LoadOptions {
         seconds: args.seconds,
         emulate_remote: args.emulate_remote,
