@@ -7,6 +7,9 @@
 //! (`target/<profile>/examples/`). Each run has a hang guard: a CLI still running after
 //! [`HANG_GUARD`] is killed and the case fails as a hang (a bound on liveness, not a timing).
 
+mod common;
+
+use common::example;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -20,22 +23,6 @@ struct Outcome {
     /// The exit status; `None` when a signal ended it.
     code: Option<i32>,
     stderr: String,
-}
-
-/// The example binary `name`, built by `cargo test` beside this test.
-fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("the test's path");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps/..");
-    let bin = dir.join("examples").join(name);
-    assert!(
-        bin.exists(),
-        "{} is missing: run `cargo build --examples` first (scripts/test.sh does)",
-        bin.display()
-    );
-    bin
 }
 
 /// Runs example `name` with `args`, under the hang guard.

@@ -8,26 +8,12 @@
 //! (`target/<profile>/examples/service`). Nothing here asserts on time: turnarounds are
 //! only checked to be recorded.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::example;
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
-
-/// The example binary `name`, built by `cargo test` beside this test.
-fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("the test's path");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps/..");
-    let bin = dir.join("examples").join(name);
-    assert!(
-        bin.exists(),
-        "{} is missing: run `cargo build --examples` first (scripts/test.sh does)",
-        bin.display()
-    );
-    bin
-}
 
 /// Runs `service --preset s1 --seconds 1 --json --policy POLICY` and parses its one line.
 fn run_s1(policy: &str) -> Value {

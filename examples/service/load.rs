@@ -43,7 +43,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use zonal::policy::Ageing;
+use zonal::policy::{Ageing, Rng};
 use zonal::runtime::task::{sleep, yield_now};
 use zonal::runtime::{NodeBuffer, SpawnError, TaskOptions, ThreadPool};
 use zonal::topology::{NodeId, Topology};
@@ -63,34 +63,10 @@ const SLICE_US: (u64, u64) = (20, 200);
 /// Wait between slices, ms.
 const WAIT_MS: (u64, u64) = (1, 5);
 
-/// A tiny xorshift (seeded, reproducible).
-#[derive(Clone, Debug)]
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        // splitmix64 of the seed: never zero, and nearby seeds give unrelated streams.
-        let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Rng((z ^ (z >> 31)) | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-
-    /// Uniform in `lo..=hi`.
-    fn within(&mut self, (lo, hi): (u64, u64)) -> u64 {
-        lo + self.below(hi - lo + 1)
-    }
+/// Uniform in `lo..=hi`, from the policy crate's seeded generator.
+fn within(rng: &mut Rng, (lo, hi): (u64, u64)) -> u64 {
+    let span = usize::try_from(hi - lo + 1).unwrap_or(usize::MAX);
+    lo + rng.below(span) as u64
 }
 
 /// One task of the plan.
@@ -148,17 +124,17 @@ impl Plan {
         (0..self.burst)
             .map(|_| {
                 let r = &mut self.rng;
-                let home = if r.below(100) < HOT_PERCENT {
-                    self.nodes[r.below(self.hot as u64) as usize]
+                let home = if (r.below(100) as u64) < HOT_PERCENT {
+                    self.nodes[r.below(self.hot)]
                 } else {
-                    self.nodes[r.below(self.nodes.len() as u64) as usize]
+                    self.nodes[r.below(self.nodes.len())]
                 };
                 TaskSpec {
                     home,
-                    words: r.within(WORDS) as usize,
-                    slices: r.within(SLICES) as u32,
-                    slice_us: r.within(SLICE_US) as u32,
-                    wait_ms: r.within(WAIT_MS) as u32,
+                    words: within(r, WORDS) as usize,
+                    slices: within(r, SLICES) as u32,
+                    slice_us: within(r, SLICE_US) as u32,
+                    wait_ms: within(r, WAIT_MS) as u32,
                 }
             })
             .collect()
