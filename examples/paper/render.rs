@@ -51,6 +51,82 @@ fn gain(base: &[&Row], policy: &[&Row]) -> Summary {
     Summary::of(&xs)
 }
 
+/// A point of Tables 3–5: machine, workload family, processes.
+pub(crate) type GridPoint = (System, WorkloadId, usize);
+
+/// Every grid point, in the tables' order.
+fn grid_points() -> impl Iterator<Item = GridPoint> {
+    [System::S1, System::S2, System::S3]
+        .into_iter()
+        .flat_map(|system| {
+            WorkloadId::ALL.into_iter().flat_map(move |w| {
+                crate::experiment::paper_procs(system)
+                    .iter()
+                    .map(move |&procs| (system, w, procs))
+            })
+        })
+}
+
+/// The paper's gain of Cons. over Linux at each grid point it gives, percent.
+#[must_use]
+pub(crate) fn paper_gains() -> Vec<(GridPoint, f64)> {
+    grid_points()
+        .filter_map(|pt @ (system, w, procs)| {
+            let (l, c) = paper::tat(system, w, procs)?;
+            Some((pt, 100.0 * f64::from(l - c) / f64::from(l)))
+        })
+        .collect()
+}
+
+/// Per grid point with runs of both: the per-seed gain of `policy` over linux, summarised.
+#[must_use]
+pub(crate) fn point_gains(rows: &[Row], policy: &str) -> Vec<(GridPoint, Summary)> {
+    let g = group(rows);
+    grid_points()
+        .filter_map(|pt @ (system, w, procs)| {
+            let key = |p: &str| (system, w.as_str().to_string(), procs, p.to_string());
+            let (lin, runs) = (g.get(&key("linux"))?, g.get(&key(policy))?);
+            let s = gain(lin, runs);
+            (s.n > 0).then_some((pt, s))
+        })
+        .collect()
+}
+
+/// Gains across the grid in one line: mean, extremes, points ahead (mean gain above zero)
+/// and points lost (95% interval below zero).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GainLine {
+    pub(crate) mean: f64,
+    pub(crate) min: f64,
+    pub(crate) max: f64,
+    pub(crate) ahead: usize,
+    pub(crate) loses: usize,
+    pub(crate) points: usize,
+}
+
+impl GainLine {
+    /// Of per-point mean gains `xs`, `loses` of them lost.
+    #[must_use]
+    pub(crate) fn of(xs: &[f64], loses: usize) -> Self {
+        Self {
+            mean: Summary::of(xs).mean,
+            min: xs.iter().copied().fold(f64::INFINITY, f64::min),
+            max: xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            ahead: xs.iter().filter(|&&x| x > 0.0).count(),
+            loses,
+            points: xs.len(),
+        }
+    }
+
+    /// Of [`point_gains`].
+    #[must_use]
+    pub(crate) fn of_points(gains: &[(GridPoint, Summary)]) -> Self {
+        let xs: Vec<f64> = gains.iter().map(|(_, s)| s.mean).collect();
+        let loses = gains.iter().filter(|(_, s)| s.mean + s.ci95 < 0.0).count();
+        Self::of(&xs, loses)
+    }
+}
+
 fn pm(s: Summary, digits: usize) -> String {
     if s.n == 0 {
         "–".into()
@@ -273,50 +349,26 @@ pub(crate) fn all_policies(rows: &[Row], policies: &[String]) -> String {
 /// Mean gain of each policy over linux across the whole grid (Tables 3–5's points).
 #[must_use]
 pub(crate) fn headline(rows: &[Row], policies: &[String]) -> String {
-    let g = group(rows);
     let mut out = String::from(
         "## Headline — gain over linux across the grid\n\n| policy | mean gain % | min | max | points ahead | points where it loses |\n|---|---|---|---|---|---|\n",
     );
-    let mut paper_gains = Vec::new();
-    for system in [System::S1, System::S2, System::S3] {
-        for w in WorkloadId::ALL {
-            for &procs in crate::experiment::paper_procs(system) {
-                if let Some((l, c)) = paper::tat(system, w, procs) {
-                    paper_gains.push(100.0 * f64::from(l - c) / f64::from(l));
-                }
-            }
-        }
-    }
-    let row = |name: &str, xs: &[f64], losses: usize| {
-        let s = Summary::of(xs);
-        let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
-        let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let ahead = xs.iter().filter(|&&x| x > 0.0).count();
+    let row = |name: &str, g: GainLine| {
         format!(
-            "| {name} | {:.2} | {min:.2} | {max:.2} | {ahead} of {n} | {losses} of {n} |\n",
-            s.mean,
-            n = xs.len()
+            "| {name} | {:.2} | {:.2} | {:.2} | {} of {n} | {} of {n} |\n",
+            g.mean,
+            g.min,
+            g.max,
+            g.ahead,
+            g.loses,
+            n = g.points
         )
     };
-    out.push_str(&row("paper: Cons. vs Linux", &paper_gains, 0));
+    let paper: Vec<f64> = paper_gains().into_iter().map(|(_, x)| x).collect();
+    out.push_str(&row("paper: Cons. vs Linux", GainLine::of(&paper, 0)));
     for p in policies.iter().filter(|p| *p != "linux") {
-        let mut xs = Vec::new();
-        let mut losses = 0;
-        for ((system, label, procs, pol), runs) in &g {
-            if pol != p || label.starts_with("t1") {
-                continue;
-            }
-            let Some(lin) = g.get(&(*system, label.clone(), *procs, "linux".into())) else {
-                continue;
-            };
-            let s = gain(lin, runs);
-            if s.mean + s.ci95 < 0.0 {
-                losses += 1;
-            }
-            xs.push(s.mean);
-        }
-        if !xs.is_empty() {
-            out.push_str(&row(&format!("ours: {p}"), &xs, losses));
+        let gains = point_gains(rows, p);
+        if !gains.is_empty() {
+            out.push_str(&row(&format!("ours: {p}"), GainLine::of_points(&gains)));
         }
     }
     out.push_str(

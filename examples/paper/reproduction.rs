@@ -12,13 +12,13 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use zonal_sim::experiment::{paper_procs, Job, Summary, System, WorkloadId};
+use zonal_sim::experiment::{Job, System};
 use zonal_sim::paper;
 use zonal_sim::report::Row;
 use zonal_sim::{CostModel, OriginAt};
 
 use crate::plot;
-use crate::render;
+use crate::render::{self, paper_gains, point_gains, GainLine, GridPoint};
 
 /// One configuration of the baseline and the cost model.
 #[derive(Clone, Debug)]
@@ -71,57 +71,6 @@ pub(crate) fn table2_placement_jobs(grid: &[Job]) -> Vec<Job> {
         .collect()
 }
 
-/// Per grid point: the mean per-seed gain of `policy` over linux, with its 95% interval.
-fn point_gains(rows: &[Row], policy: &str) -> Vec<((System, WorkloadId, usize), Summary)> {
-    let mut out = Vec::new();
-    for system in [System::S1, System::S2, System::S3] {
-        for w in WorkloadId::ALL {
-            for &procs in paper_procs(system) {
-                let at = |p: &str| -> Vec<&Row> {
-                    let mut v: Vec<&Row> = rows
-                        .iter()
-                        .filter(|r| {
-                            r.job.system == system
-                                && r.job.label == w.as_str()
-                                && r.job.workload.procs == procs
-                                && r.job.policy.name.as_str() == p
-                        })
-                        .collect();
-                    v.sort_by_key(|r| r.job.seed);
-                    v
-                };
-                let (lin, pol) = (at("linux"), at(policy));
-                let xs: Vec<f64> = lin
-                    .iter()
-                    .filter_map(|b| {
-                        let p = pol.iter().find(|p| p.job.seed == b.job.seed)?;
-                        Some(100.0 * (b.stats.avg_tat_us - p.stats.avg_tat_us) / b.stats.avg_tat_us)
-                    })
-                    .collect();
-                if !xs.is_empty() {
-                    out.push(((system, w, procs), Summary::of(&xs)));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The paper's gain of Cons. over Linux at each grid point, in grid order.
-fn paper_gains() -> Vec<((System, WorkloadId, usize), f64)> {
-    let mut out = Vec::new();
-    for system in [System::S1, System::S2, System::S3] {
-        for w in WorkloadId::ALL {
-            for &procs in paper_procs(system) {
-                if let Some((l, c)) = paper::tat(system, w, procs) {
-                    out.push(((system, w, procs), 100.0 * f64::from(l - c) / f64::from(l)));
-                }
-            }
-        }
-    }
-    out
-}
-
 /// Linux's share of run time at the two farthest levels from the origin on S1/W2, every
 /// process count and seed together, percent.
 fn far_share(rows: &[Row], policy: &str) -> f64 {
@@ -147,29 +96,7 @@ fn paper_far_share() -> f64 {
     100.0 * f64::from(far) / f64::from(total)
 }
 
-/// One line of the gain summary.
-struct GainLine {
-    mean: f64,
-    min: f64,
-    max: f64,
-    ahead: usize,
-    loses: usize,
-    points: usize,
-}
-
-fn gain_line(gains: &[((System, WorkloadId, usize), Summary)]) -> GainLine {
-    let xs: Vec<f64> = gains.iter().map(|(_, s)| s.mean).collect();
-    GainLine {
-        mean: Summary::of(&xs).mean,
-        min: xs.iter().copied().fold(f64::INFINITY, f64::min),
-        max: xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        ahead: xs.iter().filter(|&&x| x > 0.0).count(),
-        loses: gains.iter().filter(|(_, s)| s.mean + s.ci95 < 0.0).count(),
-        points: xs.len(),
-    }
-}
-
-fn point_name((system, w, procs): (System, WorkloadId, usize)) -> String {
+fn point_name((system, w, procs): GridPoint) -> String {
     format!(
         "{}/{}/{procs}",
         system.as_str().to_uppercase(),
@@ -212,22 +139,17 @@ pub(crate) fn write(
     );
 
     // Summary.
-    let pg = paper_gains();
-    let pg_xs: Vec<f64> = pg.iter().map(|(_, g)| *g).collect();
-    let pg_min = pg_xs.iter().copied().fold(f64::INFINITY, f64::min);
-    let pg_max = pg_xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let pg_xs: Vec<f64> = paper_gains().into_iter().map(|(_, g)| g).collect();
+    let pg = GainLine::of(&pg_xs, 0);
     let _ = write!(
         md,
         "## Summary\n\n\
          Gain of the conservative policies over the same era's `linux` across the paper's \
          {} grid points (Tables 3–5). *Ahead* = mean per-seed gain above zero; *loses* = \
-         the 95% interval below zero. The paper: mean {:.2}%, min {pg_min:.2}%, max \
-         {pg_max:.2}%, ahead on {} of {}.\n\n\
+         the 95% interval below zero. The paper: mean {:.2}%, min {:.2}%, max \
+         {:.2}%, ahead on {} of {}.\n\n\
          | variant | policy | mean gain % | min | max | ahead | loses |\n|---|---|---|---|---|---|---|\n",
-        pg.len(),
-        Summary::of(&pg_xs).mean,
-        pg_xs.iter().filter(|&&x| x > 0.0).count(),
-        pg.len(),
+        pg.points, pg.mean, pg.min, pg.max, pg.ahead, pg.points,
     );
     let mut panels = Vec::new();
     let mut soft_lines = Vec::new();
@@ -238,7 +160,7 @@ pub(crate) fn write(
             if gains.is_empty() {
                 continue;
             }
-            let g = gain_line(&gains);
+            let g = GainLine::of_points(&gains);
             let _ = writeln!(
                 md,
                 "| {} | {p} | {:.2} | {:.2} | {:.2} | {} of {} | {} of {} |",
@@ -486,6 +408,8 @@ demand; the variants here run without it.
 
 #[cfg(test)]
 mod test {
+    use zonal_sim::experiment::{Summary, WorkloadId};
+
     use super::*;
 
     #[test]
@@ -504,7 +428,7 @@ mod test {
             ..Summary::of(&[0.0])
         };
         let pt = (System::S1, WorkloadId::W1, 50);
-        let g = gain_line(&[(pt, s(1.0, 0.5)), (pt, s(-0.5, 1.0)), (pt, s(-2.0, 1.0))]);
+        let g = GainLine::of_points(&[(pt, s(1.0, 0.5)), (pt, s(-0.5, 1.0)), (pt, s(-2.0, 1.0))]);
         assert_eq!((g.ahead, g.loses, g.points), (1, 1, 3));
         assert_eq!((g.min, g.max), (-2.0, 1.0));
     }
