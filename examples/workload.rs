@@ -26,7 +26,6 @@
 //! extra passes over its data — an explicit, labelled cost in proportion to the distance.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -34,16 +33,17 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, ValueEnum};
 use serde_json::{json, Value};
-use zonal::policy::{PolicyConfig, PolicyName, Refusal};
-use zonal::runtime::{
-    BuildError, NodeBuffer, PoolMetrics, TaskOptions, ThreadPool, ThreadPoolBuilder,
-};
+use zonal::policy::{PolicyName, Refusal};
+use zonal::runtime::{BuildError, NodeBuffer, PoolMetrics, TaskOptions, ThreadPool};
 use zonal::topology::{NodeId, Topology};
 
 #[path = "common/cli.rs"]
 mod cli;
+#[path = "common/machine.rs"]
+mod machine;
 
 use cli::Exit;
+use machine::{policy_list, MachineArgs};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -51,15 +51,8 @@ use cli::Exit;
     after_help = format!("Policies (--policy NAME, or all):\n{}", PolicyName::help_lines())
 )]
 struct Args {
-    /// A named preset topology (s1, s2, s3, …): a virtual pool, one worker per virtual CPU.
-    #[arg(long, conflicts_with_all = ["xml", "nodes"])]
-    preset: Option<String>,
-    /// Another machine's hwloc XML export (a virtual pool).
-    #[arg(long, conflicts_with = "nodes")]
-    xml: Option<PathBuf>,
-    /// A node dump in the `--nodes` JSON format (a virtual pool).
-    #[arg(long)]
-    nodes: Option<PathBuf>,
+    #[command(flatten)]
+    machine: MachineArgs,
     /// Policy name, or `all` to run each policy in turn.
     #[arg(long, default_value = zonal::runtime::DEFAULT_POLICY)]
     policy: String,
@@ -422,14 +415,7 @@ struct RowsPtr(*mut f64);
 unsafe impl Sync for RowsPtr {}
 
 fn build_pool(args: &Args, policy: &str) -> Result<ThreadPool, BuildError> {
-    let mut b = ThreadPoolBuilder::new().policy_name(policy);
-    if let Some(p) = &args.preset {
-        b = b.preset(p);
-    } else if let Some(x) = &args.xml {
-        b = b.xml_file(x);
-    } else if let Some(n) = &args.nodes {
-        b = b.nodes_file(n);
-    }
+    let mut b = args.machine.builder(policy);
     if args.no_pin {
         b = b.pin(false);
     }
@@ -634,12 +620,7 @@ fn check_modes(args: &Args, matches: &clap::ArgMatches) -> cli::Result {
 
 fn run(args: &Args) -> cli::Result {
     check_sizes(args)?;
-    let policies: Vec<String> = if args.policy == "all" {
-        PolicyName::all().map(|p| p.as_str().to_owned()).collect()
-    } else {
-        PolicyConfig::named(&args.policy).map_err(Exit::usage)?;
-        vec![args.policy.clone()]
-    };
+    let policies = policy_list(&args.policy)?;
     calibrate();
     let mut failures = Vec::new();
     for policy in &policies {

@@ -29,18 +29,20 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use zonal::policy::{Ageing, PolicyConfig, PolicyName};
 use zonal::runtime::{
     BuildError, ControlOptions, ControlPlane, ServeError, ServeOptions, ThreadPool,
-    ThreadPoolBuilder,
 };
 
 #[path = "../common/cli.rs"]
 #[allow(dead_code)]
 mod cli;
 mod load;
+#[path = "../common/machine.rs"]
+mod machine;
 mod plot;
 mod report;
 
 use cli::{check_range, Exit};
 use load::{LoadOptions, Plan};
+use machine::{policy_list, MachineArgs};
 use report::PolicyReport;
 
 /// The control plane's balancing tick (Linux's at `CONFIG_HZ=250`).
@@ -57,15 +59,8 @@ const DRAIN_LIMIT: Duration = Duration::from_secs(60);
     after_help = format!("Policies (--policy NAME, or all):\n{}", PolicyName::help_lines())
 )]
 struct Args {
-    /// A named preset topology (s1, s2, s3, …): a virtual pool, one worker per virtual CPU.
-    #[arg(long, conflicts_with_all = ["xml", "nodes"])]
-    preset: Option<String>,
-    /// Another machine's hwloc XML export (a virtual pool).
-    #[arg(long, conflicts_with = "nodes")]
-    xml: Option<PathBuf>,
-    /// A node dump in the `--nodes` JSON format (a virtual pool).
-    #[arg(long)]
-    nodes: Option<PathBuf>,
+    #[command(flatten)]
+    machine: MachineArgs,
     /// Policy name, or `all` to run each policy in turn.
     #[arg(long, default_value = "all")]
     policy: String,
@@ -99,15 +94,7 @@ fn main() -> ExitCode {
 }
 
 fn build_pool(args: &Args, policy: &str) -> Result<ThreadPool, BuildError> {
-    let mut b = ThreadPoolBuilder::new().policy_name(policy);
-    if let Some(p) = &args.preset {
-        b = b.preset(p);
-    } else if let Some(x) = &args.xml {
-        b = b.xml_file(x);
-    } else if let Some(n) = &args.nodes {
-        b = b.nodes_file(n);
-    }
-    b.build()
+    args.machine.builder(policy).build()
 }
 
 /// The policy's ageing rule, from its configuration.
@@ -128,12 +115,7 @@ fn progress_bar(len: u64) -> ProgressBar {
 
 fn run(args: &Args) -> cli::Result {
     check_range("--seconds", args.seconds, 1, 3600)?;
-    let policies: Vec<String> = if args.policy == "all" {
-        PolicyName::all().map(|p| p.as_str().to_owned()).collect()
-    } else {
-        PolicyConfig::named(&args.policy).map_err(Exit::usage)?;
-        vec![args.policy.clone()]
-    };
+    let policies = policy_list(&args.policy)?;
     let bar = progress_bar(args.seconds * policies.len() as u64);
     let mut rows = Vec::new();
     let mut failures = Vec::new();

@@ -1,0 +1,51 @@
+//! The machine and policy flags the runtime examples (`workload`, `service`) share: which
+//! topology the pool runs on (this machine, or a virtual pool over a preset, an hwloc XML
+//! export or a node dump), and `--policy NAME|all`.
+
+use std::path::PathBuf;
+
+use zonal::policy::{PolicyConfig, PolicyName};
+use zonal::runtime::ThreadPoolBuilder;
+
+use crate::cli::{self, Exit};
+
+/// Where the pool runs: this machine by default.
+#[derive(clap::Args, Debug)]
+pub(crate) struct MachineArgs {
+    /// A named preset topology (s1, s2, s3, …): a virtual pool, one worker per virtual CPU.
+    #[arg(long, conflicts_with_all = ["xml", "nodes"])]
+    pub(crate) preset: Option<String>,
+    /// Another machine's hwloc XML export (a virtual pool).
+    #[arg(long, conflicts_with = "nodes")]
+    pub(crate) xml: Option<PathBuf>,
+    /// A node dump in the `--nodes` JSON format (a virtual pool).
+    #[arg(long)]
+    pub(crate) nodes: Option<PathBuf>,
+}
+
+impl MachineArgs {
+    /// A builder for a pool on this machine or the chosen topology, under `policy`.
+    pub(crate) fn builder(&self, policy: &str) -> ThreadPoolBuilder {
+        let b = ThreadPoolBuilder::new().policy_name(policy);
+        if let Some(p) = &self.preset {
+            b.preset(p)
+        } else if let Some(x) = &self.xml {
+            b.xml_file(x)
+        } else if let Some(n) = &self.nodes {
+            b.nodes_file(n)
+        } else {
+            b
+        }
+    }
+}
+
+/// `--policy NAME|all`: every built-in policy for `all`, else the one named (an unknown
+/// name is a usage error listing the valid ones).
+pub(crate) fn policy_list(arg: &str) -> cli::Result<Vec<String>> {
+    if arg == "all" {
+        Ok(PolicyName::all().map(|p| p.as_str().to_owned()).collect())
+    } else {
+        PolicyConfig::named(arg).map_err(Exit::usage)?;
+        Ok(vec![arg.to_owned()])
+    }
+}
