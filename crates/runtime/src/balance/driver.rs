@@ -143,7 +143,11 @@ impl Driver {
             if self.states[w].levels.iter().all(|l| l.next_due_us > now_us) {
                 continue;
             }
-            let out = side.balance(CpuPass::new(&self.view, &mut self.states[w], &mut self.rng));
+            let out = side.balance(CpuPass::new(
+                self.view.view(),
+                &mut self.states[w],
+                &mut self.rng,
+            ));
             if out.attempts.is_empty() && out.migrations.is_empty() {
                 continue;
             }

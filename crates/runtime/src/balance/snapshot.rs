@@ -24,43 +24,32 @@
 
 use std::sync::Arc;
 
-use zonal_policy::{CpuLoad, MachineView, TaskId, TaskMeta, NICE_0_WEIGHT};
+use zonal_policy::{CpuLoad, MachineView, SnapshotView, TaskId, TaskMeta, NICE_0_WEIGHT};
 use zonal_topology::{CpuId, NodeId, Topology};
 
 /// The most representative tasks listed per worker: a pass examines at most 32 tasks per
 /// attempt (Linux's `nr_migrate`), and a CPU's pass makes one attempt per level.
 pub(crate) const LISTED_MAX: u32 = 64;
 
-/// The pass's view of the pool.
+/// The pass's view of the pool: the policy crate's [`SnapshotView`], filled from the live
+/// queues ([`set_cpu`](Self::set_cpu)) and kept up to date as moves are applied.
 #[derive(Clone, Debug)]
-pub(crate) struct LiveView {
-    topo: Arc<Topology>,
-    loads: Vec<CpuLoad>,
-    tasks: Vec<Vec<TaskMeta>>,
-    now_us: u64,
-}
+pub(crate) struct LiveView(SnapshotView);
 
 impl LiveView {
     /// An idle, empty machine.
     pub(crate) fn new(topo: Arc<Topology>) -> Self {
-        let n = topo.cpu_count();
-        Self {
-            topo,
-            loads: vec![
-                CpuLoad {
-                    idle: true,
-                    ..CpuLoad::default()
-                };
-                n
-            ],
-            tasks: vec![Vec::new(); n],
-            now_us: 0,
-        }
+        Self(SnapshotView::new(topo))
+    }
+
+    /// The view the balance side reads.
+    pub(crate) fn view(&self) -> &SnapshotView {
+        &self.0
     }
 
     /// Sets the clock.
     pub(crate) fn set_now(&mut self, now_us: u64) {
-        self.now_us = now_us;
+        self.0.set_now(now_us);
     }
 
     /// Sets what `cpu` (worker `worker`'s) shows: `runnable` tasks, `away` of them movable,
@@ -74,16 +63,18 @@ impl LiveView {
         avgs: (f64, f64),
         idle: bool,
     ) {
-        let c = cpu.index();
-        self.loads[c] = CpuLoad {
-            nr_running: runnable,
-            weighted_load: u64::from(runnable) * u64::from(NICE_0_WEIGHT),
-            load_avg: avgs.0,
-            util_avg: avgs.1,
-            idle,
-        };
-        let node = self.topo.node_of(cpu);
-        let list = &mut self.tasks[c];
+        self.0.set_load(
+            cpu,
+            CpuLoad {
+                nr_running: runnable,
+                weighted_load: u64::from(runnable) * u64::from(NICE_0_WEIGHT),
+                load_avg: avgs.0,
+                util_avg: avgs.1,
+                idle,
+            },
+        );
+        let node = self.0.topology().node_of(cpu);
+        let list = self.0.tasks_mut(cpu);
         list.clear();
         let listed = away.min(LISTED_MAX).min(runnable);
         list.extend((0..listed).map(|k| representative(worker, k, node, cpu)));
@@ -94,20 +85,22 @@ impl LiveView {
     pub(crate) fn moved(&mut self, id: TaskId, from: CpuId, to: CpuId) {
         self.unlisted(id, from);
         let w = u64::from(NICE_0_WEIGHT);
-        let f = &mut self.loads[from.index()];
+        let mut f = self.0.cpu_load(from);
         f.nr_running = f.nr_running.saturating_sub(1);
         f.weighted_load = f.weighted_load.saturating_sub(w);
         f.load_avg = (f.load_avg - w as f64).max(0.0);
-        let t = &mut self.loads[to.index()];
+        self.0.set_load(from, f);
+        let mut t = self.0.cpu_load(to);
         t.nr_running += 1;
         t.weighted_load += w;
         t.load_avg += w as f64;
         t.idle = false;
+        self.0.set_load(to, t);
     }
 
     /// Task `id` is no candidate any more (its migration was refused or found nothing).
     pub(crate) fn unlisted(&mut self, id: TaskId, cpu: CpuId) {
-        let list = &mut self.tasks[cpu.index()];
+        let list = self.0.tasks_mut(cpu);
         if let Some(i) = list.iter().position(|t| t.id == id) {
             list.remove(i);
         }
@@ -117,25 +110,6 @@ impl LiveView {
 /// The `k`-th representative task of worker `worker`'s away queue (module docs).
 fn representative(worker: usize, k: u32, node: NodeId, cpu: CpuId) -> TaskMeta {
     TaskMeta::new(TaskId(((worker as u64) << 32) | u64::from(k)), node, cpu)
-}
-
-impl MachineView for LiveView {
-    fn topology(&self) -> &Topology {
-        &self.topo
-    }
-
-    #[inline]
-    fn cpu_load(&self, cpu: CpuId) -> CpuLoad {
-        self.loads[cpu.index()]
-    }
-
-    fn tasks(&self, cpu: CpuId) -> &[TaskMeta] {
-        &self.tasks[cpu.index()]
-    }
-
-    fn now_us(&self) -> u64 {
-        self.now_us
-    }
 }
 
 #[cfg(test)]
@@ -149,20 +123,24 @@ mod test {
         let topo = Arc::new(presets::preset("s1").unwrap());
         let mut v = LiveView::new(Arc::clone(&topo));
         v.set_cpu(CpuId(0), 0, 5, 3, (5120.0, 1024.0), false);
-        let l = v.cpu_load(CpuId(0));
+        let l = v.view().cpu_load(CpuId(0));
         assert_eq!(
             (l.nr_running, l.weighted_load, l.idle),
             (5, 5 * 1024, false)
         );
-        assert_eq!(v.tasks(CpuId(0)).len(), 3);
-        assert!(v.tasks(CpuId(0)).iter().all(|t| t.migratable && !t.running));
-        assert!(v.cpu_load(CpuId(4)).idle);
-        let id = v.tasks(CpuId(0))[2].id;
+        assert_eq!(v.view().tasks(CpuId(0)).len(), 3);
+        assert!(v
+            .view()
+            .tasks(CpuId(0))
+            .iter()
+            .all(|t| t.migratable && !t.running));
+        assert!(v.view().cpu_load(CpuId(4)).idle);
+        let id = v.view().tasks(CpuId(0))[2].id;
         v.moved(id, CpuId(0), CpuId(4));
-        assert_eq!(v.tasks(CpuId(0)).len(), 2);
-        assert_eq!(v.cpu_load(CpuId(0)).nr_running, 4);
-        let to = v.cpu_load(CpuId(4));
+        assert_eq!(v.view().tasks(CpuId(0)).len(), 2);
+        assert_eq!(v.view().cpu_load(CpuId(0)).nr_running, 4);
+        let to = v.view().cpu_load(CpuId(4));
         assert_eq!((to.nr_running, to.idle), (1, false));
-        assert!(v.tasks(CpuId(4)).is_empty());
+        assert!(v.view().tasks(CpuId(4)).is_empty());
     }
 }
