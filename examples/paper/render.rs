@@ -144,11 +144,11 @@ pub(crate) fn table1_label(i: usize) -> String {
 }
 
 /// Passes (one CPU, one level) that moved nothing: balanced ones and failed ones.
-fn passes_unsuccessful(s: &RunStats) -> f64 {
+pub(crate) fn passes_unsuccessful(s: &RunStats) -> f64 {
     (s.lb_passes - (s.lb_attempts - s.lb_attempts_unsuccessful)) as f64
 }
 
-fn pct_of(part: f64, whole: f64) -> f64 {
+pub(crate) fn pct_of(part: f64, whole: f64) -> f64 {
     if whole > 0.0 {
         100.0 * part / whole
     } else {

@@ -18,7 +18,9 @@ use zonal_sim::report::Row;
 use zonal_sim::{CostModel, OriginAt};
 
 use crate::plot;
-use crate::render::{self, paper_gains, point_gains, GainLine, GridPoint};
+use crate::render::{
+    self, paper_gains, passes_unsuccessful, pct_of, point_gains, GainLine, GridPoint,
+};
 
 /// One configuration of the baseline and the cost model.
 #[derive(Clone, Debug)]
@@ -312,24 +314,15 @@ fn table1_summary(runs: &[VariantRuns]) -> String {
             .iter()
             .filter(|r| r.job.label.starts_with("t1-"))
             .collect();
-        let range = |f: &dyn Fn(&zonal_sim::RunStats) -> (u64, u64)| {
-            let mut per_row: std::collections::BTreeMap<&str, (u64, u64)> = Default::default();
+        let range = |f: &dyn Fn(&zonal_sim::RunStats) -> (f64, f64)| {
+            let mut per_row: std::collections::BTreeMap<&str, (f64, f64)> = Default::default();
             for r in &rows {
                 let (part, whole) = f(&r.stats);
                 let e = per_row.entry(r.job.label.as_str()).or_default();
                 e.0 += part;
                 e.1 += whole;
             }
-            let pcts: Vec<f64> = per_row
-                .values()
-                .map(|&(p, w)| {
-                    if w == 0 {
-                        0.0
-                    } else {
-                        100.0 * p as f64 / w as f64
-                    }
-                })
-                .collect();
+            let pcts: Vec<f64> = per_row.values().map(|&(p, w)| pct_of(p, w)).collect();
             let lo = pcts.iter().copied().fold(f64::INFINITY, f64::min);
             let hi = pcts.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             format!("{lo:.1}–{hi:.1}%")
@@ -338,12 +331,9 @@ fn table1_summary(runs: &[VariantRuns]) -> String {
             out,
             "| {} | {} | {} | {} |",
             v.variant.slug(),
-            range(&|s| (s.lb_attempts_unsuccessful, s.lb_attempts)),
-            range(&|s| (
-                s.lb_passes - (s.lb_attempts - s.lb_attempts_unsuccessful),
-                s.lb_passes
-            )),
-            range(&|s| (s.lb_calls_unsuccessful, s.lb_calls)),
+            range(&|s| (s.lb_attempts_unsuccessful as f64, s.lb_attempts as f64)),
+            range(&|s| (passes_unsuccessful(s), s.lb_passes as f64)),
+            range(&|s| (s.lb_calls_unsuccessful as f64, s.lb_calls as f64)),
         );
     }
     out.push('\n');
