@@ -43,7 +43,7 @@ mod cli;
 mod machine;
 
 use cli::Exit;
-use machine::{policy_list, MachineArgs};
+use machine::{policy_list, remote_passes, MachineArgs};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -121,17 +121,6 @@ fn calibrate() {
 
 fn work_us(us: u64) {
     std::hint::black_box(spin(us * ITERS_PER_US.load(Ordering::Relaxed)));
-}
-
-/// Extra passes a piece of work pays when it runs on `here` while its data lives on `home`.
-fn remote_passes(topo: &Topology, home: NodeId, here: Option<NodeId>, on: bool) -> u32 {
-    match here {
-        Some(here) if on && here != home => {
-            let (d, l) = (topo.distance(home, here), topo.distance(home, home).max(1));
-            d.div_ceil(l).saturating_sub(1)
-        }
-        _ => 0,
-    }
 }
 
 /// A tiny xorshift for the mix (seeded, reproducible).

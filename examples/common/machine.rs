@@ -1,11 +1,13 @@
-//! The machine and policy flags the runtime examples (`workload`, `service`) share: which
+//! What the runtime examples (`workload`, `service`) share about the machine: which
 //! topology the pool runs on (this machine, or a virtual pool over a preset, an hwloc XML
-//! export or a node dump), and `--policy NAME|all`.
+//! export or a node dump), `--policy NAME|all`, and the labelled remote-access emulation
+//! (`--emulate-remote`).
 
 use std::path::PathBuf;
 
 use zonal::policy::{PolicyConfig, PolicyName};
 use zonal::runtime::ThreadPoolBuilder;
+use zonal::topology::{NodeId, Topology};
 
 use crate::cli::{self, Exit};
 
@@ -47,5 +49,18 @@ pub(crate) fn policy_list(arg: &str) -> cli::Result<Vec<String>> {
     } else {
         PolicyConfig::named(arg).map_err(Exit::usage)?;
         Ok(vec![arg.to_owned()])
+    }
+}
+
+/// The remote-access emulation (`--emulate-remote`, `on`): extra passes over its data that a
+/// piece of work pays when it runs on `here` while its data lives on `home`,
+/// `ceil(d(home, here) / d(home, home)) − 1` (0 at home, off, or off any worker).
+pub(crate) fn remote_passes(topo: &Topology, home: NodeId, here: Option<NodeId>, on: bool) -> u32 {
+    match here {
+        Some(here) if on && here != home => {
+            let (d, l) = (topo.distance(home, here), topo.distance(home, home).max(1));
+            d.div_ceil(l).saturating_sub(1)
+        }
+        _ => 0,
     }
 }

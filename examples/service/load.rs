@@ -48,6 +48,8 @@ use zonal::runtime::task::{sleep, yield_now};
 use zonal::runtime::{NodeBuffer, SpawnError, TaskOptions, ThreadPool};
 use zonal::topology::{NodeId, Topology};
 
+use crate::machine::remote_passes;
+
 /// Share of each burst born on the hot nodes, in percent.
 pub(crate) const HOT_PERCENT: u64 = 70;
 /// Time between two bursts.
@@ -179,17 +181,6 @@ impl Calibration {
     }
 }
 
-/// Extra passes per pass for work on `here` over data homed on `home` (module docs).
-pub(crate) fn remote_passes(topo: &Topology, home: NodeId, here: Option<NodeId>, on: bool) -> u64 {
-    match here {
-        Some(here) if on && here != home => {
-            let (d, l) = (topo.distance(home, here), topo.distance(home, home).max(1));
-            u64::from(d.div_ceil(l).saturating_sub(1))
-        }
-        _ => 0,
-    }
-}
-
 /// What one task saw, recorded when it finishes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct TaskRecord {
@@ -283,7 +274,7 @@ async fn service_task(
     let base = shared.calibration.passes(state.len(), spec.slice_us);
     let mut here = obs.poll();
     for slice in 0..spec.slices {
-        let extra = remote_passes(&shared.topo, spec.home, here, shared.emulate);
+        let extra = u64::from(remote_passes(&shared.topo, spec.home, here, shared.emulate));
         let mut x = 0u64;
         for p in 0..base * (1 + extra) {
             x ^= pass(&mut state, p);
@@ -542,7 +533,7 @@ mod test {
         let home = NodeId(0);
         let mut by_distance: Vec<NodeId> = (0..16).map(NodeId).collect();
         by_distance.sort_by_key(|&n| topo.distance(home, n));
-        let passes: Vec<u64> = by_distance
+        let passes: Vec<u32> = by_distance
             .iter()
             .map(|&n| remote_passes(&topo, home, Some(n), true))
             .collect();
