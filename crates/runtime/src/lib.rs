@@ -124,6 +124,8 @@ mod global;
 mod job;
 mod join;
 mod latch;
+#[cfg(all(test, zonal_loom))]
+mod loom_support;
 mod memory;
 mod metrics;
 mod num_threads;

@@ -240,9 +240,7 @@ mod loom_model {
     fn a_seen_generation_finds_its_epoch_or_a_later_one() {
         let topo = Arc::new(presets::preset("s1").unwrap());
         let cpus = [CpuId(0), CpuId(16)];
-        let mut b = loom::model::Builder::new();
-        b.preemption_bound = Some(3);
-        b.check(move || {
+        crate::loom_support::model(3, move || {
             let slot = Arc::new(PolicySlot::new(Arc::new(NoPolicy), &topo, &cpus));
             let (s2, t2) = (Arc::clone(&slot), Arc::clone(&topo));
             let switcher = loom::thread::spawn(move || {

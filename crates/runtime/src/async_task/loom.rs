@@ -23,15 +23,12 @@ use loom::thread;
 
 use super::join_handle::JoinWaker;
 use super::state::{refs, AfterPoll, Run, State, Wake, COMPLETE, RUNNING, SCHEDULED};
+use crate::loom_support::{self, take};
 
 /// Explores with at most 3 preemptions per execution unless `LOOM_MAX_PREEMPTIONS` says
 /// otherwise (the state machine is small: seconds).
 fn model(f: impl Fn() + Sync + Send + 'static) {
-    let mut b = loom::model::Builder::new();
-    if std::env::var_os("LOOM_MAX_PREEMPTIONS").is_none() {
-        b.preemption_bound = Some(3);
-    }
-    b.check(f);
+    loom_support::model(3, f);
 }
 
 /// A wake, pushing the task on `queue` when asked to.
@@ -39,18 +36,6 @@ fn wake(s: &State, queue: &AtomicUsize) {
     if s.wake() == Wake::Push {
         queue.fetch_add(1, Ordering::Relaxed);
     }
-}
-
-/// Takes one queued task, if any.
-fn pop(queue: &AtomicUsize) -> bool {
-    let mut n = queue.load(Ordering::Relaxed);
-    while n > 0 {
-        match queue.compare_exchange(n, n - 1, Ordering::Relaxed, Ordering::Relaxed) {
-            Ok(_) => return true,
-            Err(m) => n = m,
-        }
-    }
-    false
 }
 
 /// One run of a popped task that returns `Pending`: never concurrent with another
@@ -110,7 +95,7 @@ fn wakes_from_anywhere_never_poll_concurrently_and_are_never_lost() {
         let worker =
             |s: Arc<State>, q: Arc<AtomicUsize>, p: Arc<AtomicBool>, n: Arc<AtomicUsize>| {
                 move || {
-                    while pop(&q) {
+                    while take(&q) {
                         run_pending(&s, &q, &p, &n);
                     }
                 }
@@ -132,7 +117,7 @@ fn wakes_from_anywhere_never_poll_concurrently_and_are_never_lost() {
         a.join().unwrap();
         w.join().unwrap();
         // What the workers left (they may have quit before the wake's push) runs now.
-        while pop(&queue) {
+        while take(&queue) {
             run_pending(&s, &queue, &polling, &polls);
         }
         let st = s.load();
@@ -189,7 +174,7 @@ fn shutdown_and_a_wake_give_the_task_one_runner() {
         let waker = thread::spawn(move || wake(&s2, &q2));
         let claimed = s.cancel();
         waker.join().unwrap();
-        let queued = pop(&queue);
+        let queued = take(&queue);
         assert!(
             claimed != queued,
             "one runner: claimed {claimed}, queued {queued}"

@@ -21,18 +21,7 @@ use loom::thread;
 
 use super::Sleep;
 use crate::latch::CoreLatch;
-
-/// Takes one job if there is one (a worker's search).
-fn take(queue: &AtomicUsize) -> bool {
-    let mut n = queue.load(Ordering::Relaxed);
-    while n > 0 {
-        match queue.compare_exchange(n, n - 1, Ordering::Relaxed, Ordering::Relaxed) {
-            Ok(_) => return true,
-            Err(m) => n = m,
-        }
-    }
-    false
-}
+use crate::loom_support::{self, take};
 
 /// A worker's idle loop (`worker.rs`, `idle_loop`, without the spinning): search, get
 /// sleepy, search again, park; until it has taken one job (exact with one worker; with
@@ -54,11 +43,7 @@ fn worker(sleep: &Sleep, queue: &AtomicUsize, index: usize) {
 /// Explores with at most 2 preemptions per execution (seconds), unless
 /// `LOOM_MAX_PREEMPTIONS` says otherwise (3 takes minutes).
 fn model(f: impl Fn() + Sync + Send + 'static) {
-    let mut b = loom::model::Builder::new();
-    if std::env::var_os("LOOM_MAX_PREEMPTIONS").is_none() {
-        b.preemption_bound = Some(2);
-    }
-    b.check(f);
+    loom_support::model(2, f);
 }
 
 #[test]
