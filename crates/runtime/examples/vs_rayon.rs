@@ -68,11 +68,10 @@ fn main() {
         // CPU.
         let cpus: Vec<u32> = zp.metrics().workers.iter().map(|w| w.cpu).collect();
         rb = rb.start_handler(move |i| {
-            let id = cpus[i] as usize;
-            assert!(
-                core_affinity::set_for_current(core_affinity::CoreId { id }),
-                "pinning rayon thread {i} to CPU {id}"
-            );
+            let id = cpus[i];
+            if let Err(e) = zonal_runtime::os::pin_current_thread(id) {
+                panic!("pinning rayon thread {i} to CPU {id}: {e}");
+            }
         });
     }
     let rp = rb.build().expect("rayon pool");

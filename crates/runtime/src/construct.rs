@@ -19,7 +19,6 @@ use crate::builder::NameFn;
 use crate::error::{BuildError, ErrorKind};
 use crate::fifo::FifoQueue;
 use crate::metrics::WorkerCounters;
-use crate::pin::Binder;
 use crate::policy_switch::PolicySlot;
 use crate::pool::{Layout, ThreadPool};
 use crate::registry::{PanicHandler, Registry, StealObserver, ThreadHandler, WorkerShared};
@@ -142,12 +141,11 @@ fn start_workers(
     mut threads: Threads,
     layout: Layout,
 ) -> Result<ThreadPool, BuildError> {
-    let binder = targets.iter().any(Option::is_some).then(Binder::new);
     let (tx, rx) = mpsc::channel::<Result<(), BuildError>>();
     let mut handles = Vec::with_capacity(deques.len());
     let mut first_err = None;
     for (i, deque) in deques.into_iter().enumerate() {
-        let pin = targets[i].zip(binder.clone());
+        let pin = targets[i];
         let reg = Arc::clone(&registry);
         match spawn_worker(&mut threads, (deque, i, reg), pin, tx.clone()) {
             Ok(h) => handles.push(h),
@@ -176,7 +174,7 @@ fn start_workers(
 fn spawn_worker(
     threads: &mut Threads,
     (deque, i, registry): (Worker<Task>, usize, Arc<Registry>),
-    pin: Option<(u32, Binder)>,
+    pin: Option<u32>,
     report: mpsc::Sender<Result<(), BuildError>>,
 ) -> Result<JoinHandle<()>, BuildError> {
     let name = match &mut threads.name {
@@ -188,12 +186,12 @@ fn spawn_worker(
         b = b.stack_size(s);
     }
     b.spawn(move || {
-        let res = pin.map_or(Ok(()), |(cpu, binder)| {
-            binder.bind_current_thread(cpu).map_err(|reason| {
+        let res = pin.map_or(Ok(()), |cpu| {
+            crate::os::pin_current_thread(cpu).map_err(|e| {
                 BuildError::new(ErrorKind::Pin {
                     worker: i,
                     cpu,
-                    reason,
+                    reason: format!("sched_setaffinity: {e}"),
                 })
             })
         });

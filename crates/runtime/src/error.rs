@@ -37,6 +37,34 @@ pub enum SpawnError {
         /// How many workers the pool has.
         workers: usize,
     },
+    /// Node-local memory could not be had: the size overflows, or the kernel refused the
+    /// mapping.
+    #[error("cannot map {len} elements of {elem_bytes} bytes on node {node}: {reason}")]
+    Memory {
+        /// The node asked for.
+        node: NodeId,
+        /// Elements asked for.
+        len: usize,
+        /// Bytes per element.
+        elem_bytes: usize,
+        /// Why.
+        reason: MemoryError,
+    },
+}
+
+/// Why node-local memory could not be had ([`SpawnError::Memory`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MemoryError {
+    /// `len × size_of::<T>()` overflows the address space.
+    #[error("the size overflows")]
+    Overflow,
+    /// `T` needs an alignment above the page size.
+    #[error("alignment {0} exceeds the page size")]
+    Alignment(usize),
+    /// The kernel refused the mapping (`mmap`'s errno).
+    #[error("the kernel refused the mapping: {}", std::io::Error::from_raw_os_error(*.0))]
+    Map(i32),
 }
 
 /// Why a pool could not be built. The message names the offending input.

@@ -66,7 +66,8 @@
 //! ## Source files, one concept each
 //! - `builder.rs`: the builder's options; `num_threads.rs`: the workers' CPUs for
 //!   `num_threads(n)` (and the extra workers' virtual CPUs); `construct.rs`: building the
-//!   registry and starting the worker threads from them; `pin.rs`: pinning; `global.rs`: the
+//!   registry and starting the worker threads from them; `os/`: pinning and memory policy
+//!   (the kernel's interface, public as [`os`]); `global.rs`: the
 //!   global pool (lazy default, `build_global`, `ZONAL_NUM_THREADS`).
 //! - `registry.rs`: the state a pool's threads share (queues, shared worker halves, steal
 //!   walks, sleep state, handlers).
@@ -129,8 +130,8 @@ mod loom_support;
 mod memory;
 mod metrics;
 mod num_threads;
+pub mod os;
 mod parallel;
-mod pin;
 mod policy_switch;
 mod pool;
 mod registry;
@@ -155,7 +156,7 @@ pub use broadcast::{broadcast, BroadcastContext};
 pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
 #[cfg(feature = "control-plane")]
 pub use control::{BalanceStats, ControlOptions, ControlPlane, Sample, ServeError, ServeOptions};
-pub use error::{BuildError, SpawnError};
+pub use error::{BuildError, MemoryError, SpawnError};
 pub use fifo::spawn_fifo;
 pub use global::{in_worker, NUM_THREADS_VAR};
 pub use join::join;

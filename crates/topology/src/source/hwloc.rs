@@ -13,6 +13,13 @@
 //!   `INCLUDE_DISALLOWED` and never checked against this process's CPUs. This machine is
 //!   restricted to the CPUs this process may run on (its affinity mask, and cgroups through
 //!   hwloc's allowed set).
+//! - This machine is loaded without hwloc's `x86` backend ([`load_this_machine`]): that
+//!   backend binds the whole *process* to each PU in turn to read CPUID and then restores
+//!   one process-wide binding, which re-pins every thread of every running pool (found in a
+//!   4-node guest: workers on `5,3,2,0,3,5,6,7`). On Linux the `linux` backend reads the
+//!   same cores, caches and nodes from sysfs without touching any binding. The calling
+//!   thread's affinity, not the process's (which hwloc reads as the union over threads), is
+//!   the allowed set, as `sched_getaffinity(0)` and std's `available_parallelism` read it.
 //! - hwloc 2.x refuses exports written by hwloc 3 (`<topology version="3.0">`, which is what
 //!   hwloc's own test suite holds); [`from_xml_file`] retries those declared as 2.0.
 
@@ -44,7 +51,7 @@ fn hwloc_err(origin: &str, e: impl std::fmt::Display) -> TopologyError {
 #[doc(alias = "hwloc_topology_load")]
 pub fn this_machine() -> Result<Machine> {
     const ORIGIN: &str = "this machine";
-    let topo = HwTopology::new().map_err(|e| hwloc_err(ORIGIN, e))?;
+    let topo = load_this_machine()?;
     let allowed = allowed_in(&topo);
     let machine = extract(&topo, "this machine", ORIGIN)?;
     match allowed {
@@ -59,7 +66,7 @@ pub fn this_machine() -> Result<Machine> {
 /// As [`this_machine`].
 pub fn this_machine_unrestricted() -> Result<Machine> {
     const ORIGIN: &str = "this machine";
-    let topo = HwTopology::new().map_err(|e| hwloc_err(ORIGIN, e))?;
+    let topo = load_this_machine()?;
     extract(&topo, "this machine", ORIGIN)
 }
 
@@ -70,7 +77,7 @@ pub fn this_machine_unrestricted() -> Result<Machine> {
 /// [`TopologyError::Hwloc`] when hwloc cannot load the machine.
 #[doc(alias = "hwloc_get_cpubind")]
 pub fn allowed_cpus() -> Result<Vec<u32>> {
-    let topo = HwTopology::new().map_err(|e| hwloc_err("this machine", e))?;
+    let topo = load_this_machine()?;
     Ok(allowed_in(&topo).unwrap_or_else(|| {
         topo.allowed_cpuset()
             .iter_set()
@@ -79,9 +86,19 @@ pub fn allowed_cpus() -> Result<Vec<u32>> {
     }))
 }
 
+/// This machine as hwloc sees it, loaded with no backend that changes any thread's binding
+/// (the module's docs say why `x86` is left out).
+fn load_this_machine() -> Result<HwTopology> {
+    let err = |e: &dyn std::fmt::Display| hwloc_err("this machine", e);
+    let builder = HwTopology::builder();
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    let builder = builder.without_component("x86").map_err(|e| err(&e))?;
+    builder.build().map_err(|e| err(&e))
+}
+
 fn allowed_in(topo: &HwTopology) -> Option<Vec<u32>> {
     let allowed = topo.allowed_cpuset();
-    let bound = topo.cpu_binding(CpuBindingFlags::PROCESS).ok()?;
+    let bound = topo.cpu_binding(CpuBindingFlags::THREAD).ok()?;
     let mut v: Vec<u32> = bound
         .iter_set()
         .filter(|&i| allowed.is_set(i))

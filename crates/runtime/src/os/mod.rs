@@ -1,0 +1,187 @@
+//! The kernel's side of pinning and memory placement, behind one small interface.
+//!
+//! Everything Zonal asks of the operating system about *where* things run and live goes
+//! through this module, and nothing here loads a topology library:
+//! - [`pin_current_thread`] / [`thread_affinity`] / [`current_cpu`]: a thread's CPU
+//!   (`sched_setaffinity`, `sched_getaffinity`, `sched_getcpu` on Linux);
+//! - `PageRegion`: page-aligned anonymous memory of its own (`mmap`), never shared with
+//!   other allocations, so that a policy set on it (`mbind(2)` before the first touch) applies to it alone;
+//! - [`page_nodes`] and [`area_policy`]: what the kernel says of memory (`move_pages(2)` as a
+//!   query, `get_mempolicy(2)` with `MPOL_F_ADDR`), so that reports and tests read the
+//!   kernel's view rather than our bookkeeping.
+//!
+//! Why not hwloc: loading an hwloc topology on x86 runs its `x86` backend, which binds the
+//! *process* to each PU in turn to read CPUID and then restores a process-wide binding —
+//! every pinned worker of every pool ends up on whatever CPU the restore names (seen in a
+//! 4-node guest: workers on `5,3,2,0,3,5,6,7`). Syscalls on the calling thread change
+//! nothing else. On platforms other than Linux, pinning goes through `core_affinity` and
+//! memory placement is unsupported (buffers fall back to first touch, and say so).
+
+use std::io;
+
+#[cfg(target_os = "linux")]
+mod linux;
+#[cfg(target_os = "linux")]
+use linux as imp;
+
+#[cfg(not(target_os = "linux"))]
+mod other;
+#[cfg(not(target_os = "linux"))]
+use other as imp;
+
+mod region;
+pub(crate) use region::PageRegion;
+
+/// How memory is tied to its node: the user's choice for a
+/// [`NodeBuffer`](crate::NodeBuffer).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MemoryPolicy {
+    /// `MPOL_BIND`: pages come from the node only; when it is full the allocation fails
+    /// (the kernel reclaims, then the OOM killer acts) rather than going elsewhere.
+    #[default]
+    Bind,
+    /// `MPOL_PREFERRED`: pages come from the node while it has free memory, else from the
+    /// nearest node that has.
+    Preferred,
+}
+
+/// A memory policy as the kernel reports it for an address (`get_mempolicy(2)`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct KernelPolicy {
+    /// The mode.
+    pub mode: PolicyMode,
+    /// The nodes of the policy's node mask (OS ids), ascending; empty for modes without one.
+    pub nodes: Vec<u32>,
+}
+
+/// The kernel's memory-policy modes (`MPOL_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum PolicyMode {
+    /// `MPOL_DEFAULT`: the task's policy, by default local allocation (first touch).
+    Default,
+    /// `MPOL_PREFERRED`.
+    Preferred,
+    /// `MPOL_BIND`.
+    Bind,
+    /// `MPOL_INTERLEAVE`.
+    Interleave,
+    /// `MPOL_LOCAL`.
+    Local,
+    /// `MPOL_PREFERRED_MANY` (what hwloc's non-strict bind becomes on Linux ≥ 5.15).
+    PreferredMany,
+    /// A mode this crate does not know, by number.
+    Other(i32),
+}
+
+impl MemoryPolicy {
+    /// The kernel mode this policy is applied as.
+    #[must_use]
+    pub fn mode(self) -> PolicyMode {
+        match self {
+            MemoryPolicy::Bind => PolicyMode::Bind,
+            MemoryPolicy::Preferred => PolicyMode::Preferred,
+        }
+    }
+}
+
+/// Pins the calling thread to CPU `cpu` (OS index) and nothing else.
+///
+/// # Errors
+/// The kernel's error: `EINVAL` for a CPU that is offline or outside the process's cpuset,
+/// for example. On platforms without thread affinity, [`io::ErrorKind::Unsupported`].
+pub fn pin_current_thread(cpu: u32) -> io::Result<()> {
+    imp::pin_current_thread(cpu)
+}
+
+/// Lets the calling thread run on every CPU in `cpus` (OS indexes).
+///
+/// # Errors
+/// As [`pin_current_thread`].
+pub fn set_thread_affinity(cpus: &[u32]) -> io::Result<()> {
+    imp::set_thread_affinity(cpus)
+}
+
+/// The CPUs the calling thread may run on, ascending (OS indexes), as the kernel says.
+///
+/// # Errors
+/// The kernel's error; [`io::ErrorKind::Unsupported`] where there is no thread affinity.
+pub fn thread_affinity() -> io::Result<Vec<u32>> {
+    imp::thread_affinity()
+}
+
+/// The CPU the calling thread runs on right now (`sched_getcpu`), if the platform says.
+#[must_use]
+pub fn current_cpu() -> Option<u32> {
+    imp::current_cpu()
+}
+
+/// The page size.
+#[must_use]
+pub fn page_size() -> usize {
+    imp::page_size()
+}
+
+/// Per page of `[addr, addr + len)`, the node the kernel holds it on (`Ok(node)`), or the
+/// kernel's per-page error (`Err(errno)`: `ENOENT` for a page not yet touched). A query:
+/// nothing moves.
+///
+/// # Errors
+/// The kernel's error for the whole call; [`io::ErrorKind::Unsupported`] off Linux.
+pub fn page_nodes(addr: *const u8, len: usize) -> io::Result<Vec<Result<u32, i32>>> {
+    imp::page_nodes(addr, len)
+}
+
+/// The memory policy the kernel applies at `addr` (`get_mempolicy` with `MPOL_F_ADDR`).
+///
+/// # Errors
+/// The kernel's error (`EFAULT` for an unmapped address); [`io::ErrorKind::Unsupported`]
+/// off Linux.
+pub fn area_policy(addr: *const u8) -> io::Result<KernelPolicy> {
+    imp::area_policy(addr)
+}
+
+/// Whether this platform can place memory on a node ([`PageRegion::bind`]).
+#[must_use]
+pub fn can_bind_memory() -> bool {
+    imp::CAN_BIND_MEMORY
+}
+
+/// The most CPUs and nodes the masks here describe (Debian's `CONFIG_NR_CPUS` is 8,192 and
+/// `NODES_SHIFT` 10; Zonal's models stop at 4,096 of each).
+pub(crate) const MASK_BITS: usize = 8_192;
+
+/// A bit mask of `MASK_BITS` bits with `ids` set, or `InvalidInput` naming an id beyond it.
+pub(crate) fn mask_of(ids: &[u32]) -> io::Result<Vec<u64>> {
+    let mut mask = vec![0u64; MASK_BITS / 64];
+    for &id in ids {
+        let i = id as usize;
+        if i >= MASK_BITS {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("id {id} is beyond the {MASK_BITS}-bit mask"),
+            ));
+        }
+        mask[i / 64] |= 1 << (i % 64);
+    }
+    Ok(mask)
+}
+
+/// The ids set in `mask`, ascending.
+pub(crate) fn ids_of(mask: &[u64]) -> Vec<u32> {
+    let mut out = Vec::new();
+    for (w, &word) in mask.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            let b = bits.trailing_zeros();
+            out.push((w * 64) as u32 + b);
+            bits &= bits - 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod test;
