@@ -31,6 +31,15 @@ const TAIL_LINES: usize = 30;
 /// # Errors
 /// [`GuestError::KernelMissing`] naming where it looked.
 pub fn find_kernel() -> Result<PathBuf, GuestError> {
+    let found = find_kernel_image()?;
+    // Ubuntu installs kernels readable by root only; QEMU would fail later with less to say.
+    std::fs::File::open(&found).map_err(|e| GuestError::KernelMissing {
+        searched: format!("{} is not readable: {e}", found.display()),
+    })?;
+    Ok(found)
+}
+
+fn find_kernel_image() -> Result<PathBuf, GuestError> {
     if let Some(p) = std::env::var_os("ZONAL_GUEST_KERNEL") {
         let p = PathBuf::from(p);
         return if p.is_file() {
