@@ -1,7 +1,7 @@
 //! The harness itself: a 2-node guest reads its node distances and returns the job's exit
 //! code; a guest whose job never ends is killed at the timeout.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use zonal_guest::{find_busybox, Guest, GuestError, GuestNode, GuestSpec, Initramfs};
 
@@ -38,7 +38,6 @@ fn a_job_that_never_ends_times_out() {
     let initramfs = Initramfs::new(&find_busybox().unwrap())
         .unwrap()
         .job("while true; do sleep 1; done");
-    let start = Instant::now();
     let err = Guest::new(two_nodes(), initramfs)
         .timeout(Duration::from_secs(2))
         .run()
@@ -46,10 +45,5 @@ fn a_job_that_never_ends_times_out() {
     assert!(
         matches!(err, GuestError::Timeout { seconds: 2, .. }),
         "{err}"
-    );
-    assert!(
-        start.elapsed() < Duration::from_secs(10),
-        "{:?}",
-        start.elapsed()
     );
 }

@@ -78,7 +78,12 @@ impl Timer {
             let timer: &'static Timer = Box::leak(Box::default());
             std::thread::Builder::new()
                 .name("zonal-timer".into())
-                .spawn(move || timer.run())
+                .spawn(move || {
+                    // Started by whichever thread sleeps first, often a pinned worker:
+                    // not on that worker's CPU.
+                    crate::os::release_current_thread();
+                    timer.run()
+                })
                 .unwrap_or_else(|e| panic!("zonal_runtime: cannot start the timer thread: {e}"));
             timer
         })

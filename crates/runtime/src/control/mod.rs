@@ -173,6 +173,8 @@ impl ControlPlane {
         let thread = std::thread::Builder::new()
             .name("zonal-control".into())
             .spawn(move || {
+                // Not on the CPU of a pinned worker that may have started it.
+                crate::os::release_current_thread();
                 // Until the control plane drops (or, should it vanish, its sender does).
                 rt.block_on(async move {
                     let _ = stopped.await;

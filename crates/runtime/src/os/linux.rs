@@ -38,12 +38,21 @@ pub(super) fn set_thread_affinity(cpus: &[u32]) -> io::Result<()> {
 }
 
 pub(super) fn thread_affinity() -> io::Result<Vec<u32>> {
+    affinity_of(0)
+}
+
+pub(super) fn process_affinity() -> io::Result<Vec<u32>> {
+    // SAFETY: getpid has no preconditions. The process id is the main thread's id.
+    affinity_of(unsafe { libc::getpid() })
+}
+
+fn affinity_of(pid: libc::pid_t) -> io::Result<Vec<u32>> {
     let mut mask = vec![0u64; MASK_BITS / 64];
     // SAFETY: as in `set_thread_affinity`; the kernel writes at most `MASK_BITS / 8` bytes
-    // into the buffer.
+    // into the buffer. `pid` is 0 (the calling thread) or a thread id of this process.
     let ret = unsafe {
         libc::sched_getaffinity(
-            0,
+            pid,
             MASK_BITS / 8,
             mask.as_mut_ptr().cast::<libc::cpu_set_t>(),
         )

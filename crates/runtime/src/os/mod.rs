@@ -112,6 +112,27 @@ pub fn thread_affinity() -> io::Result<Vec<u32>> {
     imp::thread_affinity()
 }
 
+/// The CPUs the process's main thread may run on, ascending: what a thread of the process
+/// that is not a worker should get (a thread inherits its creator's affinity, so one
+/// started from a pinned worker would otherwise share that worker's one CPU).
+///
+/// # Errors
+/// The kernel's error; [`io::ErrorKind::Unsupported`] where there is no thread affinity.
+pub fn process_affinity() -> io::Result<Vec<u32>> {
+    imp::process_affinity()
+}
+
+/// Gives the calling thread the process's CPUs ([`process_affinity`]): for the runtime's own
+/// helper threads (the timer, the control plane), which may be started from a pinned
+/// worker. Best effort: where affinity cannot be read or set, the thread keeps what it has.
+pub(crate) fn release_current_thread() {
+    if let Ok(cpus) = process_affinity() {
+        if let Err(e) = set_thread_affinity(&cpus) {
+            tracing::debug!(target: "zonal_runtime", "helper thread keeps its affinity: {e}");
+        }
+    }
+}
+
 /// The CPU the calling thread runs on right now (`sched_getcpu`), if the platform says.
 #[must_use]
 pub fn current_cpu() -> Option<u32> {

@@ -30,6 +30,10 @@ pub(super) fn thread_affinity() -> io::Result<Vec<u32>> {
     Err(unsupported("reading thread affinity"))
 }
 
+pub(super) fn process_affinity() -> io::Result<Vec<u32>> {
+    Err(unsupported("reading process affinity"))
+}
+
 pub(super) fn current_cpu() -> Option<u32> {
     None
 }

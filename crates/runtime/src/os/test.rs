@@ -73,3 +73,24 @@ fn an_empty_region_maps_nothing() {
     assert_eq!(r.len(), 0);
     r.bind(0, MemoryPolicy::Bind).unwrap();
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_helper_started_from_a_pinned_thread_gets_the_process_cpus() {
+    let all = process_affinity().unwrap();
+    let cpu = all[0];
+    std::thread::spawn(move || {
+        pin_current_thread(cpu).unwrap();
+        // A thread started here inherits the one CPU...
+        std::thread::spawn(move || {
+            assert_eq!(thread_affinity().unwrap(), vec![cpu]);
+            // ...until it takes the process's.
+            release_current_thread();
+            assert_eq!(thread_affinity().unwrap(), process_affinity().unwrap());
+        })
+        .join()
+        .unwrap();
+    })
+    .join()
+    .unwrap();
+}
