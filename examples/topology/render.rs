@@ -21,7 +21,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use zonal_topology::{format_cpulist, DistanceOrigin, Level, NodeId, Topology};
+use zonal_topology::{format_cpulist, DistanceOrigin, Level, NodeId, NodeKind, Topology};
 
 /// Above this many CPU nodes, a level's span sizes are summarised as `size ×count`.
 const PER_NODE_SIZES_UP_TO: usize = 16;
@@ -121,9 +121,30 @@ fn tree(t: &Topology, out: &mut String) {
             if cores.len() < os.len() {
                 let _ = write!(out, " ({} cores)", cores.len());
             }
+            if !node.withheld_cpus.is_empty() {
+                let _ = write!(
+                    out,
+                    "; not allowed here: {}",
+                    format_cpulist(&node.withheld_cpus)
+                );
+            }
+            if !node.offline_cpus.is_empty() {
+                let _ = write!(out, "; offline: {}", format_cpulist(&node.offline_cpus));
+            }
             out.push('\n');
         } else {
-            let _ = writeln!(out, "  no CPUs: memory only, outside every level and zone");
+            let why = match node.kind() {
+                NodeKind::CpusNotAllowed => format!(
+                    "CPUs {} not allowed to this process (taskset or cpuset)",
+                    format_cpulist(&node.withheld_cpus)
+                ),
+                NodeKind::CpusOffline => format!(
+                    "CPUs {} offline: memory only",
+                    format_cpulist(&node.offline_cpus)
+                ),
+                _ => "no CPUs: memory only".to_owned(),
+            };
+            let _ = writeln!(out, "  {why}, outside every level and zone");
         }
     }
 }

@@ -53,7 +53,7 @@ pub fn this_machine() -> Result<Machine> {
     const ORIGIN: &str = "this machine";
     let topo = load_this_machine()?;
     let allowed = allowed_in(&topo);
-    let machine = extract(&topo, "this machine", ORIGIN)?;
+    let machine = with_offline(extract(&topo, "this machine", ORIGIN)?);
     match allowed {
         Some(set) => machine.restrict_cpus(|c| set.binary_search(&c).is_ok()),
         None => Ok(machine),
@@ -67,7 +67,19 @@ pub fn this_machine() -> Result<Machine> {
 pub fn this_machine_unrestricted() -> Result<Machine> {
     const ORIGIN: &str = "this machine";
     let topo = load_this_machine()?;
-    extract(&topo, "this machine", ORIGIN)
+    extract(&topo, "this machine", ORIGIN).map(with_offline)
+}
+
+/// This machine's offline CPUs, from sysfs (`offline.rs`): hwloc leaves them out, so that a
+/// node whose CPUs are all offline would pass for memory-only. Where sysfs cannot say
+/// (another OS, no `/sys`, a malformed `cpu/online`), nothing is recorded.
+fn with_offline(m: Machine) -> Machine {
+    match super::offline::offline_cpus(Path::new("/")) {
+        Ok(off) => m.with_offline_cpus(|id| off.get(&id).cloned().unwrap_or_default()),
+        // An unreadable or malformed `/sys` says nothing about offline CPUs; hwloc's view
+        // of the online ones stands.
+        Err(_) => m,
+    }
 }
 
 /// The OS indexes of the CPUs this process may run on: its affinity mask intersected with
