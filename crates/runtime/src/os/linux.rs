@@ -156,6 +156,8 @@ pub(super) fn area_policy(addr: *const u8) -> io::Result<KernelPolicy> {
         MPOL_PREFERRED_MANY => PolicyMode::PreferredMany,
         m => PolicyMode::Other(m),
     };
+    // `c_ulong` is 32 bits on 32-bit Linux: the cast is needed there, not here.
+    #[allow(clippy::unnecessary_cast)]
     let words: Vec<u64> = mask.iter().map(|&w| w as u64).collect();
     Ok(KernelPolicy {
         mode,
