@@ -136,7 +136,8 @@ fn node_buffer_says_which_path_it_took() {
     assert_eq!(buf.len(), 4096);
     assert_eq!(buf[4095], 4095);
     match buf.placement() {
-        MemoryPlacement::Bound => assert!(pool.topology().node_count() > 1),
+        // mbind works on any Linux machine, one node included.
+        MemoryPlacement::Bound => assert!(zonal_runtime::os::can_bind_memory()),
         MemoryPlacement::FirstTouch(why) => assert!(!why.is_empty()),
         other => panic!("unexpected placement {other:?} on this machine"),
     }
