@@ -281,6 +281,49 @@ Zones (levels I-II): nodes inside each node's zone
     }
 
     #[test]
+    fn nodes_without_cpus_say_why() {
+        let node = |os_id: u32, cpus: &[u32]| NodeSpec {
+            os_id,
+            cpus: cpus.iter().map(|&c| CpuSpec::alone(c, os_id)).collect(),
+            memory_bytes: None,
+        };
+        let m = Machine::from_specs(
+            "restricted",
+            vec![
+                node(0, &[0, 1]),
+                node(1, &[2, 3]),
+                node(2, &[]),
+                node(3, &[]),
+            ],
+            None,
+        )
+        .unwrap()
+        .with_offline_cpus(|n| if n == 2 { vec![4, 5] } else { Vec::new() })
+        .restrict_cpus(|c| c != 1 && c < 2)
+        .unwrap();
+        let text = render_human(&Topology::new(m));
+        assert!(
+            text.contains("  NUMANode P#0  CPUs 0; not allowed here: 1\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "  NUMANode P#1  CPUs 2-3 not allowed to this process (taskset or cpuset), \
+                 outside every level and zone\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("  NUMANode P#2  CPUs 4-5 offline: memory only, outside"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  NUMANode P#3  no CPUs: memory only, outside"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn large_machines_summarise_span_sizes() {
         let t = zonal_topology::presets::mesh(6, 6, false, 1).unwrap();
         let text = render_human(&t);
