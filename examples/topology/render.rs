@@ -21,7 +21,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use zonal_topology::{format_cpulist, DistanceOrigin, Level, NodeId, Topology};
+use zonal_topology::{format_cpulist, DistanceOrigin, Level, NodeId, NodeKind, Topology};
 
 /// Above this many CPU nodes, a level's span sizes are summarised as `size ×count`.
 const PER_NODE_SIZES_UP_TO: usize = 16;
@@ -121,9 +121,30 @@ fn tree(t: &Topology, out: &mut String) {
             if cores.len() < os.len() {
                 let _ = write!(out, " ({} cores)", cores.len());
             }
+            if !node.withheld_cpus.is_empty() {
+                let _ = write!(
+                    out,
+                    "; not allowed here: {}",
+                    format_cpulist(&node.withheld_cpus)
+                );
+            }
+            if !node.offline_cpus.is_empty() {
+                let _ = write!(out, "; offline: {}", format_cpulist(&node.offline_cpus));
+            }
             out.push('\n');
         } else {
-            let _ = writeln!(out, "  no CPUs: memory only, outside every level and zone");
+            let why = match node.kind() {
+                NodeKind::CpusNotAllowed => format!(
+                    "CPUs {} not allowed to this process (taskset or cpuset)",
+                    format_cpulist(&node.withheld_cpus)
+                ),
+                NodeKind::CpusOffline => format!(
+                    "CPUs {} offline: memory only",
+                    format_cpulist(&node.offline_cpus)
+                ),
+                _ => "no CPUs: memory only".to_owned(),
+            };
+            let _ = writeln!(out, "  {why}, outside every level and zone");
         }
     }
 }
@@ -257,6 +278,49 @@ Zones (levels I-II): nodes inside each node's zone
   P#4  - (no CPUs)
 ";
         assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn nodes_without_cpus_say_why() {
+        let node = |os_id: u32, cpus: &[u32]| NodeSpec {
+            os_id,
+            cpus: cpus.iter().map(|&c| CpuSpec::alone(c, os_id)).collect(),
+            memory_bytes: None,
+        };
+        let m = Machine::from_specs(
+            "restricted",
+            vec![
+                node(0, &[0, 1]),
+                node(1, &[2, 3]),
+                node(2, &[]),
+                node(3, &[]),
+            ],
+            None,
+        )
+        .unwrap()
+        .with_offline_cpus(|n| if n == 2 { vec![4, 5] } else { Vec::new() })
+        .restrict_cpus(|c| c != 1 && c < 2)
+        .unwrap();
+        let text = render_human(&Topology::new(m));
+        assert!(
+            text.contains("  NUMANode P#0  CPUs 0; not allowed here: 1\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "  NUMANode P#1  CPUs 2-3 not allowed to this process (taskset or cpuset), \
+                 outside every level and zone\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("  NUMANode P#2  CPUs 4-5 offline: memory only, outside"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  NUMANode P#3  no CPUs: memory only, outside"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -51,7 +51,7 @@ pub(crate) fn start(
     threads: Threads,
     layout: Layout,
 ) -> Result<ThreadPool, BuildError> {
-    let (registry, deques) = registry(topo, policy, cpus, hooks);
+    let (registry, deques) = registry(topo, policy, cpus, targets, hooks);
     start_workers(registry, deques, targets, threads, layout)
 }
 
@@ -60,17 +60,19 @@ fn registry(
     topo: Arc<Topology>,
     policy: Arc<dyn Policy>,
     cpus: Vec<CpuId>,
+    targets: &[Option<u32>],
     hooks: Hooks,
 ) -> (Arc<Registry>, Vec<Worker<Task>>) {
     let n = cpus.len();
     let deques: Vec<Worker<Task>> = (0..n).map(|_| Worker::new_lifo()).collect();
-    let shared = worker_shared(&deques, topo.mal_count());
+    let shared = worker_shared(&deques, topo.mal_count(), targets);
     let worker_node: Box<[u32]> = cpus.iter().map(|&c| topo.node_of(c).0).collect();
     let nodes = topo.node_count();
     let registry = Arc::new(Registry {
         topo: Arc::clone(&topo),
         shared,
         worker_cpu: cpus.clone().into_boxed_slice(),
+        worker_pin: targets.into(),
         worker_node,
         policy: PolicySlot::new(policy, &topo, &cpus),
         balancer: Balancer::default(),
@@ -98,16 +100,21 @@ fn registry(
 }
 
 /// Each worker's shared half, around the stealer of its deque.
-fn worker_shared(deques: &[Worker<Task>], levels: usize) -> Box<[CachePadded<WorkerShared>]> {
+fn worker_shared(
+    deques: &[Worker<Task>],
+    levels: usize,
+    targets: &[Option<u32>],
+) -> Box<[CachePadded<WorkerShared>]> {
     deques
         .iter()
-        .map(|d| {
+        .zip(targets)
+        .map(|(d, pin)| {
             CachePadded::new(WorkerShared {
                 stealer: d.stealer(),
                 inbox: Injector::new(),
                 away: Injector::new(),
                 away_len: AtomicUsize::new(0),
-                counters: CachePadded::new(WorkerCounters::new(levels)),
+                counters: CachePadded::new(WorkerCounters::new(levels, pin.is_some())),
                 blocks: CachePadded::new(SharedBlocks::new()),
                 fifo: FifoQueue::default(),
                 idle: IdleSignal::default(),

@@ -118,6 +118,7 @@ mod compile_fail;
 mod construct;
 #[cfg(feature = "control-plane")]
 mod control;
+mod displacement;
 mod enter;
 mod error;
 mod fifo;
@@ -129,6 +130,7 @@ mod latch;
 mod loom_support;
 mod memory;
 mod metrics;
+mod node_workers;
 mod num_threads;
 pub mod os;
 mod parallel;
@@ -162,6 +164,7 @@ pub use global::{in_worker, NUM_THREADS_VAR};
 pub use join::join;
 pub use memory::{MemoryPlacement, NodeBuffer};
 pub use metrics::{MetricsHandle, PoolMetrics, Refusals, WorkerMetrics};
+pub use node_workers::NodeWorkers;
 pub use num_threads::MAX_THREADS;
 pub use parallel::current_node_partition;
 pub use pool::{

@@ -8,7 +8,7 @@
 //! path. Totals are exact once the pool is quiescent.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -46,6 +46,10 @@ pub(crate) struct WorkerCounters {
     pub(crate) parks: AtomicU64,
     pub(crate) wakeups: AtomicU64,
     pub(crate) panics: AtomicU64,
+    /// `displacement::{UNPINNED, PINNED, DISPLACED}` (`displacement.rs`).
+    pub(crate) pin_state: AtomicU8,
+    pub(crate) displacements: AtomicU64,
+    pub(crate) repins: AtomicU64,
     // --- Written by the control plane, not the worker ---------------------------------
     /// Tasks the control-plane balancer moved off this worker, by level (see
     /// [`WorkerCounters::balance_migrated`]).
@@ -55,7 +59,12 @@ pub(crate) struct WorkerCounters {
 }
 
 impl WorkerCounters {
-    pub(crate) fn new(levels: usize) -> Self {
+    pub(crate) fn new(levels: usize, pinned: bool) -> Self {
+        let pin_state = if pinned {
+            crate::displacement::PINNED
+        } else {
+            crate::displacement::UNPINNED
+        };
         let zeros = |n: usize| (0..n).map(|_| AtomicU64::new(0)).collect::<Box<[_]>>();
         Self {
             spawned: AtomicU64::new(0),
@@ -75,6 +84,9 @@ impl WorkerCounters {
             parks: AtomicU64::new(0),
             wakeups: AtomicU64::new(0),
             panics: AtomicU64::new(0),
+            pin_state: AtomicU8::new(pin_state),
+            displacements: AtomicU64::new(0),
+            repins: AtomicU64::new(0),
             balance_migrations: zeros(levels),
             async_polls: AtomicU64::new(0),
             async_tasks_completed: AtomicU64::new(0),
@@ -138,6 +150,10 @@ impl WorkerCounters {
             parks: ld(&self.parks),
             wakeups: ld(&self.wakeups),
             panics: ld(&self.panics),
+            pinned: self.pin_state.load(Ordering::Relaxed) == crate::displacement::PINNED,
+            displaced: self.pin_state.load(Ordering::Relaxed) == crate::displacement::DISPLACED,
+            displacements: ld(&self.displacements),
+            repins: ld(&self.repins),
             job_memory_bytes,
             balance_migrations_by_level: self.balance_migrations.iter().map(ld).collect(),
             queue_len,
@@ -247,6 +263,17 @@ pub struct WorkerMetrics {
     pub wakeups: u64,
     /// Spawned tasks of its that panicked.
     pub panics: u64,
+    /// Whether it is pinned to its CPU now (`false` for an unpinned worker, and while
+    /// displaced). In a total: whether every worker is.
+    pub pinned: bool,
+    /// Whether it was displaced from its CPU (the CPU went offline, or its affinity was
+    /// widened) and is not pinned again yet (`displacement.rs`). In a total: whether any
+    /// worker is.
+    pub displaced: bool,
+    /// Times it found itself displaced.
+    pub displacements: u64,
+    /// Times it pinned itself again after a displacement.
+    pub repins: u64,
     /// Bytes of job memory it holds (its slabs of job blocks, in use or free; see
     /// `blocks.rs`). Grows with a burst of spawns and shrinks when the worker parks.
     pub job_memory_bytes: u64,
@@ -291,6 +318,9 @@ impl WorkerMetrics {
         self.parks += o.parks;
         self.wakeups += o.wakeups;
         self.panics += o.panics;
+        self.displaced |= o.displaced;
+        self.displacements += o.displacements;
+        self.repins += o.repins;
         self.job_memory_bytes += o.job_memory_bytes;
         if self.balance_migrations_by_level.len() < o.balance_migrations_by_level.len() {
             self.balance_migrations_by_level
@@ -339,6 +369,8 @@ pub struct PoolMetrics {
     pub workers: Vec<WorkerMetrics>,
     /// Summed over workers (`worker` is `usize::MAX`).
     pub total: WorkerMetrics,
+    /// Workers displaced from their CPU now ([`WorkerMetrics::displaced`]).
+    pub displaced_workers: usize,
     /// Task turnaround (queued to completed) of the tasks that record it: async tasks and
     /// spawned tasks with a handle (`turnaround.rs`).
     pub turnaround: Turnaround,
@@ -364,6 +396,8 @@ impl PoolMetrics {
         for w in &workers {
             total.add(w);
         }
+        total.pinned = !workers.is_empty() && workers.iter().all(|w| w.pinned);
+        let displaced_workers = workers.iter().filter(|w| w.displaced).count();
         Self {
             policy,
             policy_switches: 0,
@@ -373,6 +407,7 @@ impl PoolMetrics {
             tasks_injected,
             workers,
             total,
+            displaced_workers,
             turnaround: Turnaround::default(),
         }
     }
@@ -451,8 +486,8 @@ mod tests {
 
     #[test]
     fn balance_migrations_are_counted_by_level_and_summed() {
-        let a = WorkerCounters::new(3);
-        let b = WorkerCounters::new(3);
+        let a = WorkerCounters::new(3, false);
+        let b = WorkerCounters::new(3, false);
         a.balance_migrated(0, 2);
         a.balance_migrated(2, 1);
         b.balance_migrated(2, 4);

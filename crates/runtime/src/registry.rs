@@ -67,6 +67,8 @@ pub(crate) struct Registry {
     pub(crate) balancer: Balancer,
     pub(crate) shared: Box<[CachePadded<WorkerShared>]>,
     pub(crate) worker_cpu: Box<[CpuId]>,
+    /// Per worker: the CPU (OS index) it is pinned to, if any (`displacement.rs`).
+    pub(crate) worker_pin: Box<[Option<u32>]>,
     pub(crate) worker_node: Box<[u32]>,
     pub(crate) node_injectors: Box<[CachePadded<Injector<Task>>]>,
     /// Per node: `Meta::fresh(node)`, the metadata of the bare jobs of that node's deques

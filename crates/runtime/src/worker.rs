@@ -14,6 +14,7 @@ use zonal_policy::Ageing;
 use zonal_topology::CpuId;
 
 use crate::blocks::LocalBlocks;
+use crate::displacement::{Check, PinWatch, DISPLACED_PARK};
 use crate::latch::{AsCoreLatch, CoreLatch};
 use crate::metrics::{bump, WorkerCounters};
 use crate::policy_switch::PolicyEpoch;
@@ -60,6 +61,8 @@ pub(crate) struct WorkerThread {
     pub(crate) policy_gen: Cell<u64>,
     /// `policy`'s ageing rule, for routing.
     pub(crate) ageing: Cell<Ageing>,
+    /// Whether we are still on our CPU (`displacement.rs`).
+    pin: PinWatch,
 }
 
 /// Steal walks between two refreshes of [`WorkerThread::clock_us`].
@@ -110,6 +113,7 @@ impl WorkerThread {
             walks: Cell::new(0),
             blocks,
             batch: Worker::new_fifo(),
+            pin: PinWatch::new(registry.worker_pin[index]),
             registry,
         }
     }
@@ -178,6 +182,9 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn execute_with(&self, task: Task, meta: Meta) {
         bump(&self.counters().tasks_run, 1);
+        if self.pin.tick() {
+            self.check_pin(Check::Cpu);
+        }
         let prev = self.current.replace(meta);
         // SAFETY: every Task is handed out by exactly one queue operation, so this is the
         // job's only execution (JobRef invariant).
@@ -447,7 +454,13 @@ impl WorkerThread {
         }
         bump(&self.counters().parks, 1);
         self.blocks.trim();
-        if r.sleep.park(sleepy) {
+        // `displacement.rs`, steps 2 and 5: a displaced worker parks for a while only.
+        self.check_pin(Check::Affinity);
+        let timeout = self.pin.is_displaced().then_some(DISPLACED_PARK);
+        let woken = r.sleep.park_for(sleepy, timeout);
+        // Step 1: after every wake-up.
+        self.check_pin(Check::Cpu);
+        if woken {
             // Woken to search (steps 0a, 5): whatever the bound.
             bump(&self.counters().wakeups, 1);
             idle.searching = true;
@@ -457,6 +470,12 @@ impl WorkerThread {
         }
         idle.rounds = 0;
         true
+    }
+
+    /// Steps 1–4 of `displacement.rs`: are we still on our CPU? Re-pins if we can.
+    #[cold]
+    fn check_pin(&self, check: Check) {
+        self.pin.check(check, self.index, self.counters());
     }
 
     /// Refusals met in steal walks so far (our own counters: we are their only writer).

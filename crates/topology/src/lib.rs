@@ -60,8 +60,8 @@ pub use error::{Result, TopologyError};
 pub use hierarchy::{default_zone_depth, Tier, Topology, Victim};
 pub use ids::{CpuId, Level, NodeId};
 pub use machine::{
-    CpuInfo, CpuSpec, DistanceOrigin, Machine, NodeInfo, NodeSpec, LOCAL_DISTANCE, MAX_CPUS,
-    MAX_DISTANCE, MAX_NODES, REMOTE_DISTANCE,
+    CpuInfo, CpuSpec, DistanceOrigin, Machine, NodeInfo, NodeKind, NodeSpec, LOCAL_DISTANCE,
+    MAX_CPUS, MAX_DISTANCE, MAX_NODES, REMOTE_DISTANCE,
 };
 pub use report::TopologyReport;
 pub use source::cpulist::{format_cpulist, parse_cpulist};

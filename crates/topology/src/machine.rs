@@ -95,17 +95,86 @@ pub struct CpuInfo {
 pub struct NodeInfo {
     /// The OS id.
     pub os_id: u32,
-    /// Its CPUs, ascending.
+    /// Its CPUs, ascending: the ones the model may use (online, and allowed to this process
+    /// when the model was restricted to it).
     pub cpus: Vec<CpuId>,
     /// Local memory in bytes, if known.
     pub memory_bytes: Option<u64>,
+    /// OS indexes of its CPUs that [`Machine::restrict_cpus`] removed (outside this
+    /// process's affinity mask or cgroup cpuset), ascending. Not in the model.
+    pub withheld_cpus: Vec<u32>,
+    /// OS indexes of its CPUs that are present but offline, ascending, where the source can
+    /// tell ([`Machine::with_offline_cpus`]). Not in the model.
+    pub offline_cpus: Vec<u32>,
+}
+
+/// Why a node has CPUs in the model or not ([`NodeInfo::kind`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum NodeKind {
+    /// It has CPUs the model uses.
+    Cpus,
+    /// It has no CPU at all: memory only (CXL memory, a GPU's memory, MCDRAM).
+    MemoryOnly,
+    /// It has CPUs, but this process may not run on any of them (taskset, a cgroup
+    /// cpuset): they are in [`NodeInfo::withheld_cpus`].
+    CpusNotAllowed,
+    /// Its CPUs are all offline ([`NodeInfo::offline_cpus`]): the kernel treats it as a
+    /// memory-only node, and so does the model.
+    CpusOffline,
+}
+
+impl NodeKind {
+    /// The kebab-case name (as serialised).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeKind::Cpus => "cpus",
+            NodeKind::MemoryOnly => "memory-only",
+            NodeKind::CpusNotAllowed => "cpus-not-allowed",
+            NodeKind::CpusOffline => "cpus-offline",
+        }
+    }
 }
 
 impl NodeInfo {
-    /// Whether the node has CPUs (memory-only nodes take no part in the hierarchy, as in Linux).
+    /// Whether the node has CPUs in the model (nodes without take no part in the
+    /// hierarchy, as memory-only nodes in Linux; [`kind`](Self::kind) says why).
     #[must_use]
     pub fn has_cpus(&self) -> bool {
         !self.cpus.is_empty()
+    }
+
+    /// Why the node has CPUs in the model or not. A node with some CPUs withheld and the
+    /// others offline is [`NodeKind::CpusNotAllowed`]: bringing its CPUs online would not
+    /// give this process any.
+    ///
+    /// ```
+    /// use zonal_topology::{CpuSpec, Machine, NodeKind, NodeSpec};
+    /// let node = |os_id, cpus: &[u32]| NodeSpec {
+    ///     os_id,
+    ///     cpus: cpus.iter().map(|&c| CpuSpec::alone(c, os_id)).collect(),
+    ///     memory_bytes: None,
+    /// };
+    /// let m = Machine::from_specs("t", vec![node(0, &[0, 1]), node(1, &[2, 3]), node(2, &[])], None)?;
+    /// let r = m.restrict_cpus(|c| c < 2)?;
+    /// let kinds: Vec<NodeKind> = r.nodes().iter().map(|n| n.kind()).collect();
+    /// assert_eq!(kinds, [NodeKind::Cpus, NodeKind::CpusNotAllowed, NodeKind::MemoryOnly]);
+    /// assert_eq!(r.nodes()[1].withheld_cpus, [2, 3]);
+    /// # Ok::<(), zonal_topology::TopologyError>(())
+    /// ```
+    #[must_use]
+    pub fn kind(&self) -> NodeKind {
+        if self.has_cpus() {
+            NodeKind::Cpus
+        } else if !self.withheld_cpus.is_empty() {
+            NodeKind::CpusNotAllowed
+        } else if !self.offline_cpus.is_empty() {
+            NodeKind::CpusOffline
+        } else {
+            NodeKind::MemoryOnly
+        }
     }
 }
 
@@ -321,6 +390,8 @@ impl Machine {
                 os_id: nodes[i].os_id,
                 cpus: Vec::new(),
                 memory_bytes: nodes[i].memory_bytes,
+                withheld_cpus: Vec::new(),
+                offline_cpus: Vec::new(),
             })
             .collect();
         let cpus: Vec<CpuInfo> = all
@@ -486,16 +557,47 @@ impl Machine {
     }
 
     /// Restricts the model to the CPUs for which `keep` returns true (for example the
-    /// process's allowed set). Nodes that lose every CPU become memory-only.
+    /// process's allowed set). The CPUs removed are recorded in each node's
+    /// [`withheld_cpus`](NodeInfo::withheld_cpus) (with those withheld before), so that a
+    /// node that loses every CPU is [`NodeKind::CpusNotAllowed`], not memory-only; it takes
+    /// no part in the hierarchy all the same. Offline CPUs stay recorded.
     ///
     /// # Errors
     /// [`TopologyError::NoCpus`] if nothing is kept.
     pub fn restrict_cpus(&self, keep: impl Fn(u32) -> bool) -> Result<Self> {
         let mut specs = self.node_specs();
-        for n in &mut specs {
+        let mut withheld: Vec<Vec<u32>> = Vec::with_capacity(specs.len());
+        for (n, info) in specs.iter_mut().zip(&self.nodes) {
+            let mut gone = info.withheld_cpus.clone();
+            gone.extend(n.cpus.iter().map(|c| c.os_index).filter(|&c| !keep(c)));
+            gone.sort_unstable();
+            gone.dedup();
+            withheld.push(gone);
             n.cpus.retain(|c| keep(c.os_index));
         }
-        self.respecify(specs)
+        let mut m = self.respecify(specs)?;
+        for ((node, gone), old) in m.nodes.iter_mut().zip(withheld).zip(&self.nodes) {
+            node.withheld_cpus = gone;
+            node.offline_cpus.clone_from(&old.offline_cpus);
+        }
+        Ok(m)
+    }
+
+    /// Records the CPUs that are present but offline, per node OS id (`offline(os_id)`):
+    /// a node whose CPUs are all offline is then [`NodeKind::CpusOffline`] rather than
+    /// memory-only. CPUs the model has (online ones) are ignored, as are duplicates.
+    /// The sources of this machine (hwloc, sysfs) call it with what sysfs says
+    /// (`nodeN/cpuM` links of CPUs whose `online` is 0).
+    #[must_use]
+    pub fn with_offline_cpus(mut self, offline: impl Fn(u32) -> Vec<u32>) -> Self {
+        for k in 0..self.nodes.len() {
+            let mut cpus = offline(self.nodes[k].os_id);
+            cpus.retain(|&c| self.cpu_by_os_index(c).is_none());
+            cpus.sort_unstable();
+            cpus.dedup();
+            self.nodes[k].offline_cpus = cpus;
+        }
+        self
     }
 }
 
@@ -622,5 +724,43 @@ mod test {
             m.restrict_cpus(|_| false),
             Err(TopologyError::NoCpus)
         ));
+    }
+
+    #[test]
+    fn restricted_nodes_are_not_memory_only() {
+        let m = Machine::from_specs(
+            "t",
+            vec![
+                node(0, &[0, 1]),
+                node(1, &[2, 3]),
+                node(2, &[]),
+                node(3, &[]),
+            ],
+            None,
+        )
+        .unwrap()
+        .with_offline_cpus(|n| if n == 3 { vec![5, 4, 4] } else { vec![0] });
+        let r = m.restrict_cpus(|c| c != 2 && c != 3).unwrap();
+        let kinds: Vec<NodeKind> = r.nodes().iter().map(NodeInfo::kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                NodeKind::Cpus,
+                NodeKind::CpusNotAllowed,
+                NodeKind::MemoryOnly,
+                NodeKind::CpusOffline
+            ]
+        );
+        assert_eq!(r.nodes()[1].withheld_cpus, [2, 3]);
+        assert!(!r.nodes()[1].has_cpus());
+        // CPU 0 is online: never recorded as offline.
+        assert!(r.nodes()[0].offline_cpus.is_empty());
+        assert_eq!(r.nodes()[3].offline_cpus, [4, 5]);
+        // A second restriction keeps what the first withheld.
+        let rr = r.restrict_cpus(|c| c != 1).unwrap();
+        assert_eq!(rr.nodes()[0].withheld_cpus, [1]);
+        assert_eq!(rr.nodes()[1].withheld_cpus, [2, 3]);
+        assert_eq!(rr.nodes()[3].kind(), NodeKind::CpusOffline);
+        assert_eq!(NodeKind::CpusNotAllowed.as_str(), "cpus-not-allowed");
     }
 }

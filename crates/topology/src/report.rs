@@ -13,7 +13,7 @@ mod json;
 
 use crate::hierarchy::Topology;
 use crate::ids::{Level, NodeId};
-use crate::machine::{DistanceOrigin, LOCAL_DISTANCE};
+use crate::machine::{DistanceOrigin, NodeKind, LOCAL_DISTANCE};
 
 /// The serialisable summary of a [`Topology`].
 #[derive(Clone, Debug, Serialize)]
@@ -34,8 +34,19 @@ pub struct TopologyReport {
     pub zones: Vec<Vec<u32>>,
     /// Per node: its CPUs' OS indexes.
     pub node_cpus: Vec<Vec<u32>>,
-    /// Nodes without CPUs.
+    /// Nodes without any CPU: memory-only nodes, and nodes whose CPUs are all offline
+    /// (which the kernel treats as memory-only). Not the nodes whose CPUs this process may
+    /// not use: those are in `cpus_not_allowed_nodes`.
     pub cpuless_nodes: Vec<u32>,
+    /// Per node (in `node_ids` order): why it has CPUs in the model or not.
+    pub node_kinds: Vec<NodeKind>,
+    /// Nodes with CPUs, none of which this process may use (taskset, a cgroup cpuset): no
+    /// CPU in the model, no part in the hierarchy, but not memory-only.
+    pub cpus_not_allowed_nodes: Vec<u32>,
+    /// Per node: OS indexes of its CPUs withheld from this process (empty for most).
+    pub withheld_cpus: Vec<Vec<u32>>,
+    /// Per node: OS indexes of its CPUs that are present but offline.
+    pub offline_cpus: Vec<Vec<u32>>,
     /// The distance matrix, rows in `node_ids` order.
     pub distances: Vec<Vec<u32>>,
     /// Where the matrix came from.
@@ -107,9 +118,18 @@ impl TopologyReport {
             cpuless_nodes: m
                 .nodes()
                 .iter()
-                .filter(|n| !n.has_cpus())
+                .filter(|n| matches!(n.kind(), NodeKind::MemoryOnly | NodeKind::CpusOffline))
                 .map(|n| n.os_id)
                 .collect(),
+            node_kinds: m.nodes().iter().map(|n| n.kind()).collect(),
+            cpus_not_allowed_nodes: m
+                .nodes()
+                .iter()
+                .filter(|n| n.kind() == NodeKind::CpusNotAllowed)
+                .map(|n| n.os_id)
+                .collect(),
+            withheld_cpus: m.nodes().iter().map(|n| n.withheld_cpus.clone()).collect(),
+            offline_cpus: m.nodes().iter().map(|n| n.offline_cpus.clone()).collect(),
             distances: m.distance_rows(),
             distance_origin: m.distance_origin(),
             cpu_count: t.cpu_count(),
@@ -217,6 +237,46 @@ mod test {
         assert!(r
             .to_json_pretty()
             .contains("\"16\": [\n      [0, 1],\n      [0, 1],"));
+    }
+
+    #[test]
+    fn withheld_nodes_are_reported_apart_from_cpuless_ones() {
+        let node = |i: u32, cpus: &[u32]| crate::NodeSpec {
+            os_id: i,
+            cpus: cpus.iter().map(|&c| crate::CpuSpec::alone(c, i)).collect(),
+            memory_bytes: None,
+        };
+        let m = crate::Machine::from_specs(
+            "t",
+            vec![
+                node(0, &[0, 1]),
+                node(1, &[2, 3]),
+                node(2, &[]),
+                node(3, &[]),
+            ],
+            None,
+        )
+        .unwrap()
+        .with_offline_cpus(|n| if n == 3 { vec![4, 5] } else { Vec::new() })
+        .restrict_cpus(|c| c < 2)
+        .unwrap();
+        let r = TopologyReport::new(&Topology::new(m));
+        assert_eq!(r.cpuless_nodes, [2, 3]);
+        assert_eq!(r.cpus_not_allowed_nodes, [1]);
+        assert_eq!(
+            r.node_kinds,
+            [
+                NodeKind::Cpus,
+                NodeKind::CpusNotAllowed,
+                NodeKind::MemoryOnly,
+                NodeKind::CpusOffline
+            ]
+        );
+        assert_eq!(r.withheld_cpus[1], [2, 3]);
+        assert_eq!(r.offline_cpus[3], [4, 5]);
+        let json = r.to_json_pretty();
+        assert!(json.contains("\"cpus-not-allowed\""), "{json}");
+        assert!(r.spans.values().all(|rows| rows[1].is_empty()));
     }
 
     #[test]

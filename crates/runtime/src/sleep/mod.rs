@@ -88,13 +88,37 @@ impl Sleep {
     /// Step 4: park until notified, then leave the list. `true`: woken by `wake_one` (a
     /// producer or a searcher, steps 0b, 0c, 5), and made a searcher by the waker; `false`:
     /// woken by a latch, a pinned task, shutdown, or a stale token (a spurious wake-up).
+    /// (The model tests call it; the pool calls [`park_for`](Self::park_for).)
+    #[cfg(all(test, zonal_loom))]
     #[cold]
     #[must_use]
     pub(crate) fn park(&self, token: Sleepy) -> bool {
+        self.park_for(token, None)
+    }
+
+    /// [`park`](Self::park), for at most `timeout` when given (a displaced worker,
+    /// `displacement.rs`, step 5). A timeout is a spurious wake-up: the worker leaves the
+    /// list as after a stale token (`false`), unless a waker took it out first, which made
+    /// it a searcher (`true`, as for `park`); that waker's token then arrives later and is
+    /// stale.
+    #[cold]
+    #[must_use]
+    pub(crate) fn park_for(&self, token: Sleepy, timeout: Option<std::time::Duration>) -> bool {
         let w = &self.workers[token.worker];
         let mut g = lock(&w.notified);
-        while !*g {
-            g = w.cv.wait(g).unwrap_or_else(|e| e.into_inner());
+        match timeout {
+            None => {
+                while !*g {
+                    g = w.cv.wait(g).unwrap_or_else(|e| e.into_inner());
+                }
+            }
+            // One wait: a wake-up before the time is up, spurious or not, ends it too.
+            Some(t) if !*g => {
+                g =
+                    w.cv.wait_timeout(g, t)
+                        .map_or_else(|e| e.into_inner().0, |(g, _)| g);
+            }
+            Some(_) => {}
         }
         *g = false;
         drop(g);

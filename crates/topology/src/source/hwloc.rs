@@ -11,8 +11,10 @@
 //!   (`16amd64-4distances.xml` keeps `1 0 2 5 4 3 6 7`); every value is placed by OS index.
 //! - An XML file describes another machine: it is loaded with
 //!   `INCLUDE_DISALLOWED` and never checked against this process's CPUs. This machine is
-//!   restricted to the CPUs this process may run on (its affinity mask, and cgroups through
-//!   hwloc's allowed set).
+//!   loaded the same way, then restricted to the CPUs this process may run on (its
+//!   affinity mask, and cgroups through hwloc's allowed set); the CPUs left out are
+//!   recorded per node (`NodeInfo::withheld_cpus`), so that a node outside the cpuset is
+//!   reported as such rather than as memory-only.
 //! - This machine is loaded without hwloc's `x86` backend ([`load_this_machine`]): that
 //!   backend binds the whole *process* to each PU in turn to read CPUID and then restores
 //!   one process-wide binding, which re-pins every thread of every running pool (found in a
@@ -52,22 +54,41 @@ fn hwloc_err(origin: &str, e: impl std::fmt::Display) -> TopologyError {
 pub fn this_machine() -> Result<Machine> {
     const ORIGIN: &str = "this machine";
     let topo = load_this_machine()?;
-    let allowed = allowed_in(&topo);
-    let machine = extract(&topo, "this machine", ORIGIN)?;
-    match allowed {
-        Some(set) => machine.restrict_cpus(|c| set.binary_search(&c).is_ok()),
-        None => Ok(machine),
-    }
+    let allowed = allowed_in(&topo).unwrap_or_else(|| ids(topo.allowed_cpuset().iter_set()));
+    let machine = with_offline(extract(&topo, "this machine", ORIGIN)?);
+    machine.restrict_cpus(|c| allowed.binary_search(&c).is_ok())
 }
 
-/// This machine with every CPU hwloc sees, ignoring the process's affinity mask.
+/// OS indexes from hwloc's bitmap indexes, ascending.
+fn ids(set: impl Iterator<Item = hwlocality::bitmap::BitmapIndex>) -> Vec<u32> {
+    let mut v: Vec<u32> = set
+        .filter_map(|i| u32::try_from(usize::from(i)).ok())
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// This machine with every CPU hwloc sees, ignoring the process's affinity mask and its
+/// cgroup cpuset.
 ///
 /// # Errors
 /// As [`this_machine`].
 pub fn this_machine_unrestricted() -> Result<Machine> {
     const ORIGIN: &str = "this machine";
     let topo = load_this_machine()?;
-    extract(&topo, "this machine", ORIGIN)
+    extract(&topo, "this machine", ORIGIN).map(with_offline)
+}
+
+/// This machine's offline CPUs, from sysfs (`offline.rs`): hwloc leaves them out, so that a
+/// node whose CPUs are all offline would pass for memory-only. Where sysfs cannot say
+/// (another OS, no `/sys`, a malformed `cpu/online`), nothing is recorded.
+fn with_offline(m: Machine) -> Machine {
+    match super::offline::offline_cpus(Path::new("/")) {
+        Ok(off) => m.with_offline_cpus(|id| off.get(&id).cloned().unwrap_or_default()),
+        // An unreadable or malformed `/sys` says nothing about offline CPUs; hwloc's view
+        // of the online ones stands.
+        Err(_) => m,
+    }
 }
 
 /// The OS indexes of the CPUs this process may run on: its affinity mask intersected with
@@ -78,19 +99,20 @@ pub fn this_machine_unrestricted() -> Result<Machine> {
 #[doc(alias = "hwloc_get_cpubind")]
 pub fn allowed_cpus() -> Result<Vec<u32>> {
     let topo = load_this_machine()?;
-    Ok(allowed_in(&topo).unwrap_or_else(|| {
-        topo.allowed_cpuset()
-            .iter_set()
-            .filter_map(|i| u32::try_from(usize::from(i)).ok())
-            .collect()
-    }))
+    Ok(allowed_in(&topo).unwrap_or_else(|| ids(topo.allowed_cpuset().iter_set())))
 }
 
 /// This machine as hwloc sees it, loaded with no backend that changes any thread's binding
-/// (the module's docs say why `x86` is left out).
+/// (the module's docs say why `x86` is left out), with the CPUs of every node, allowed to
+/// this process or not (`INCLUDE_DISALLOWED`): without it hwloc drops the CPUs outside the
+/// cgroup cpuset, and a node whose CPUs are all outside would pass for memory-only. The
+/// allowed set is applied afterwards ([`Machine::restrict_cpus`], which records what it
+/// withholds).
 fn load_this_machine() -> Result<HwTopology> {
     let err = |e: &dyn std::fmt::Display| hwloc_err("this machine", e);
-    let builder = HwTopology::builder();
+    let builder = HwTopology::builder()
+        .with_flags(BuildFlags::INCLUDE_DISALLOWED)
+        .map_err(|e| err(&e))?;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     let builder = builder.without_component("x86").map_err(|e| err(&e))?;
     builder.build().map_err(|e| err(&e))

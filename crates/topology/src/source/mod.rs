@@ -6,6 +6,7 @@ pub(crate) mod cpulist;
 pub(crate) mod hwloc;
 pub(crate) mod input;
 pub(crate) mod nodes_json;
+pub(crate) mod offline;
 pub mod presets;
 pub(crate) mod sysfs;
 #[cfg(feature = "hwloc")]

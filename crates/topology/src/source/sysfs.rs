@@ -3,7 +3,11 @@
 //! `distance` lists the node's row in ascending node-id order (as the kernel prints it):
 //! one unsigned value per node directory; either every node has the file or none has (then
 //! Linux's 10/20 fallback). `cpulist` uses Linux's list syntax; a node whose `cpulist` is
-//! missing or empty is memory-only. `meminfo`'s `MemTotal` is read when the file exists.
+//! missing or empty has no CPU in the model: memory-only, or [`CpusOffline`] when its
+//! `cpuM` links name CPUs that `cpu/online` does not list (`offline.rs`). `meminfo`'s
+//! `MemTotal` is read when the file exists.
+//!
+//! [`CpusOffline`]: crate::NodeKind::CpusOffline
 //! Every error names the file, and the value where one is at fault.
 
 use std::path::{Path, PathBuf};
@@ -90,7 +94,11 @@ fn read_root(root: &Path) -> Result<Machine> {
             Some(rows.into_iter().filter_map(|(_, r)| r).collect())
         }
     };
-    Machine::from_specs(root.display().to_string(), specs, matrix)
+    let offline = super::offline::offline_cpus(root)?;
+    Ok(
+        Machine::from_specs(root.display().to_string(), specs, matrix)?
+            .with_offline_cpus(|id| offline.get(&id).cloned().unwrap_or_default()),
+    )
 }
 
 /// A node's `distance` row: `nodes` unsigned decimals.

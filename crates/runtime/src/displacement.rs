@@ -1,0 +1,276 @@
+//! Displaced workers: a pinned worker whose CPU went away (taken offline, or its affinity
+//! widened by someone else) notices, says so, and pins itself again when it can.
+//!
+//! # What the kernel does
+//!
+//! When a CPU is taken offline (`echo 0 > /sys/devices/system/cpu/cpuN/online`), every
+//! thread whose affinity holds only that CPU is moved elsewhere and its affinity is *widened*
+//! to its cpuset's CPUs (`select_fallback_rq`): the pinning is broken for good, and nothing
+//! tells the thread. When the CPU comes back, the affinity stays wide. The same state
+//! follows from anyone calling `sched_setaffinity` on a worker with a wider mask.
+//!
+//! # The protocol
+//!
+//! Each pinned worker keeps its target CPU (OS index) and a [`PinWatch`]; the state it
+//! publishes is in its counters (`pin_state`, `displacements`, `repins`, one writer each:
+//! the worker), read by [`ThreadPool::metrics`](crate::ThreadPool::metrics).
+//!
+//! 1. **Every [`CHECK_EVERY`] tasks** it runs (`WorkerThread::execute_with`: a `Cell`
+//!    countdown, no syscall), and **after every wake-up**, a worker that believes itself
+//!    pinned compares `sched_getcpu()` (the vDSO on x86-64, no syscall) with its CPU. Equal:
+//!    nothing to do. Different: step 3.
+//! 2. **Before every park** it reads its affinity (`sched_getaffinity`: one syscall next to
+//!    the futex wait it is about to make) and compares it with `[cpu]`. This catches a
+//!    widened mask that left the thread where it was (still on its CPU, so step 1 cannot).
+//! 3. **Confirm**: a different CPU alone proves nothing if the mask is still `[cpu]` (a
+//!    read racing a migration); the worker reads its affinity. Still `[cpu]`: nothing to do.
+//!    Anything else: the worker is **displaced**: `pin_state = DISPLACED`,
+//!    `displacements += 1`, a `tracing::warn!` naming the worker, its CPU and its new mask;
+//!    then step 4 at once.
+//! 4. **Re-pin** (a displaced worker, at each check of steps 1–2): `sched_setaffinity([cpu])`.
+//!    It fails with `EINVAL` while the CPU is offline: the worker stays displaced and keeps
+//!    running tasks wherever the kernel puts it. It succeeds once the CPU is back (or at
+//!    once when the mask was only widened): `pin_state = PINNED`, `repins += 1`, a
+//!    `tracing::info!`.
+//! 5. **A displaced worker never parks for good**: it parks with a timeout of
+//!    [`DISPLACED_PARK`] (`Sleep::park_for`), so that an idle pool still re-pins within
+//!    that time of the CPU's return. A timeout is a spurious wake-up for the sleep protocol
+//!    (`sleep/README.md`): the worker leaves the sleepers list, searches, and parks again.
+//!
+//! Nothing moves a task: displacement only changes where the thread runs, so the
+//! exactly-once guarantee of the queues is untouched. Unpinned workers (virtual topologies,
+//! `pin(false)`) have no target and skip every step.
+
+use std::cell::Cell;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use crate::metrics::{bump, WorkerCounters};
+
+/// Tasks run between two `sched_getcpu` checks of a pinned worker (step 1).
+pub(crate) const CHECK_EVERY: u32 = 1024;
+
+/// How long a displaced worker parks at most before it tries to re-pin again (step 5).
+pub(crate) const DISPLACED_PARK: Duration = Duration::from_millis(50);
+
+/// `WorkerCounters::pin_state`: a worker with no CPU to be pinned to.
+pub(crate) const UNPINNED: u8 = 0;
+/// `WorkerCounters::pin_state`: pinned to its CPU, as far as the last check knows.
+pub(crate) const PINNED: u8 = 1;
+/// `WorkerCounters::pin_state`: displaced from its CPU, re-pinning at each check.
+pub(crate) const DISPLACED: u8 = 2;
+
+/// A worker's own half of the protocol (its thread only).
+#[derive(Debug)]
+pub(crate) struct PinWatch {
+    /// The CPU (OS index) the worker is pinned to; `None`: unpinned, nothing to watch.
+    target: Option<u32>,
+    /// Tasks until the next periodic check (step 1).
+    countdown: Cell<u32>,
+    displaced: Cell<bool>,
+}
+
+/// How thorough a check is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Check {
+    /// Steps 1 and 3: `sched_getcpu`, confirmed by the affinity only when it differs.
+    Cpu,
+    /// Step 2: the affinity itself.
+    Affinity,
+}
+
+impl PinWatch {
+    /// The watch of a worker pinned to `target` (OS index), or of an unpinned one.
+    pub(crate) fn new(target: Option<u32>) -> Self {
+        Self {
+            target,
+            countdown: Cell::new(CHECK_EVERY),
+            displaced: Cell::new(false),
+        }
+    }
+
+    /// Step 1's countdown, on every task run: `true` when a check is due.
+    #[inline(always)]
+    pub(crate) fn tick(&self) -> bool {
+        let n = self.countdown.get();
+        if n == 0 {
+            self.countdown.set(CHECK_EVERY);
+            self.target.is_some()
+        } else {
+            self.countdown.set(n - 1);
+            false
+        }
+    }
+
+    /// Whether the worker is displaced now (it then parks with a timeout, step 5).
+    #[inline]
+    pub(crate) fn is_displaced(&self) -> bool {
+        self.displaced.get()
+    }
+
+    /// Steps 1–4 for worker `worker`, publishing into `counters`.
+    #[cold]
+    pub(crate) fn check(&self, check: Check, worker: usize, counters: &WorkerCounters) {
+        let Some(cpu) = self.target else { return };
+        if !self.displaced.get() {
+            if check == Check::Cpu && crate::os::current_cpu().is_none_or(|c| c == cpu) {
+                return;
+            }
+            let mask = match crate::os::thread_affinity() {
+                Ok(m) if m != [cpu] => m,
+                // Still `[cpu]`, or the kernel will not say: nothing to report.
+                _ => return,
+            };
+            self.displaced.set(true);
+            counters.pin_state.store(DISPLACED, Ordering::Relaxed);
+            bump(&counters.displacements, 1);
+            tracing::warn!(
+                target: "zonal_runtime",
+                worker,
+                cpu,
+                allowed = ?mask,
+                "worker {worker} was displaced from CPU {cpu} (offline, or its affinity was \
+                 changed); it runs on {mask:?} until it can be pinned again"
+            );
+        }
+        if crate::os::pin_current_thread(cpu).is_ok() {
+            self.displaced.set(false);
+            counters.pin_state.store(PINNED, Ordering::Relaxed);
+            bump(&counters.repins, 1);
+            tracing::info!(
+                target: "zonal_runtime",
+                worker,
+                cpu,
+                "worker {worker} is pinned to CPU {cpu} again"
+            );
+        }
+    }
+}
+
+#[cfg(all(test, target_os = "linux", not(zonal_loom)))]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::ThreadPoolBuilder;
+
+    /// Polls `f` until it holds; fails the test after a generous deadline (the deadline
+    /// only turns a hang into a failure: nothing asserts on how long it took).
+    fn eventually(what: &str, mut f: impl FnMut() -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !f() {
+            assert!(Instant::now() < deadline, "gave up waiting: {what}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// The CPUs this thread may use, if there are at least two (else the test cannot move
+    /// a thread off its CPU and is skipped).
+    fn two_cpus() -> Option<Vec<u32>> {
+        let cpus = crate::os::thread_affinity().ok()?;
+        if cpus.len() < 2 {
+            eprintln!("skipped: needs two CPUs, this thread may use {cpus:?}");
+            return None;
+        }
+        Some(cpus)
+    }
+
+    #[test]
+    fn the_countdown_fires_every_check_every_tasks_and_only_when_pinned() {
+        let pinned = PinWatch::new(Some(0));
+        let fired = (0..3 * (CHECK_EVERY + 1)).filter(|_| pinned.tick()).count();
+        assert_eq!(fired, 3);
+        let unpinned = PinWatch::new(None);
+        assert!((0..3 * (CHECK_EVERY + 1)).all(|_| !unpinned.tick()));
+    }
+
+    #[test]
+    fn a_thread_moved_off_its_cpu_is_displaced_then_pinned_again() {
+        let Some(cpus) = two_cpus() else { return };
+        let cpu = cpus[0];
+        crate::os::pin_current_thread(cpu).unwrap();
+        let counters = WorkerCounters::new(1, true);
+        let watch = PinWatch::new(Some(cpu));
+        watch.check(Check::Cpu, 0, &counters);
+        assert_eq!(counters.pin_state.load(Ordering::Relaxed), PINNED);
+        assert_eq!(counters.displacements.load(Ordering::Relaxed), 0);
+        // What offlining does: the kernel moves the thread and widens its mask (here to
+        // every other CPU, so that `sched_getcpu` alone sees it, as step 1 expects).
+        crate::os::set_thread_affinity(&cpus[1..]).unwrap();
+        watch.check(Check::Cpu, 0, &counters);
+        // The CPU is online: re-pinned at once.
+        assert_eq!(counters.displacements.load(Ordering::Relaxed), 1);
+        assert_eq!(counters.repins.load(Ordering::Relaxed), 1);
+        assert_eq!(counters.pin_state.load(Ordering::Relaxed), PINNED);
+        assert!(!watch.is_displaced());
+        assert_eq!(crate::os::thread_affinity().unwrap(), [cpu]);
+        crate::os::set_thread_affinity(&cpus).unwrap();
+    }
+
+    #[test]
+    fn a_worker_stays_displaced_while_its_cpu_is_gone() {
+        // CPU 4095 is not online here (the mask holds 4096 bits; no test machine has that
+        // many): pinning to it fails as for an offline CPU.
+        let counters = WorkerCounters::new(1, true);
+        let watch = PinWatch::new(Some(4095));
+        for _ in 0..3 {
+            watch.check(Check::Affinity, 7, &counters);
+        }
+        assert!(watch.is_displaced());
+        assert_eq!(counters.pin_state.load(Ordering::Relaxed), DISPLACED);
+        assert_eq!(
+            counters.displacements.load(Ordering::Relaxed),
+            1,
+            "one displacement"
+        );
+        assert_eq!(counters.repins.load(Ordering::Relaxed), 0);
+        let m = counters.snapshot(7, 0, 0, 0, 0);
+        assert!(m.displaced && !m.pinned);
+    }
+
+    /// Worker 0 widens its own mask from inside a task (the CPU stays online, and the
+    /// thread may well stay on it): the worker notices before it parks, reports it in its
+    /// metrics, and pins itself again. Its tasks all ran.
+    #[test]
+    fn a_pool_worker_notices_a_widened_mask_and_repins_itself() {
+        let Some(cpus) = two_cpus() else { return };
+        let pool = ThreadPoolBuilder::new().no_policy().build().unwrap();
+        let Some(cpu) = pool.registry().worker_pin[0] else {
+            eprintln!("skipped: worker 0 is not pinned");
+            return;
+        };
+        assert!(pool.metrics().workers[0].pinned);
+        let (tx, rx) = mpsc::channel();
+        let wide = cpus.clone();
+        pool.spawn_pinned(0, move || {
+            crate::os::set_thread_affinity(&wide).unwrap();
+            tx.send(()).unwrap();
+        });
+        rx.recv().unwrap();
+        eventually("worker 0 re-pinned", || {
+            pool.metrics().workers[0].repins >= 1
+        });
+        let m = pool.metrics();
+        let w = &m.workers[0];
+        assert_eq!((w.displacements, w.repins), (1, 1), "{w:?}");
+        assert!(w.pinned && !w.displaced);
+        assert_eq!(m.displaced_workers, 0);
+        assert_eq!(m.total.displacements, 1);
+        // The kernel agrees: its mask is its CPU again.
+        let (tx, rx) = mpsc::channel();
+        pool.spawn_pinned(0, move || tx.send(crate::os::thread_affinity()).unwrap());
+        assert_eq!(rx.recv().unwrap().unwrap(), [cpu]);
+        // Nothing was lost: a burst of tasks still runs exactly once each.
+        let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        pool.scope(|s| {
+            for _ in 0..10_000 {
+                let count = std::sync::Arc::clone(&count);
+                s.spawn(move |_| {
+                    count.fetch_add(1, Ordering::Relaxed);
+                });
+            }
+        });
+        assert_eq!(count.load(Ordering::Relaxed), 10_000);
+    }
+}

@@ -1,0 +1,126 @@
+//! Which nodes of a pool's topology have workers, and why the others have none
+//! ([`ThreadPool::node_workers`]).
+
+use serde::Serialize;
+use zonal_topology::NodeKind;
+
+use crate::pool::ThreadPool;
+
+/// One node of a pool's topology: its workers, or why it has none.
+///
+/// ```
+/// use zonal_runtime::{NodeWorkers, ThreadPoolBuilder};
+/// let pool = ThreadPoolBuilder::new().preset("s1").no_policy().workers_per_node(1).build()?;
+/// let nodes = pool.node_workers();
+/// assert_eq!(nodes.len(), 16);
+/// assert!(matches!(&nodes[0], NodeWorkers::Workers { workers } if workers.len() == 1));
+/// # Ok::<(), zonal_runtime::BuildError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum NodeWorkers {
+    /// Workers sit on it (their indexes, ascending).
+    Workers {
+        /// The workers.
+        workers: Vec<usize>,
+    },
+    /// It has CPUs the pool could use, but the builder chose none of them
+    /// (`worker_cpus`, `num_threads`).
+    NotChosen,
+    /// It has no CPU at all: memory only (a [`NodeBuffer`](crate::NodeBuffer) can still
+    /// live there).
+    MemoryOnly,
+    /// Its CPUs are withheld from this process (taskset, a cgroup cpuset).
+    CpusNotAllowed {
+        /// The withheld CPUs (OS indexes).
+        cpus: Vec<u32>,
+    },
+    /// Its CPUs were all offline when the topology was read: treated as memory-only.
+    CpusOffline {
+        /// The offline CPUs (OS indexes).
+        cpus: Vec<u32>,
+    },
+}
+
+impl ThreadPool {
+    /// Per node of the pool's topology (dense order, as
+    /// [`NodeId`](zonal_topology::NodeId)): the workers on it, or why it has none.
+    #[must_use]
+    pub fn node_workers(&self) -> Vec<NodeWorkers> {
+        let r = &*self.registry;
+        let m = r.topo.machine();
+        m.nodes()
+            .iter()
+            .enumerate()
+            .map(|(k, node)| {
+                let workers: Vec<usize> = (0..r.num_workers())
+                    .filter(|&w| r.worker_node[w] as usize == k)
+                    .collect();
+                if !workers.is_empty() {
+                    return NodeWorkers::Workers { workers };
+                }
+                match node.kind() {
+                    NodeKind::CpusNotAllowed => NodeWorkers::CpusNotAllowed {
+                        cpus: node.withheld_cpus.clone(),
+                    },
+                    NodeKind::CpusOffline => NodeWorkers::CpusOffline {
+                        cpus: node.offline_cpus.clone(),
+                    },
+                    NodeKind::MemoryOnly => NodeWorkers::MemoryOnly,
+                    _ => NodeWorkers::NotChosen,
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use zonal_topology::{CpuSpec, Machine, NodeSpec, Topology};
+
+    use super::*;
+    use crate::ThreadPoolBuilder;
+
+    #[test]
+    fn every_node_says_why_it_has_no_workers() {
+        let node = |os_id: u32, cpus: &[u32]| NodeSpec {
+            os_id,
+            cpus: cpus.iter().map(|&c| CpuSpec::alone(c, os_id)).collect(),
+            memory_bytes: None,
+        };
+        let m = Machine::from_specs(
+            "t",
+            vec![
+                node(0, &[0, 1]),
+                node(1, &[2, 3]),
+                node(2, &[4, 5]),
+                node(3, &[]),
+                node(4, &[]),
+            ],
+            None,
+        )
+        .unwrap()
+        .with_offline_cpus(|n| if n == 4 { vec![8, 9] } else { Vec::new() })
+        .restrict_cpus(|c| c < 4)
+        .unwrap();
+        let pool = ThreadPoolBuilder::new()
+            .topology(Topology::new(m))
+            .no_policy()
+            .worker_cpus([0, 1])
+            .build()
+            .unwrap();
+        assert_eq!(
+            pool.node_workers(),
+            [
+                NodeWorkers::Workers {
+                    workers: vec![0, 1]
+                },
+                NodeWorkers::NotChosen,
+                NodeWorkers::CpusNotAllowed { cpus: vec![4, 5] },
+                NodeWorkers::MemoryOnly,
+                NodeWorkers::CpusOffline { cpus: vec![8, 9] },
+            ]
+        );
+    }
+}
