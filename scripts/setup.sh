@@ -29,3 +29,6 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: no cargo on PATH; install a stable Rust toolchain (https://rustup.rs) first" >&2
   exit 1
 fi
+
+# QEMU, busybox and a kernel for the guest tests (crates/guest).
+"$(dirname "$0")/setup-guest.sh"
