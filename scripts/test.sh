@@ -7,6 +7,9 @@ scripts/setup.sh
 # The example CLIs as plain binaries: tests/hostile_input.rs runs them (`cargo test` builds
 # the examples that have unit tests only in test mode).
 cargo build --workspace --examples
+# The in-guest probe: crates/guest/tests boot it (with the workload and service examples)
+# in QEMU NUMA guests.
+cargo build -p zonal-guest-probe
 cargo test --workspace
 # The optional tokio control plane.
 cargo test -p zonal-runtime --features control-plane
