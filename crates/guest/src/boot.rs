@@ -31,6 +31,15 @@ const TAIL_LINES: usize = 30;
 /// # Errors
 /// [`GuestError::KernelMissing`] naming where it looked.
 pub fn find_kernel() -> Result<PathBuf, GuestError> {
+    let found = find_kernel_image()?;
+    // Ubuntu installs kernels readable by root only; QEMU would fail later with less to say.
+    std::fs::File::open(&found).map_err(|e| GuestError::KernelMissing {
+        searched: format!("{} is not readable: {e}", found.display()),
+    })?;
+    Ok(found)
+}
+
+fn find_kernel_image() -> Result<PathBuf, GuestError> {
     if let Some(p) = std::env::var_os("ZONAL_GUEST_KERNEL") {
         let p = PathBuf::from(p);
         return if p.is_file() {
@@ -295,20 +304,26 @@ fn drain(mut pipe: impl Read + Send + 'static, into: Arc<Mutex<Vec<u8>>>) -> Joi
     })
 }
 
-/// The lines between the begin marker and the last end marker, and the `rc=` value.
+/// The lines between the begin marker and the last end marker, and the `rc=` value. A
+/// marker may follow other text on its line (a terminal reset the firmware printed without a
+/// newline, a kernel message).
 fn cut_job_output(console: &str) -> Option<(String, i32)> {
     let lines: Vec<&str> = console.lines().collect();
-    let begin = lines.iter().position(|l| l.trim_end() == BEGIN_MARKER)?;
+    let begin = lines
+        .iter()
+        .position(|l| l.trim_end().ends_with(BEGIN_MARKER))?;
     let (end, rc) = lines
         .iter()
         .enumerate()
         .skip(begin + 1)
         .rev()
         .find_map(|(i, l)| {
-            l.trim_end()
-                .strip_prefix(END_MARKER)
-                .and_then(|rc| rc.trim().parse::<i32>().ok())
-                .map(|rc| (i, rc))
+            let at = l.find(END_MARKER)?;
+            let digits: String = l[at + END_MARKER.len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '-')
+                .collect();
+            digits.parse::<i32>().ok().map(|rc| (i, rc))
         })?;
     let mut out = String::new();
     for l in &lines[begin + 1..end] {
@@ -373,6 +388,10 @@ mod test {
             Some((String::new(), 0))
         );
         assert_eq!(cut_job_output("ZONAL-GUEST-BEGIN\nx\n"), None);
+        // The firmware's terminal reset has no newline; a kernel message may lead a line.
+        let console =
+            "\x1bc\x1b[?7l\x1b[2JZONAL-GUEST-BEGIN\n21 10\n[ 2.0] x ZONAL-GUEST-END rc=0\n";
+        assert_eq!(cut_job_output(console), Some(("21 10\n".into(), 0)));
         assert_eq!(cut_job_output("panic\n"), None);
     }
 

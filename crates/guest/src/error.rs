@@ -34,13 +34,15 @@ pub enum GuestError {
         /// Largest allowed.
         max: u32,
     },
-    /// The nodes' memory adds up to more than the limit.
-    #[error("the guest would have {mib} MiB of memory in all, more than the limit of {limit} MiB")]
+    /// The nodes' memory adds up to less or more than the bounds.
+    #[error("the guest would have {mib} MiB of memory in all, outside {min}..={max} MiB")]
     TotalMemory {
         /// The sum.
         mib: u64,
-        /// The limit ([`MAX_GUEST_MEMORY_MIB`](crate::spec::MAX_GUEST_MEMORY_MIB)).
-        limit: u64,
+        /// Least ([`MIN_GUEST_MEMORY_MIB`](crate::spec::MIN_GUEST_MEMORY_MIB)).
+        min: u64,
+        /// Most ([`MAX_GUEST_MEMORY_MIB`](crate::spec::MAX_GUEST_MEMORY_MIB)).
+        max: u64,
     },
     /// `CpuCount::AtMost(0)`: a node with CPUs must keep one.
     #[error("cpus per node: {value}; a node with CPUs keeps at least 1")]

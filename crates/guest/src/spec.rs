@@ -26,6 +26,10 @@ pub const MIN_NODE_MEMORY_MIB: u32 = 16;
 /// The most memory one node may have.
 pub const MAX_NODE_MEMORY_MIB: u32 = 65_536;
 
+/// The least memory a guest may have in all: Debian's kernel with an initramfs of busybox and
+/// a few binaries (a few MiB, held twice while it is unpacked) runs out of memory at 96 MiB.
+pub const MIN_GUEST_MEMORY_MIB: u64 = 128;
+
 /// The most memory a guest may have in all (QEMU allocates guest RAM lazily, but the host
 /// must still be able to back what the guest touches).
 pub const MAX_GUEST_MEMORY_MIB: u64 = 65_536;
@@ -49,7 +53,8 @@ pub struct Shape {
 }
 
 impl Default for Shape {
-    /// One vCPU and 32 MiB per node: every shape of up to 128 nodes boots in seconds.
+    /// One vCPU and 32 MiB per node: every shape of 4 to 128 nodes boots in seconds (fewer
+    /// nodes need more memory each: [`MIN_GUEST_MEMORY_MIB`] in all).
     fn default() -> Self {
         Self {
             cpus_per_node: CpuCount::AtMost(1),
@@ -140,10 +145,11 @@ impl GuestSpec {
             }
             total += u64::from(n.memory_mib);
         }
-        if total > MAX_GUEST_MEMORY_MIB {
+        if !(MIN_GUEST_MEMORY_MIB..=MAX_GUEST_MEMORY_MIB).contains(&total) {
             return Err(GuestError::TotalMemory {
                 mib: total,
-                limit: MAX_GUEST_MEMORY_MIB,
+                min: MIN_GUEST_MEMORY_MIB,
+                max: MAX_GUEST_MEMORY_MIB,
             });
         }
         let mut ids: Vec<u32> = nodes.iter().map(|n| n.os_id).collect();
@@ -406,7 +412,11 @@ mod test {
             },
         ];
         let m = Machine::from_specs("m", specs, Some(vec![vec![10, 40], vec![40, 10]])).unwrap();
-        let s = GuestSpec::from_machine(&m, &Shape::default()).unwrap();
+        let shape = Shape {
+            memory_mib_per_node: 64,
+            ..Shape::default()
+        };
+        let s = GuestSpec::from_machine(&m, &shape).unwrap();
         assert_eq!(s.nodes()[1].cpus, 0);
         let args = s.qemu_args(Path::new("k"), Path::new("i"), "").join(" ");
         assert!(args.contains("node,nodeid=1,memdev=m1"), "{args}");
@@ -457,6 +467,20 @@ mod test {
             cpus,
             memory_mib: 32,
         };
+        let small = GuestSpec::new(
+            "x",
+            vec![node(0, 1), node(1, 1)],
+            vec![vec![10, 20], vec![20, 10]],
+        );
+        assert!(matches!(
+            small,
+            Err(GuestError::TotalMemory { mib: 64, .. })
+        ));
+        let node = |os_id, cpus| GuestNode {
+            os_id,
+            cpus,
+            memory_mib: 64,
+        };
         let e = GuestSpec::new(
             "x",
             vec![node(0, 1), node(1, 1)],
@@ -470,6 +494,11 @@ mod test {
                 value: 10
             })
         ));
+        let node = |os_id, cpus| GuestNode {
+            os_id,
+            cpus,
+            memory_mib: 128,
+        };
         let e = GuestSpec::new("x", vec![node(0, 1)], vec![vec![12]]);
         assert!(matches!(
             e,

@@ -67,14 +67,16 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<i32, GuestError> {
-    let machine = if let Some(name) = &args.preset {
-        zonal_topology::presets::preset_machine(name)?
-    } else if let Some(path) = &args.xml {
-        zonal_topology::from_xml_file(path)?
-    } else if let Some(path) = &args.nodes {
-        zonal_topology::from_nodes_file(path)?
-    } else {
-        unreachable!("clap requires a source")
+    let machine = match (&args.preset, &args.xml, &args.nodes) {
+        (Some(name), _, _) => zonal_topology::presets::preset_machine(name)?,
+        (None, Some(path), _) => zonal_topology::from_xml_file(path)?,
+        (None, None, Some(path)) => zonal_topology::from_nodes_file(path)?,
+        // clap requires one of the three; say so rather than panic.
+        (None, None, None) => {
+            return Err(GuestError::Report {
+                message: "no topology source: give --preset, --xml or --nodes".into(),
+            })
+        }
     };
     let shape = Shape {
         cpus_per_node: args
