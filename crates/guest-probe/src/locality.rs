@@ -137,7 +137,13 @@ fn one_policy(
         .filter(|(d, r)| r.is_some_and(|r| topo.node_in_zone(NodeId::new(*d), NodeId::new(r))))
         .count();
     let unmapped = log.iter().filter(|(_, r)| r.is_none()).count();
-    let share = |n: usize| if total == 0 { 0.0 } else { n as f64 / total as f64 };
+    let share = |n: usize| {
+        if total == 0 {
+            0.0
+        } else {
+            n as f64 / total as f64
+        }
+    };
     let depth = m.zone_depth;
     Ok(json!({
         "policy": policy,

@@ -85,7 +85,11 @@ pub(crate) fn run(args: &[String]) -> crate::Outcome {
         let buf = NodeBuffer::try_new_in(&pool, node, 1 << 16, |i| i as u8)
             .map_err(|e| format!("NodeBuffer on node {node}: {e}"))?;
         placements.push(json!({ "node": n, "placement": buf.placement() }));
-        phases.push(snapshot(&format!("after-nodebuffer-node{n}"), PREFIX, &expected)?);
+        phases.push(snapshot(
+            &format!("after-nodebuffer-node{n}"),
+            PREFIX,
+            &expected,
+        )?);
     }
 
     async_tasks(&pool, &expected, &inside)?;

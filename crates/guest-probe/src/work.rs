@@ -16,7 +16,8 @@ pub(crate) fn pool(policy: Option<&str>, prefix: &'static str) -> Result<ThreadP
     if let Some(p) = policy {
         b = b.policy_name(p);
     }
-    b.build().map_err(|e| format!("building a pool ({policy:?}): {e}"))
+    b.build()
+        .map_err(|e| format!("building a pool ({policy:?}): {e}"))
 }
 
 /// Busy work the optimiser cannot remove: `iters` rounds of a multiply-rotate.

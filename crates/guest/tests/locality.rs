@@ -10,7 +10,13 @@ use serde_json::Value;
 fn table(rows: &[Value]) -> String {
     let mut out = format!(
         "{:<18} {:>6} {:>9} {:>8} {:>7}  {:<28} {}\n",
-        "policy", "slices", "on-node", "in-zone", "passes", "steals by level", "balancer moves by level"
+        "policy",
+        "slices",
+        "on-node",
+        "in-zone",
+        "passes",
+        "steals by level",
+        "balancer moves by level"
     );
     for r in rows {
         out.push_str(&format!(
@@ -48,14 +54,23 @@ fn locality_figure_on_s1() {
     for p in rows {
         assert_eq!(p["slices"], p["slices_expected"], "{p}");
         assert_eq!(p["unmapped"], 0, "{p}");
-        assert_eq!(p["data_on_home"], p["tasks"], "state not on its home node: {p}");
+        assert_eq!(
+            p["data_on_home"], p["tasks"],
+            "state not on its home node: {p}"
+        );
         assert_eq!(p["data_moved"], 0, "{p}");
         let on = p["on_data_node_share"].as_f64().expect("share");
         let zone = p["in_data_zone_share"].as_f64().expect("share");
-        assert!((0.0..=1.0).contains(&on) && (0.0..=1.0).contains(&zone), "{p}");
+        assert!(
+            (0.0..=1.0).contains(&on) && (0.0..=1.0).contains(&zone),
+            "{p}"
+        );
         assert!(on <= zone, "on the node implies in the zone: {p}");
     }
-    let hard = rows.iter().find(|p| p["policy"] == "conservative-hard").expect("hard");
+    let hard = rows
+        .iter()
+        .find(|p| p["policy"] == "conservative-hard")
+        .expect("hard");
     assert_eq!(hard["in_data_zone"], hard["slices"], "{hard}");
     assert_eq!(hard["migrations_beyond_zone"], 0, "{hard}");
 }

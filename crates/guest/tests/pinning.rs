@@ -11,7 +11,11 @@ fn workers_stay_pinned_in_every_phase_on_four_nodes() {
     let step = boot.step("pinning");
     assert_eq!(step.rc, Some(0), "{}", step.text);
     let r = step.probe();
-    eprintln!("numa4 boot: {:.1} s (cached: {})", boot.elapsed.as_secs_f64(), boot.cached);
+    eprintln!(
+        "numa4 boot: {:.1} s (cached: {})",
+        boot.elapsed.as_secs_f64(),
+        boot.cached
+    );
     let expected: Vec<u64> = r["expected_cpus"]
         .as_array()
         .expect("expected_cpus")
@@ -21,11 +25,22 @@ fn workers_stay_pinned_in_every_phase_on_four_nodes() {
     let mut distinct = expected.clone();
     distinct.sort_unstable();
     distinct.dedup();
-    assert_eq!(distinct.len(), expected.len(), "workers share CPUs: {expected:?}");
-    assert_eq!(distinct, (0..8).collect::<Vec<u64>>(), "one worker per guest CPU");
+    assert_eq!(
+        distinct.len(),
+        expected.len(),
+        "workers share CPUs: {expected:?}"
+    );
+    assert_eq!(
+        distinct,
+        (0..8).collect::<Vec<u64>>(),
+        "one worker per guest CPU"
+    );
 
     let phases = r["phases"].as_array().expect("phases");
-    let names: Vec<&str> = phases.iter().map(|p| p["phase"].as_str().unwrap_or("")).collect();
+    let names: Vec<&str> = phases
+        .iter()
+        .map(|p| p["phase"].as_str().unwrap_or(""))
+        .collect();
     for want in [
         "after-build",
         "during-parallel-iterator",
@@ -58,7 +73,10 @@ fn workers_stay_pinned_in_every_phase_on_four_nodes() {
         assert_eq!(p["mismatched"], 0, "{p}");
     }
     assert_eq!(r["mismatched_total"], 0);
-    assert!(r["balance_passes"].as_u64().unwrap_or(0) > 0, "the control plane never balanced: {r}");
+    assert!(
+        r["balance_passes"].as_u64().unwrap_or(0) > 0,
+        "the control plane never balanced: {r}"
+    );
     for b in r["buffers"].as_array().expect("buffers") {
         assert_eq!(b["placement"], "bound", "{b}");
     }

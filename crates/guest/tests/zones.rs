@@ -31,7 +31,13 @@ fn sum_from(v: &Value, from: usize) -> u64 {
 fn assert_complete(run: &Value) {
     for k in run["kinds"].as_array().expect("kinds") {
         assert_eq!(k["executions"], k["expected"], "{k}");
-        for field in ["lost", "duplicated", "origin_mismatch", "no_origin", "unmapped"] {
+        for field in [
+            "lost",
+            "duplicated",
+            "origin_mismatch",
+            "no_origin",
+            "unmapped",
+        ] {
             assert_eq!(k[field], 0, "{field} in {k}");
         }
     }
@@ -53,8 +59,13 @@ fn check_zones(boot: &common::Boot, shape: &str) {
     assert!(c["balance_passes"].as_u64().unwrap_or(0) > 0, "{c}");
     // Stealing happened: some origin's work ran on two or more nodes (all in its zone,
     // since nothing ran outside it).
-    let spread = total["origins_spread_over_several_nodes"].as_array().expect("spread");
-    assert!(!spread.is_empty(), "{shape}: no work left its node at all: {total}");
+    let spread = total["origins_spread_over_several_nodes"]
+        .as_array()
+        .expect("spread");
+    assert!(
+        !spread.is_empty(),
+        "{shape}: no work left its node at all: {total}"
+    );
 
     let linux = run_of(&zones, "linux");
     assert_complete(linux);
@@ -83,7 +94,10 @@ fn check_examples(boot: &common::Boot, shape: &str) {
     assert_eq!(w.len(), 1, "one JSON object from workload: {w:?}");
     let w = &w[0];
     assert_eq!(w["policy"], "conservative-hard", "{w}");
-    assert_eq!(w["virtual"], false, "{shape}: workload ran on a virtual pool: {w}");
+    assert_eq!(
+        w["virtual"], false,
+        "{shape}: workload ran on a virtual pool: {w}"
+    );
     let depth = usize::try_from(w["zone_depth"].as_u64().expect("zone_depth")).expect("depth");
     assert_eq!(w["migrations_beyond_zone"], 0, "{w}");
     assert_eq!(sum_from(&w["steals_by_level"], depth), 0, "{w}");
@@ -102,14 +116,21 @@ fn check_examples(boot: &common::Boot, shape: &str) {
     assert_eq!(s.len(), 1, "one JSON object from service: {s:?}");
     let s = &s[0];
     assert_eq!(s["policy"], "conservative-hard", "{s}");
-    assert_eq!(s["virtual_pool"], false, "{s}");
+    assert_eq!(
+        s["virtual"], false,
+        "{shape}: service ran on a virtual pool: {s}"
+    );
     let depth = usize::try_from(s["zone_levels"].as_u64().expect("zone_levels")).expect("depth");
     assert_eq!(s["tasks_missing"], 0, "{s}");
     assert_eq!(s["tasks_repeated"], 0, "{s}");
     assert_eq!(s["tasks_completed"], s["tasks_spawned"], "{s}");
     assert!(s["tasks_spawned"].as_u64().unwrap_or(0) > 0, "{s}");
     assert_eq!(sum_from(&s["steals_by_level"], depth), 0, "{s}");
-    assert_eq!(sum_from(&s["control_plane_migrations_by_level"], depth), 0, "{s}");
+    assert_eq!(
+        sum_from(&s["control_plane_migrations_by_level"], depth),
+        0,
+        "{s}"
+    );
     eprintln!(
         "{shape}: workload steals by level {}, service {} tasks, steals by level {}, \
          control-plane moves by level {}",

@@ -16,7 +16,9 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use serde_json::Value;
-use zonal_guest::{find_busybox, find_kernel, CpuCount, Guest, GuestNode, GuestSpec, Initramfs, Shape};
+use zonal_guest::{
+    find_busybox, find_kernel, CpuCount, Guest, GuestNode, GuestSpec, Initramfs, Shape,
+};
 
 /// Marks the start of a step's output in the job: `ZONAL-STEP name`.
 const STEP: &str = "ZONAL-STEP ";
@@ -24,8 +26,12 @@ const STEP: &str = "ZONAL-STEP ";
 const STEP_END: &str = "ZONAL-STEP-END ";
 
 /// The distance matrix of the 4-node guest: two pairs of nodes, 12 within a pair.
-pub const NUMA4_DISTANCES: [[u32; 4]; 4] =
-    [[10, 12, 20, 22], [12, 10, 22, 20], [20, 22, 10, 12], [22, 20, 12, 10]];
+pub const NUMA4_DISTANCES: [[u32; 4]; 4] = [
+    [10, 12, 20, 22],
+    [12, 10, 22, 20],
+    [20, 22, 10, 12],
+    [22, 20, 12, 10],
+];
 
 /// One step of a job: a name and a shell command line.
 pub struct Step {
@@ -51,12 +57,14 @@ impl StepOutput {
         serde_json::from_str(line).unwrap_or_else(|e| panic!("PROBE-RESULT: {e}: {line}"))
     }
 
-    /// Every line that parses as a JSON object (an example's `--json` output).
+    /// Every line that holds a JSON object from its first `{` on (an example's `--json`
+    /// output; a progress bar on the console may leave escape sequences before it).
     pub fn json_lines(&self) -> Vec<Value> {
         self.text
             .lines()
-            .filter(|l| l.trim_start().starts_with('{'))
-            .filter_map(|l| serde_json::from_str(l).ok())
+            .filter_map(|l| l.find('{').map(|i| &l[i..]))
+            .filter_map(|l| serde_json::from_str::<Value>(l.trim_end()).ok())
+            .filter(Value::is_object)
             .collect()
     }
 }
@@ -154,12 +162,14 @@ pub fn numa4() -> GuestSpec {
     GuestSpec::new("numa4", nodes, rows).expect("numa4 spec")
 }
 
-/// The S1-shaped guest: the `s1` preset's 16 nodes × 2 CPUs and distances, 48 MiB a node.
+/// The S1-shaped guest: the `s1` preset's 16 nodes × 2 CPUs and distances, 64 MiB a node
+/// (the initramfs, some 30 MiB of binaries, is unpacked on one or two nodes, and buffers
+/// bound there must still find room: with 48 MiB the OOM killer ended `locality`).
 pub fn s1() -> GuestSpec {
     let machine = zonal_topology::presets::preset_machine("s1").expect("s1 preset");
     let shape = Shape {
         cpus_per_node: CpuCount::AsSource,
-        memory_mib_per_node: 48,
+        memory_mib_per_node: 64,
     };
     GuestSpec::from_machine(&machine, &shape).expect("s1 guest spec")
 }
@@ -167,7 +177,11 @@ pub fn s1() -> GuestSpec {
 /// Binaries go into the guest stripped (debug info is most of a debug binary, and the
 /// initramfs lives in guest memory); the copy sits next to the cache.
 fn stripped(host: &Path) -> PathBuf {
-    let name = host.file_name().expect("file name").to_string_lossy().into_owned();
+    let name = host
+        .file_name()
+        .expect("file name")
+        .to_string_lossy()
+        .into_owned();
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("stripped-{name}"));
     let fresh = std::process::Command::new("strip")
         .arg("--strip-debug")
@@ -203,14 +217,18 @@ pub fn boot(spec: &GuestSpec, binaries: &[(PathBuf, &str)], steps: &[Step]) -> O
         ));
     }
     let mut h = DefaultHasher::new();
-    spec.qemu_args(Path::new("k"), Path::new("i"), "").hash(&mut h);
+    spec.qemu_args(Path::new("k"), Path::new("i"), "")
+        .hash(&mut h);
     script.hash(&mut h);
     for (host, guest) in binaries {
         let meta = std::fs::metadata(host).expect("binary metadata");
         (meta.len(), meta.modified().ok(), guest).hash(&mut h);
     }
-    let cache = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("guest-{}-{:016x}.txt", spec.name(), h.finish()));
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "guest-{}-{:016x}.txt",
+        spec.name(),
+        h.finish()
+    ));
     if let Ok(text) = std::fs::read_to_string(&cache) {
         if let Some((secs, body)) = text.split_once('\n') {
             if let Ok(secs) = secs.parse::<f64>() {
@@ -234,7 +252,8 @@ pub fn boot(spec: &GuestSpec, binaries: &[(PathBuf, &str)], steps: &[Step]) -> O
         .run()
         .unwrap_or_else(|e| panic!("booting {}: {e}", spec.name()));
     assert_eq!(
-        run.exit_code, 0,
+        run.exit_code,
+        0,
         "the job failed in {}:\n{}\n--- console ---\n{}",
         spec.name(),
         run.job_output,
@@ -262,15 +281,19 @@ fn parse_steps(body: &str) -> BTreeMap<String, StepOutput> {
     let mut steps = BTreeMap::new();
     let mut current: Option<(String, String)> = None;
     for line in body.lines() {
-        if let Some(rest) = line.strip_prefix(STEP_END) {
-            if let Some((name, text)) = current.take() {
-                let rc = rest
+        // A marker may follow text on its line (a progress bar's escape sequences without a
+        // newline): the text before it belongs to the step it ends.
+        if let Some(at) = line.find(STEP_END) {
+            if let Some((name, mut text)) = current.take() {
+                text.push_str(&line[..at]);
+                text.push('\n');
+                let rc = line[at..]
                     .rsplit_once("rc=")
                     .and_then(|(_, rc)| rc.trim().parse().ok());
                 steps.insert(name, StepOutput { rc, text });
             }
-        } else if let Some(name) = line.strip_prefix(STEP) {
-            current = Some((name.trim().to_owned(), String::new()));
+        } else if let Some(at) = line.find(STEP) {
+            current = Some((line[at + STEP.len()..].trim().to_owned(), String::new()));
         } else if let Some((_, text)) = current.as_mut() {
             text.push_str(line);
             text.push('\n');
@@ -281,6 +304,16 @@ fn parse_steps(body: &str) -> BTreeMap<String, StepOutput> {
         steps.insert(name, StepOutput { rc: None, text });
     }
     steps
+}
+
+#[test]
+fn steps_parse_with_text_before_their_markers() {
+    let body = "ZONAL-STEP a\nx\n\x1b[1A{\"k\":1}ZONAL-STEP-END a rc=0\njunk ZONAL-STEP b\ny\n";
+    let steps = parse_steps(body);
+    assert_eq!(steps["a"].rc, Some(0));
+    assert_eq!(steps["a"].json_lines(), vec![serde_json::json!({"k": 1})]);
+    assert_eq!(steps["b"].rc, None);
+    assert_eq!(steps["b"].text, "y\n");
 }
 
 /// The 4-node guest's job: every check and both examples, in one boot.
@@ -301,11 +334,23 @@ pub fn s1_boot() -> Option<Boot> {
         (example("service"), "/bin/service"),
     ];
     let mut steps = common_steps(false);
+    steps.push(free_memory("free-before-locality"));
     steps.push(Step {
         name: "locality",
         command: "/bin/zonal-probe locality --tasks-per-node 2 --slices 8".into(),
     });
+    steps.push(free_memory("free-after-locality"));
     boot(&s1(), &binaries, &steps)
+}
+
+/// Each node's free memory (diagnostics for a step the OOM killer ends).
+fn free_memory(name: &'static str) -> Step {
+    Step {
+        name,
+        command: "grep -h MemFree /sys/devices/system/node/node*/meminfo; \
+                  dmesg | grep -i -A3 'out of memory\\|oom' | tail -20"
+            .into(),
+    }
 }
 
 fn common_steps(all: bool) -> Vec<Step> {
