@@ -4,12 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-# The example CLIs as plain binaries: tests/hostile_input.rs runs them (`cargo test` builds
-# the examples that have unit tests only in test mode).
-cargo build --workspace --examples
-# The in-guest probe: crates/guest/tests boot it (with the workload and service examples)
-# in QEMU NUMA guests.
-cargo build -p zonal-guest-probe
+# The example CLIs and the in-guest probe as plain binaries: tests/hostile_input.rs runs
+# the examples, and the guest tests (crates/guest/tests) boot Linux under QEMU as NUMA
+# machines with them inside (`cargo test` builds examples only in test mode, and another
+# package's binaries not at all).
+cargo build --workspace --bins --examples
 cargo test --workspace
 # The optional tokio control plane.
 cargo test -p zonal-runtime --features control-plane

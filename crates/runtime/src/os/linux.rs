@@ -156,6 +156,7 @@ pub(super) fn area_policy(addr: *const u8) -> io::Result<KernelPolicy> {
         MPOL_PREFERRED_MANY => PolicyMode::PreferredMany,
         m => PolicyMode::Other(m),
     };
+    #[allow(clippy::unnecessary_cast)] // c_ulong is u64 on the 64-bit targets only
     let words: Vec<u64> = mask.iter().map(|&w| w as u64).collect();
     Ok(KernelPolicy {
         mode,
