@@ -1,6 +1,8 @@
-//! The kernel's view of this process, read from `/proc`: each thread's name, allowed CPUs
-//! and the CPU it last ran on.
+//! The kernel's view of this process, read from `/proc` and `/sys`: each thread's name,
+//! allowed CPUs and the CPU it last ran on; which node each CPU belongs to; the memory
+//! policy of each mapping (`numa_maps`).
 
+use std::collections::BTreeMap;
 use std::fs;
 
 /// One thread of this process as `/proc/self/task/TID` describes it.
@@ -92,6 +94,104 @@ pub(crate) fn write(path: &str, value: &str) -> Result<(), String> {
     fs::write(path, value).map_err(|e| format!("writing {value:?} to {path}: {e}"))
 }
 
+/// The kernel's CPU → node map (OS ids), from `/sys/devices/system/node/node*/cpulist`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CpuNodes {
+    node_of: BTreeMap<u32, u32>,
+}
+
+impl CpuNodes {
+    /// Reads the map from sysfs.
+    pub(crate) fn read() -> Result<Self, String> {
+        Self::read_from("/sys/devices/system/node")
+    }
+
+    fn read_from(root: &str) -> Result<Self, String> {
+        let dir = fs::read_dir(root).map_err(|e| format!("{root}: {e}"))?;
+        let mut node_of = BTreeMap::new();
+        for entry in dir.flatten() {
+            let name = entry.file_name();
+            let Some(id) = name
+                .to_str()
+                .and_then(|n| n.strip_prefix("node"))
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let path = format!("{root}/node{id}/cpulist");
+            for cpu in parse_list(&read(&path)?)? {
+                node_of.insert(cpu, id);
+            }
+        }
+        if node_of.is_empty() {
+            return Err(format!("{root}: no node lists a CPU"));
+        }
+        Ok(Self { node_of })
+    }
+
+    /// The node (OS id) of CPU `cpu` (OS index), if the kernel lists it.
+    pub(crate) fn node_of(&self, cpu: u32) -> Option<u32> {
+        self.node_of.get(&cpu).copied()
+    }
+
+    /// The node (OS id) of the CPU the calling thread runs on now (`sched_getcpu`), with that
+    /// CPU.
+    pub(crate) fn here(&self) -> (Option<u32>, Option<u32>) {
+        let cpu = zonal_runtime::os::current_cpu();
+        (cpu, cpu.and_then(|c| self.node_of(c)))
+    }
+}
+
+/// One mapping of this process: its address range (`/proc/self/maps`) and its memory
+/// policy as `/proc/self/numa_maps` prints it (`default`, `bind:1`, `prefer:2`, …).
+#[derive(Clone, Debug, serde::Serialize)]
+pub(crate) struct Mapping {
+    pub(crate) start: u64,
+    pub(crate) end: u64,
+    pub(crate) policy: String,
+    /// The rest of the `numa_maps` line (file, `anon=`, `N<node>=` page counts, …).
+    pub(crate) detail: String,
+}
+
+/// Every mapping of this process with its memory policy. `maps` and `numa_maps` are read one
+/// after the other, so a mapping made or removed in between (by another thread) is left out.
+pub(crate) fn mappings() -> Result<Vec<Mapping>, String> {
+    let maps = read("/proc/self/maps")?;
+    let numa = read("/proc/self/numa_maps")?;
+    let mut ends = BTreeMap::new();
+    for line in maps.lines() {
+        let Some((range, _)) = line.split_once(' ') else {
+            continue;
+        };
+        let Some((a, b)) = range.split_once('-') else {
+            continue;
+        };
+        if let (Ok(a), Ok(b)) = (u64::from_str_radix(a, 16), u64::from_str_radix(b, 16)) {
+            ends.insert(a, b);
+        }
+    }
+    let mut out = Vec::new();
+    for line in numa.lines() {
+        let mut fields = line.splitn(3, ' ');
+        let (Some(start), Some(policy)) = (fields.next(), fields.next()) else {
+            continue;
+        };
+        let Ok(start) = u64::from_str_radix(start, 16) else {
+            continue;
+        };
+        let Some(&end) = ends.get(&start) else {
+            continue;
+        };
+        out.push(Mapping {
+            start,
+            end,
+            policy: policy.to_owned(),
+            detail: fields.next().unwrap_or("").to_owned(),
+        });
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod test {
     use super::*;
@@ -103,6 +203,18 @@ mod test {
         let stat = "12 (zw 1) S 1 1 1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 1 1 1 1 1 1 1 1 1 \
                     0 0 0 0 0 0 0 17 3 0 0 0 0 0";
         assert_eq!(last_cpu(stat), Some(3));
+    }
+
+    #[test]
+    fn this_process_has_mappings_and_cpus_on_nodes() {
+        let maps = mappings().unwrap();
+        assert!(maps.iter().all(|m| m.start < m.end && !m.policy.is_empty()));
+        assert!(!maps.is_empty());
+        // Machines without NUMA support in the kernel have no node directory.
+        if let Ok(nodes) = CpuNodes::read() {
+            let here = nodes.here();
+            assert!(here.0.is_none() || here.1.is_some());
+        }
     }
 
     #[test]

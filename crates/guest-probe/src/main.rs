@@ -12,6 +12,7 @@ mod kernel;
 mod locality;
 mod memory;
 mod pinning;
+mod work;
 mod zones;
 
 /// What a check returns: its findings, or why it could not run.

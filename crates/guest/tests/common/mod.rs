@@ -1,0 +1,384 @@
+//! What the probe tests share: the binaries they boot (`zonal-probe`, the `workload` and
+//! `service` examples), the two guest shapes, one boot per shape and job (kept on disk under
+//! `CARGO_TARGET_TMPDIR`, keyed by the binaries and the job, so that the test files that
+//! read the same guest boot it once), and the parsing of each step's output.
+//!
+//! A missing binary fails with the command that builds it. A host without QEMU, busybox or
+//! a kernel skips (prints why and returns `None`) unless `ZONAL_GUEST_REQUIRED` is set.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::Value;
+use zonal_guest::{
+    find_busybox, find_kernel, CpuCount, Guest, GuestNode, GuestSpec, Initramfs, Shape,
+};
+
+/// Marks the start of a step's output in the job: `ZONAL-STEP name`.
+const STEP: &str = "ZONAL-STEP ";
+/// Marks its end: `ZONAL-STEP-END name rc=N`.
+const STEP_END: &str = "ZONAL-STEP-END ";
+
+/// The distance matrix of the 4-node guest: two pairs of nodes, 12 within a pair.
+pub const NUMA4_DISTANCES: [[u32; 4]; 4] = [
+    [10, 12, 20, 22],
+    [12, 10, 22, 20],
+    [20, 22, 10, 12],
+    [22, 20, 12, 10],
+];
+
+/// One step of a job: a name and a shell command line.
+pub struct Step {
+    pub name: &'static str,
+    pub command: String,
+}
+
+/// The output of one step of a boot.
+#[derive(Clone, Debug)]
+pub struct StepOutput {
+    pub rc: Option<i32>,
+    pub text: String,
+}
+
+impl StepOutput {
+    /// The JSON after `PROBE-RESULT ` (a probe step).
+    pub fn probe(&self) -> Value {
+        let line = self
+            .text
+            .lines()
+            .find_map(|l| l.strip_prefix("PROBE-RESULT "))
+            .unwrap_or_else(|| panic!("no PROBE-RESULT line (rc {:?}):\n{}", self.rc, self.text));
+        serde_json::from_str(line).unwrap_or_else(|e| panic!("PROBE-RESULT: {e}: {line}"))
+    }
+
+    /// Every line that holds a JSON object from its first `{` on (an example's `--json`
+    /// output; a progress bar on the console may leave escape sequences before it).
+    pub fn json_lines(&self) -> Vec<Value> {
+        self.text
+            .lines()
+            .filter_map(|l| l.find('{').map(|i| &l[i..]))
+            .filter_map(|l| serde_json::from_str::<Value>(l.trim_end()).ok())
+            .filter(Value::is_object)
+            .collect()
+    }
+}
+
+/// A finished boot: its steps by name, and how long it took.
+#[derive(Clone, Debug)]
+pub struct Boot {
+    pub steps: BTreeMap<String, StepOutput>,
+    pub elapsed: Duration,
+    pub cached: bool,
+}
+
+impl Boot {
+    pub fn step(&self, name: &str) -> &StepOutput {
+        self.steps
+            .get(name)
+            .unwrap_or_else(|| panic!("step {name} did not run; steps: {:?}", self.steps.keys()))
+    }
+}
+
+/// `target/debug` (or the profile directory the tests were built in), from this test's
+/// own path `…/target/debug/deps/name-hash`.
+fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("current_exe");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("test binary under target/<profile>/deps")
+        .to_path_buf()
+}
+
+/// A binary the tests boot, or a panic naming the command that builds it.
+pub fn binary(relative: &str, build: &str) -> PathBuf {
+    let p = target_dir().join(relative);
+    assert!(
+        p.is_file(),
+        "{} is missing: build it first with `{build}`",
+        p.display()
+    );
+    p
+}
+
+pub fn probe_binary() -> PathBuf {
+    binary("zonal-probe", "cargo build -p zonal-guest-probe")
+}
+
+pub fn example(name: &str) -> PathBuf {
+    binary(
+        &format!("examples/{name}"),
+        &format!("cargo build --example {name}"),
+    )
+}
+
+/// Whether the host can boot guests; prints why not when it cannot.
+fn host_can_boot() -> bool {
+    let missing: Vec<String> = [
+        find_busybox().err().map(|e| e.to_string()),
+        find_kernel().err().map(|e| e.to_string()),
+        which("qemu-system-x86_64")
+            .is_none()
+            .then(|| "qemu-system-x86_64 not on PATH".to_owned()),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("ZONAL_GUEST_REQUIRED").is_none(),
+        "ZONAL_GUEST_REQUIRED is set but the host cannot boot guests: {missing:?} (scripts/setup-guest.sh)"
+    );
+    eprintln!("skipping the guest test: {missing:?} (scripts/setup-guest.sh installs them)");
+    false
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    if let Some(q) = std::env::var_os("ZONAL_GUEST_QEMU") {
+        return Some(PathBuf::from(q));
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+}
+
+/// The 4-node guest: 2 vCPUs and 128 MiB per node, [`NUMA4_DISTANCES`].
+pub fn numa4() -> GuestSpec {
+    let nodes = (0..4)
+        .map(|os_id| GuestNode {
+            os_id,
+            cpus: 2,
+            memory_mib: 128,
+        })
+        .collect();
+    let rows = NUMA4_DISTANCES.iter().map(|r| r.to_vec()).collect();
+    GuestSpec::new("numa4", nodes, rows).expect("numa4 spec")
+}
+
+/// The S1-shaped guest: the `s1` preset's 16 nodes × 2 CPUs and distances, 64 MiB a node
+/// (the initramfs, some 30 MiB of binaries, is unpacked on one or two nodes, and buffers
+/// bound there must still find room: with 48 MiB the OOM killer ended `locality`).
+pub fn s1() -> GuestSpec {
+    let machine = zonal_topology::presets::preset_machine("s1").expect("s1 preset");
+    let shape = Shape {
+        cpus_per_node: CpuCount::AsSource,
+        memory_mib_per_node: 64,
+    };
+    GuestSpec::from_machine(&machine, &shape).expect("s1 guest spec")
+}
+
+/// Binaries go into the guest stripped (debug info is most of a debug binary, and the
+/// initramfs lives in guest memory); the copy sits next to the cache.
+fn stripped(host: &Path) -> PathBuf {
+    let name = host
+        .file_name()
+        .expect("file name")
+        .to_string_lossy()
+        .into_owned();
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("stripped-{name}"));
+    let fresh = std::process::Command::new("strip")
+        .arg("--strip-debug")
+        .arg("-o")
+        .arg(&out)
+        .arg(host)
+        .status()
+        .is_ok_and(|s| s.success());
+    if fresh {
+        out
+    } else {
+        host.to_path_buf()
+    }
+}
+
+/// Boots `spec` once with `steps` and returns what each step printed, reusing a boot of
+/// the same binaries, spec and steps made earlier (by this or another test file). `None`
+/// when the host cannot boot guests.
+pub fn boot(spec: &GuestSpec, binaries: &[(PathBuf, &str)], steps: &[Step]) -> Option<Boot> {
+    // One boot at a time in this process: the tests of one file share it.
+    static LOCK: Mutex<()> = Mutex::new(());
+    static HOST_OK: OnceLock<bool> = OnceLock::new();
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    if !*HOST_OK.get_or_init(host_can_boot) {
+        return None;
+    }
+    let mut script = String::from("cd /tmp 2>/dev/null || mkdir -p /tmp && cd /tmp\n");
+    for s in steps {
+        script.push_str(&format!(
+            "echo '{STEP}{name}'\n{cmd}\necho \"{STEP_END}{name} rc=$?\"\n",
+            name = s.name,
+            cmd = s.command
+        ));
+    }
+    let mut h = DefaultHasher::new();
+    spec.qemu_args(Path::new("k"), Path::new("i"), "")
+        .hash(&mut h);
+    script.hash(&mut h);
+    for (host, guest) in binaries {
+        let meta = std::fs::metadata(host).expect("binary metadata");
+        (meta.len(), meta.modified().ok(), guest).hash(&mut h);
+    }
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "guest-{}-{:016x}.txt",
+        spec.name(),
+        h.finish()
+    ));
+    if let Ok(text) = std::fs::read_to_string(&cache) {
+        if let Some((secs, body)) = text.split_once('\n') {
+            if let Ok(secs) = secs.parse::<f64>() {
+                return Some(Boot {
+                    steps: parse_steps(body),
+                    elapsed: Duration::from_secs_f64(secs),
+                    cached: true,
+                });
+            }
+        }
+    }
+    let mut initramfs = Initramfs::new(&find_busybox().expect("busybox")).expect("initramfs");
+    for (host, guest) in binaries {
+        initramfs = initramfs
+            .binary(stripped(host), guest)
+            .unwrap_or_else(|e| panic!("adding {}: {e}", host.display()));
+    }
+    let initramfs = initramfs.job(&script);
+    let run = Guest::new(spec.clone(), initramfs)
+        .timeout(Duration::from_secs(300))
+        .run()
+        .unwrap_or_else(|e| panic!("booting {}: {e}", spec.name()));
+    assert_eq!(
+        run.exit_code,
+        0,
+        "the job failed in {}:\n{}\n--- console ---\n{}",
+        spec.name(),
+        run.job_output,
+        run.console
+    );
+    let body = run.job_output;
+    let tmp = cache.with_extension("tmp");
+    if std::fs::write(&tmp, format!("{}\n{body}", run.elapsed.as_secs_f64())).is_ok() {
+        let _ = std::fs::rename(&tmp, &cache);
+    }
+    eprintln!(
+        "booted {} ({} vCPUs): {:.1} s",
+        spec.name(),
+        spec.cpu_count(),
+        run.elapsed.as_secs_f64()
+    );
+    Some(Boot {
+        steps: parse_steps(&body),
+        elapsed: run.elapsed,
+        cached: false,
+    })
+}
+
+fn parse_steps(body: &str) -> BTreeMap<String, StepOutput> {
+    let mut steps = BTreeMap::new();
+    let mut current: Option<(String, String)> = None;
+    for line in body.lines() {
+        // A marker may follow text on its line (a progress bar's escape sequences without a
+        // newline): the text before it belongs to the step it ends.
+        if let Some(at) = line.find(STEP_END) {
+            if let Some((name, mut text)) = current.take() {
+                text.push_str(&line[..at]);
+                text.push('\n');
+                let rc = line[at..]
+                    .rsplit_once("rc=")
+                    .and_then(|(_, rc)| rc.trim().parse().ok());
+                steps.insert(name, StepOutput { rc, text });
+            }
+        } else if let Some(at) = line.find(STEP) {
+            current = Some((line[at + STEP.len()..].trim().to_owned(), String::new()));
+        } else if let Some((_, text)) = current.as_mut() {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    // A step cut short (the probe crashed the guest) still shows its output.
+    if let Some((name, text)) = current {
+        steps.insert(name, StepOutput { rc: None, text });
+    }
+    steps
+}
+
+#[test]
+fn steps_parse_with_text_before_their_markers() {
+    let body = "ZONAL-STEP a\nx\n\x1b[1A{\"k\":1}ZONAL-STEP-END a rc=0\njunk ZONAL-STEP b\ny\n";
+    let steps = parse_steps(body);
+    assert_eq!(steps["a"].rc, Some(0));
+    assert_eq!(steps["a"].json_lines(), vec![serde_json::json!({"k": 1})]);
+    assert_eq!(steps["b"].rc, None);
+    assert_eq!(steps["b"].text, "y\n");
+}
+
+/// The 4-node guest's job: every check and both examples, in one boot.
+pub fn numa4_boot() -> Option<Boot> {
+    let binaries = [
+        (probe_binary(), "/bin/zonal-probe"),
+        (example("workload"), "/bin/workload"),
+        (example("service"), "/bin/service"),
+    ];
+    boot(&numa4(), &binaries, &common_steps(true))
+}
+
+/// The S1-shaped guest's job: zones, the examples, and the locality figure, in one boot.
+pub fn s1_boot() -> Option<Boot> {
+    let binaries = [
+        (probe_binary(), "/bin/zonal-probe"),
+        (example("workload"), "/bin/workload"),
+        (example("service"), "/bin/service"),
+    ];
+    let mut steps = common_steps(false);
+    steps.push(free_memory("free-before-locality"));
+    steps.push(Step {
+        name: "locality",
+        command: "/bin/zonal-probe locality --tasks-per-node 2 --slices 8".into(),
+    });
+    steps.push(free_memory("free-after-locality"));
+    boot(&s1(), &binaries, &steps)
+}
+
+/// Each node's free memory (diagnostics for a step the OOM killer ends).
+fn free_memory(name: &'static str) -> Step {
+    Step {
+        name,
+        command: "grep -h MemFree /sys/devices/system/node/node*/meminfo; \
+                  dmesg | grep -i -A3 'out of memory\\|oom' | tail -20"
+            .into(),
+    }
+}
+
+fn common_steps(all: bool) -> Vec<Step> {
+    let mut steps = Vec::new();
+    if all {
+        steps.push(Step {
+            name: "pinning",
+            command: "/bin/zonal-probe pinning".into(),
+        });
+        steps.push(Step {
+            name: "memory",
+            command: "/bin/zonal-probe memory".into(),
+        });
+    }
+    steps.push(Step {
+        name: "zones",
+        command: "/bin/zonal-probe zones --policy conservative-hard --policy linux".into(),
+    });
+    steps.push(Step {
+        name: "workload",
+        command: "/bin/workload --policy conservative-hard --workload all --tasks 48 \
+                  --stream-len 4096 --grid 32 --json"
+            .into(),
+    });
+    steps.push(Step {
+        name: "service",
+        command: "/bin/service --policy conservative-hard --seconds 2 --json --out /tmp/service"
+            .into(),
+    });
+    steps
+}
