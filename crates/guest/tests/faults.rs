@@ -14,7 +14,8 @@
 //! The probe is a binary of this workspace: build it first with
 //! `cargo build -p zonal-guest-probe` (the tests name the command when it is missing).
 
-use std::path::PathBuf;
+mod common;
+
 use std::time::Duration;
 
 use serde_json::Value;
@@ -22,22 +23,6 @@ use zonal_guest::{find_busybox, Guest, GuestNode, GuestRun, GuestSpec, Initramfs
 
 /// How long one guest may run (TCG, a debug build of the probe).
 const TIMEOUT: Duration = Duration::from_secs(600);
-
-/// `…/target/<profile>/zonal-probe`, next to this test's own `deps/` directory.
-fn probe() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test's own path");
-    let profile = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("the test runs from <target>/<profile>/deps");
-    let probe = profile.join("zonal-probe");
-    assert!(
-        probe.is_file(),
-        "{} is missing: run `cargo build -p zonal-guest-probe` first",
-        probe.display()
-    );
-    probe
-}
 
 /// `nodes` nodes of `cpus` vCPUs each (64 MiB), plus `memory_only` nodes without CPUs;
 /// distance 12 within a pair of nodes (0-1, 2-3, …), 20 otherwise.
@@ -68,7 +53,7 @@ fn guest(nodes: u32, cpus: u32, memory_only: u32) -> GuestSpec {
 fn run(spec: GuestSpec, job: &str, kernel_args: &str) -> GuestRun {
     let initramfs = Initramfs::new(&find_busybox().unwrap())
         .unwrap()
-        .binary(probe(), "/bin/zonal-probe")
+        .binary(common::probe_binary(), "/bin/zonal-probe")
         .unwrap()
         .job(job);
     let run = Guest::new(spec, initramfs)
@@ -167,6 +152,9 @@ fn check_cpuset(case: &str, r: &Value, allowed: &[u32], kinds: &[&str], buffers_
 /// (a) A CPU with a worker goes offline under load, and comes back while the pool idles.
 #[test]
 fn a_cpu_going_offline_loses_nothing_and_its_worker_repins() {
+    if !common::host_can_boot() {
+        return;
+    }
     let run = run(
         guest(4, 2, 0),
         "echo CASE faults\n/bin/zonal-probe faults",
@@ -226,6 +214,9 @@ fn a_cpu_going_offline_loses_nothing_and_its_worker_repins() {
 /// (b) `taskset -c 0-3`, and a cgroup v2 cpuset of 0-3 where the guest has one.
 #[test]
 fn a_restricted_cpuset_uses_its_cpus_and_names_the_other_nodes() {
+    if !common::host_can_boot() {
+        return;
+    }
     let job = "\
 echo CASE taskset
 taskset -c 0-3 /bin/zonal-probe cpuset
@@ -283,6 +274,9 @@ fi
 /// the pool started: both are treated like memory-only nodes, and hold bound buffers.
 #[test]
 fn a_node_whose_cpus_are_offline_at_start_is_treated_as_memory_only() {
+    if !common::host_can_boot() {
+        return;
+    }
     let job = "\
 echo 0 > /sys/devices/system/cpu/cpu4/online
 echo 0 > /sys/devices/system/cpu/cpu5/online

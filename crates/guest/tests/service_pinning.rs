@@ -9,10 +9,11 @@
 //!
 //! The example binary is built by `cargo build --workspace --examples` (scripts/test.sh).
 
-use std::path::{Path, PathBuf};
+mod common;
+
 use std::time::Duration;
 
-use zonal_guest::{find_busybox, Guest, GuestNode, GuestSpec, Initramfs};
+use zonal_guest::{find_busybox, Guest, Initramfs};
 
 /// Samples the workers' affinities once a second while the service runs (the `ps`-style
 /// loop is busybox sh; `comm` is at most 15 bytes, `zonal-worker-N` fits).
@@ -32,46 +33,17 @@ echo "service rc=$?"
 cat /tmp/service.err
 "#;
 
-fn four_nodes() -> GuestSpec {
-    let rows = [
-        [10, 12, 20, 22],
-        [12, 10, 22, 20],
-        [20, 22, 10, 12],
-        [22, 20, 12, 10],
-    ];
-    let nodes = (0..4)
-        .map(|os_id| GuestNode {
-            os_id,
-            cpus: 2,
-            memory_mib: 64,
-        })
-        .collect();
-    GuestSpec::new("four", nodes, rows.iter().map(|r| r.to_vec()).collect()).unwrap()
-}
-
-fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("the test's own path");
-    let profile = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("the test runs from <target>/<profile>/deps");
-    let bin = profile.join("examples").join(name);
-    assert!(
-        bin.is_file(),
-        "{} is missing: run `cargo build --workspace --examples` first (scripts/test.sh does)",
-        bin.display()
-    );
-    bin
-}
-
 #[test]
 fn workers_stay_on_their_own_cpus_while_the_service_runs() {
+    if !common::host_can_boot() {
+        return;
+    }
     let initramfs = Initramfs::new(&find_busybox().unwrap())
         .unwrap()
-        .binary(example("service"), "/bin/service")
+        .binary(common::example("service"), "/bin/service")
         .unwrap()
         .job(JOB);
-    let run = Guest::new(four_nodes(), initramfs)
+    let run = Guest::new(common::numa4(), initramfs)
         .timeout(Duration::from_secs(300))
         .run()
         .unwrap();

@@ -11,6 +11,8 @@
 //!
 //! The example binary is built by `cargo build --workspace --examples` (scripts/test.sh).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -37,22 +39,6 @@ cat /tmp/hwloc.err /tmp/sysfs.err
 
 fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../topology/tests/data")
-}
-
-/// `<target>/<profile>/examples/topology`, next to this test's `deps` directory.
-fn topology_example() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test's own path");
-    let profile = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("the test runs from <target>/<profile>/deps");
-    let bin = profile.join("examples/topology");
-    assert!(
-        bin.is_file(),
-        "{} is missing: run `cargo build --workspace --examples` first (scripts/test.sh does)",
-        bin.display()
-    );
-    bin
 }
 
 /// Every machine: the data files (xml and json, except `expected.json`, which holds the
@@ -227,7 +213,10 @@ fn every_machine_shrunk_to_one_cpu_per_node_is_a_guest() {
 
 #[test]
 fn kernel_agrees_with_zonal_on_every_machine() {
-    let example = topology_example();
+    if !common::host_can_boot() {
+        return;
+    }
+    let example = common::example("topology");
     let busybox = find_busybox().unwrap();
     let queue = Mutex::new(machines());
     let results = Mutex::new(Vec::new());

@@ -117,8 +117,9 @@ pub fn example(name: &str) -> PathBuf {
     )
 }
 
-/// Whether the host can boot guests; prints why not when it cannot.
-fn host_can_boot() -> bool {
+/// Whether the host can boot guests; prints why not when it cannot (and fails instead when
+/// `ZONAL_GUEST_REQUIRED` is set, as `scripts/test.sh` sets it).
+pub fn host_can_boot() -> bool {
     let missing: Vec<String> = [
         find_busybox().err().map(|e| e.to_string()),
         find_kernel().err().map(|e| e.to_string()),
