@@ -455,7 +455,7 @@ impl WorkerThread {
         bump(&self.counters().parks, 1);
         self.blocks.trim();
         // `displacement.rs`, steps 2 and 5: a displaced worker parks for a while only.
-        self.check_pin(Check::Affinity);
+        self.check_pin(self.pin.before_park());
         let timeout = self.pin.is_displaced().then_some(DISPLACED_PARK);
         let woken = r.sleep.park_for(sleepy, timeout);
         // Step 1: after every wake-up.
