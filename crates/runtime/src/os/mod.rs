@@ -11,9 +11,14 @@
 //!   kernel's view rather than our bookkeeping.
 //!
 //! Why not hwloc: loading an hwloc topology on x86 runs its `x86` backend, which binds the
-//! *process* to each PU in turn to read CPUID and then restores a process-wide binding —
-//! every pinned worker of every pool ends up on whatever CPU the restore names (seen in a
-//! 4-node guest: workers on `5,3,2,0,3,5,6,7`). Syscalls on the calling thread change
+//! loading thread to each PU in turn to read CPUID, then restores its binding. Zonal used to
+//! load one for every `NodeBuffer`, on a worker: for the length of each load that worker ran
+//! on every other worker's CPU, and a service creating buffers all the time always had one
+//! mid-probe (seen in a 4-node guest, sampled from `/proc` while `service` ran:
+//! `zonal-worker-5` on CPU 2, back on 5 a second later; the samples
+//! `5,3,2,0,3,5,6,7`). Loads replayed one at a time and read *after* they finish show every
+//! worker back on its CPU, which is why only sampling during the run (the guest test
+//! `service_pinning.rs`) catches it. Syscalls on the calling thread change
 //! nothing else. On platforms other than Linux, pinning goes through `core_affinity` and
 //! memory placement is unsupported (buffers fall back to first touch, and say so).
 

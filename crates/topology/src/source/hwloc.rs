@@ -16,9 +16,9 @@
 //!   recorded per node (`NodeInfo::withheld_cpus`), so that a node outside the cpuset is
 //!   reported as such rather than as memory-only.
 //! - This machine is loaded without hwloc's `x86` backend ([`load_this_machine`]): that
-//!   backend binds the whole *process* to each PU in turn to read CPUID and then restores
-//!   one process-wide binding, which re-pins every thread of every running pool (found in a
-//!   4-node guest: workers on `5,3,2,0,3,5,6,7`). On Linux the `linux` backend reads the
+//!   backend binds the loading thread to each PU in turn to read CPUID (then restores it):
+//!   loaded on a pinned worker, that worker runs on every other worker's CPU meanwhile
+//!   (found in a 4-node guest; `zonal_runtime::os` tells the story). On Linux the `linux` backend reads the
 //!   same cores, caches and nodes from sysfs without touching any binding. The calling
 //!   thread's affinity, not the process's (which hwloc reads as the union over threads), is
 //!   the allowed set, as `sched_getaffinity(0)` and std's `available_parallelism` read it.
