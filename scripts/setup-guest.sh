@@ -12,15 +12,4 @@ if ! compgen -G "/boot/vmlinuz-*" >/dev/null; then
   need+=(linux-image-amd64)
 fi
 
-if [ ${#need[@]} -gt 0 ]; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "setup-guest: installing ${need[*]} with apt-get" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-  else
-    echo "setup-guest: missing ${need[*]}." >&2
-    echo "setup-guest: install them as root, e.g.: sudo apt-get install --no-install-recommends ${need[*]}" >&2
-    exit 1
-  fi
-fi
+"$(dirname "$0")/apt-need.sh" setup-guest ${need[@]+"${need[@]}"}

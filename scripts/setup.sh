@@ -12,18 +12,7 @@ else
   need+=(libhwloc-dev libudev-dev)
 fi
 
-if [ ${#need[@]} -gt 0 ]; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "setup: installing ${need[*]} with apt-get" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-  else
-    echo "setup: missing ${need[*]}." >&2
-    echo "setup: install them as root, e.g.: sudo apt-get install libhwloc-dev libudev-dev pkg-config" >&2
-    exit 1
-  fi
-fi
+"$(dirname "$0")/apt-need.sh" setup ${need[@]+"${need[@]}"}
 
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: no cargo on PATH; install a stable Rust toolchain (https://rustup.rs) first" >&2

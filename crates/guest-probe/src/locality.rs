@@ -11,10 +11,9 @@
 //! figure, never a speed one: TCG models no memory latency, so no times are reported.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use serde_json::{json, Value};
-use zonal_runtime::{ControlOptions, ControlPlane, NodeBuffer, TaskOptions};
+use zonal_runtime::{NodeBuffer, TaskOptions};
 use zonal_topology::NodeId;
 
 use crate::kernel::CpuNodes;
@@ -71,11 +70,7 @@ fn one_policy(
             }
         })
         .collect();
-    let cp = ControlPlane::start_with(
-        pool.metrics_handle(),
-        ControlOptions::new().balance_every(Duration::from_millis(4)),
-    )
-    .map_err(|e| format!("control plane: {e}"))?;
+    let cp = work::balancing(&pool)?;
     let mut states = Vec::new();
     let mut data_nodes = Vec::new();
     for &home in &homes {
@@ -114,11 +109,7 @@ fn one_policy(
             }),
         );
     }
-    for h in handles {
-        h.join().map_err(|e| format!("async task: {e}"))?;
-    }
-    let passes = cp.balance_stats().passes;
-    drop(cp);
+    let passes = work::finish(handles, cp)?;
     let mut moved = 0usize;
     for (s, &data) in states.iter().zip(&data_nodes) {
         let now = s

@@ -3,11 +3,32 @@
 
 use std::collections::BTreeMap;
 
-use zonal_runtime::{ThreadPool, ThreadPoolBuilder};
+use std::time::Duration;
+
+use zonal_runtime::{ControlOptions, ControlPlane, JoinHandle, ThreadPool, ThreadPoolBuilder};
 use zonal_topology::{CpuId, NodeId, Topology};
 
 /// The worker-name prefix of the pool a check studies (`/proc/self/task/*/comm`).
 pub(crate) const PREFIX: &str = "zw";
+
+/// The control plane the async checks run under: a balancing pass every 4 ms.
+pub(crate) fn balancing(pool: &ThreadPool) -> Result<ControlPlane, String> {
+    ControlPlane::start_with(
+        pool.metrics_handle(),
+        ControlOptions::new().balance_every(Duration::from_millis(4)),
+    )
+    .map_err(|e| format!("control plane: {e}"))
+}
+
+/// Waits for every task, then stops the control plane: the balancing passes it made.
+pub(crate) fn finish<T>(handles: Vec<JoinHandle<T>>, cp: ControlPlane) -> Result<u64, String> {
+    for h in handles {
+        h.join().map_err(|e| format!("async task: {e}"))?;
+    }
+    let passes = cp.balance_stats().passes;
+    drop(cp);
+    Ok(passes)
+}
 
 /// A pool on this machine (pinned, the default), its workers named `{prefix}{i}`, under
 /// `policy` (the default policy for `None`).

@@ -14,11 +14,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use serde_json::{json, Value};
 use zonal::prelude::*;
-use zonal_runtime::{ControlOptions, ControlPlane, NodeBuffer, TaskOptions, ThreadPool};
+use zonal_runtime::{NodeBuffer, TaskOptions, ThreadPool};
 use zonal_topology::{NodeId, Topology};
 
 use crate::kernel::CpuNodes;
@@ -221,11 +220,7 @@ fn async_state(
     homes: &[NodeId],
     sizes: Sizes,
 ) -> Result<u64, String> {
-    let cp = ControlPlane::start_with(
-        pool.metrics_handle(),
-        ControlOptions::new().balance_every(Duration::from_millis(4)),
-    )
-    .map_err(|e| format!("control plane: {e}"))?;
+    let cp = work::balancing(pool)?;
     let mut states = Vec::new();
     for &home in homes {
         states.push(
@@ -253,11 +248,7 @@ fn async_state(
             },
         ));
     }
-    for h in handles {
-        h.join().map_err(|e| format!("async task: {e}"))?;
-    }
-    let passes = cp.balance_stats().passes;
-    drop(cp);
+    let passes = work::finish(handles, cp)?;
     Ok(passes)
 }
 
