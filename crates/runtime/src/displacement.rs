@@ -251,39 +251,41 @@ mod tests {
         assert!(m.displaced && !m.pinned);
     }
 
-    /// Worker 0 widens its own mask from inside a task (the CPU stays online, and the
-    /// thread may well stay on it): the worker notices before it parks, reports it in its
-    /// metrics, and pins itself again. Its tasks all ran.
-    #[test]
-    fn a_pool_worker_notices_a_widened_mask_and_repins_itself() {
-        let Some(cpus) = two_cpus() else { return };
+    /// A pool with a pinned worker 0 (`None`: the test cannot run here and is skipped).
+    fn pinned_pool() -> Option<(crate::ThreadPool, u32, Vec<u32>)> {
+        let cpus = two_cpus()?;
         let pool = ThreadPoolBuilder::new().no_policy().build().unwrap();
         let Some(cpu) = pool.registry().worker_pin[0] else {
             eprintln!("skipped: worker 0 is not pinned");
-            return;
+            return None;
         };
         assert!(pool.metrics().workers[0].pinned);
+        Some((pool, cpu, cpus))
+    }
+
+    /// Runs `f` on worker 0 and waits for it.
+    fn on_worker_0<R: Send + 'static>(
+        pool: &crate::ThreadPool,
+        f: impl FnOnce() -> R + Send + 'static,
+    ) -> R {
         let (tx, rx) = mpsc::channel();
-        let wide = cpus.clone();
-        pool.spawn_pinned(0, move || {
-            crate::os::set_thread_affinity(&wide).unwrap();
-            tx.send(()).unwrap();
-        });
-        rx.recv().unwrap();
-        eventually("worker 0 re-pinned", || {
-            pool.metrics().workers[0].repins >= 1
-        });
+        pool.spawn_pinned(0, move || tx.send(f()).unwrap());
+        rx.recv().unwrap()
+    }
+
+    /// After one displacement and one re-pin: the metrics say so, the kernel agrees (the
+    /// mask is the CPU again), and a burst of tasks still runs exactly once each.
+    fn assert_repinned_once(pool: &crate::ThreadPool, cpu: u32) {
         let m = pool.metrics();
         let w = &m.workers[0];
         assert_eq!((w.displacements, w.repins), (1, 1), "{w:?}");
         assert!(w.pinned && !w.displaced);
         assert_eq!(m.displaced_workers, 0);
         assert_eq!(m.total.displacements, 1);
-        // The kernel agrees: its mask is its CPU again.
-        let (tx, rx) = mpsc::channel();
-        pool.spawn_pinned(0, move || tx.send(crate::os::thread_affinity()).unwrap());
-        assert_eq!(rx.recv().unwrap().unwrap(), [cpu]);
-        // Nothing was lost: a burst of tasks still runs exactly once each.
+        assert_eq!(
+            on_worker_0(pool, crate::os::thread_affinity).unwrap(),
+            [cpu]
+        );
         let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         pool.scope(|s| {
             for _ in 0..10_000 {
@@ -294,5 +296,47 @@ mod tests {
             }
         });
         assert_eq!(count.load(Ordering::Relaxed), 10_000);
+    }
+
+    /// What offlining does to worker 0, from inside one of its tasks: the thread is moved
+    /// off its CPU and its mask is every other CPU (`sched_setaffinity` on the calling
+    /// thread migrates it before returning). The worker's next CPU check (before it
+    /// parks, at the latest) sees it, reports it, and re-pins.
+    #[test]
+    fn a_pool_worker_moved_off_its_cpu_notices_and_repins_itself() {
+        let Some((pool, cpu, cpus)) = pinned_pool() else {
+            return;
+        };
+        let others: Vec<u32> = cpus.iter().copied().filter(|&c| c != cpu).collect();
+        on_worker_0(&pool, move || {
+            crate::os::set_thread_affinity(&others).unwrap()
+        });
+        eventually("worker 0 re-pinned", || {
+            pool.metrics().workers[0].repins >= 1
+        });
+        assert_repinned_once(&pool, cpu);
+    }
+
+    /// Worker 0's mask is widened but the thread stays on its CPU, so `sched_getcpu`
+    /// cannot tell: only the affinity read before every [`AFFINITY_EVERY`]th park (step 2)
+    /// can. The test keeps the worker waking and parking (one empty task at a time) until
+    /// that read comes due; it then reports and re-pins as above.
+    #[test]
+    fn a_pool_worker_with_a_widened_mask_notices_within_affinity_every_parks() {
+        let Some((pool, cpu, cpus)) = pinned_pool() else {
+            return;
+        };
+        on_worker_0(&pool, move || {
+            crate::os::set_thread_affinity(&cpus).unwrap()
+        });
+        eventually("worker 0 re-pinned", || {
+            if pool.metrics().workers[0].repins >= 1 {
+                return true;
+            }
+            // One more wake-up and park for worker 0.
+            pool.spawn_pinned(0, || {});
+            false
+        });
+        assert_repinned_once(&pool, cpu);
     }
 }
