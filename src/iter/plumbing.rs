@@ -19,13 +19,18 @@
 //! [`Producer::max_len`] (`with_min_len` / `with_max_len`).
 //!
 //! ## NUMA: the node cut
-//! At the top level of an indexed iterator run on a worker of a pool with several nodes,
-//! [`bridge`] first cuts the index space with
+//! At the top level of an indexed iterator run on a worker of a pool with several nodes, in
+//! an *unplaced* computation (one entered from outside the pool without a named origin,
+//! whose origin the pool chose), [`bridge`] first cuts the index space with
 //! [`zonal_runtime::current_node_partition`] (one contiguous part per
 //! node, in proportion to its workers) and spawns each part with its node as the task's
-//! origin ([`Scope::spawn_on`](zonal_runtime::Scope::spawn_on)), so that the conservative
-//! policies keep the part on its node; each part is then split adaptively. Iterators started
-//! from inside another iterator's closures (nested parallelism, `flat_map`) skip the cut.
+//! origin ([`Scope::spawn_on`](zonal_runtime::Scope::spawn_on)): each part is the placed
+//! root of a computation of its own, which the conservative policies keep in its node's
+//! zone; each part is then split adaptively. Iterators started from inside another
+//! iterator's closures (nested parallelism, `flat_map`) skip the cut, and so does an
+//! iterator inside a *placed* computation ([`zonal_runtime::TaskInfo::placed`]: rooted with
+//! `spawn_on`, an origin option or `spawn_pinned`, or a part of a cut): the user put that
+//! computation on its node, and a cut would root parts on every node, out of its zone.
 //! An iterator started on a thread that is no worker runs on the global pool
 //! ([`zonal_runtime::in_worker`]), cut and all, as rayon's run on its global pool.
 
@@ -219,8 +224,15 @@ impl Splitter {
     }
 }
 
+/// Whether the task running here belongs to a placed computation (its origin named with
+/// `spawn_on`, an origin option, `spawn_pinned`, or a node part of an iterator): the node
+/// cut would root new computations on other nodes, out of its origin's zone.
+fn in_placed_computation() -> bool {
+    zonal_runtime::current_task().is_some_and(|t| t.placed)
+}
+
 /// Runs an indexed iterator: splits `producer` and `consumer` together, first by node (at
-/// the top level on a worker, module docs), then adaptively.
+/// the top level of an unplaced computation on a worker, module docs), then adaptively.
 pub fn bridge<P, C>(producer: P, consumer: C) -> C::Result
 where
     P: Producer,
@@ -232,7 +244,7 @@ where
     }
     let len = producer.len();
     let min = producer.min_len().max(1);
-    if len > 1 && !IN_ITER.with(Cell::get) {
+    if len > 1 && !IN_ITER.with(Cell::get) && !in_placed_computation() {
         let parts = current_node_partition(0..len);
         if parts.len() > 1 && parts.iter().all(|(_, r)| r.len() >= min) {
             return bridge_by_node(producer, consumer, parts);

@@ -2,8 +2,8 @@
 //! one worker, the oldest runs first, while the worker's deque stays LIFO for everything
 //! else.
 //!
-//! A FIFO spawn that [`Registry::route`] sends to the spawning worker's deque (fresh at
-//! home: the common case) is split in two, as in rayon-core: the job itself, a heap job
+//! A FIFO spawn that [`Registry::route`] sends to the spawning worker's deque and whose
+//! origin is that worker's node (the common case) is split in two, as in rayon-core: the job itself, a heap job
 //! with the route's metadata, is pushed on a [`FifoQueue`] of that worker (the worker's own
 //! for `spawn_fifo`, the scope's for that worker for `ScopeFifo`), and a *proxy* job
 //! carrying only the queue's address is queued in its place, on the deque, through
@@ -12,8 +12,10 @@
 //! runs it with the proxy's metadata as it ran (a steal of the proxy is the job's
 //! migration). Each push has exactly one proxy and each proxy pops exactly one job, and
 //! the push happens before its proxy is queued, so a proxy always finds a job: none is lost
-//! or run twice. A FIFO spawn routed anywhere else (from outside the pool, aged, away from
-//! home) goes to an injector, FIFO already.
+//! or run twice. A FIFO spawn routed anywhere else (from outside the pool, aged, a child of
+//! a computation rooted on another node) goes to an injector or to the worker's away queue,
+//! FIFO already: a proxy speaks for whichever job of its queue is oldest, so every job of a
+//! worker's FIFO queue must have the origin a thief's check of the proxy assumes.
 
 use std::sync::OnceLock;
 
@@ -64,13 +66,13 @@ impl Registry {
         WorkerThread::with_current_in(self, move |here| {
             let route = self.route(here, opts, Target::Here);
             match here {
-                Some(w) if route.to_deque() => {
+                Some(w) if route.to_fifo() => {
                     let queue = fifo(w.index);
                     queue.push(HeapJob::task(route.blocks(), route.meta, job));
                     let proxy = FifoPtr(queue);
                     route.queue_job(move || run_oldest(proxy));
                 }
-                _ => route.queue_job(job),
+                _ => route.fifo_elsewhere().queue_job(job),
             }
         });
     }

@@ -316,6 +316,7 @@ mod test {
         let meta = Meta {
             origin: 1,
             migrations: 2,
+            flags: 0,
             group: 3,
             weight: 4,
         };

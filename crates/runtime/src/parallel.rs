@@ -13,7 +13,10 @@ use crate::registry::Registry;
 impl ThreadPool {
     /// Calls `f` on sub-ranges of `range` of at most `grain` items, in parallel. The range is
     /// first cut into one contiguous part per node (in proportion to its workers), each
-    /// spawned on its node; each part is then split by recursive `join`.
+    /// spawned on its node (a placed computation of its own); each part is then split by
+    /// recursive `join`. Called from a task of a placed computation of this pool (rooted
+    /// with `spawn_on`, an origin option or `spawn_pinned`), there is no cut: the range is
+    /// split by `join` inside that computation's zone.
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -97,7 +100,10 @@ impl ThreadPool {
     {
         let grain = grain.max(1);
         let parts = self.node_partition(range.clone());
-        if parts.len() <= 1 || range.len() <= grain {
+        // Inside a placed computation of this pool, no cut: its parts would be rooted on
+        // every node, out of its origin's zone (`task.rs`, "Whole computations").
+        let placed = self.with_worker(|w| w.is_some_and(|w| w.current.get().placed()));
+        if parts.len() <= 1 || range.len() <= grain || placed {
             return self.install(|| split(range, grain, &map, &reduce));
         }
         let slots: Vec<Mutex<Option<R>>> = parts.iter().map(|_| Mutex::new(None)).collect();

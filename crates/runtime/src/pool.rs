@@ -75,7 +75,7 @@ impl ThreadPool {
     }
 
     /// Calls `f` with the current thread's worker if it is one of this pool's.
-    fn with_worker<R>(&self, f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
+    pub(crate) fn with_worker<R>(&self, f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
         WorkerThread::with_current_in(&self.registry, f)
     }
 

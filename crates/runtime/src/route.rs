@@ -14,9 +14,14 @@
 //!
 //! | target | on a worker of the pool | from outside |
 //! |---|---|---|
-//! | `Here` | fresh at home → its deque; aged (`StealSide::ageing`) → its inbox; else → its away queue | a named origin as `Node(origin)`; none → the injector of the next node with workers, round-robin, which becomes its origin |
+//! | `Here` | origin named in the options and not its node → its away queue; else never migrated → its deque (a child of a computation rooted elsewhere carries that origin in its header); aged (`StealSide::ageing`) → its inbox; else → its away queue | a named origin as `Node(origin)`; none → the injector of the next node with workers, round-robin, which becomes its origin |
 //! | `Node(n)` (origin `n`) | `n` is its node → as `Here`; `n` has no worker → the global injector (origin kept); else → `n`'s injector | likewise |
 //! | `Worker(w)` | `w`'s inbox (never stolen) | likewise |
+//!
+//! On a worker, a task's origin is its parent's — the task the worker runs — unless the
+//! options name one, the target is a node, or the target pins it to a worker (`task.rs`,
+//! "Whole computations"). From outside, the origin is the one named, or, with none, the next
+//! node with workers, round-robin: the node that call's computation is rooted on.
 //!
 //! Every push is followed by the sleep protocol's wake-up check (`sleep/README.md`). Tasks
 //! that already exist and move — a refused steal put back — are not routed: the steal path
@@ -103,8 +108,9 @@ impl Registry {
         }
     }
 
-    /// From one of our workers: born on its node (or the pinned worker's), a child of its
-    /// current task.
+    /// From one of our workers: a child of its current task (its origin, `task.rs`, "Whole
+    /// computations"), unless the options name an origin or the target pins it to a worker
+    /// (placed on that worker's node).
     #[inline(always)]
     fn route_on_worker(
         &self,
@@ -112,12 +118,18 @@ impl Registry {
         opts: TaskOptions,
         target: Target,
     ) -> (Meta, Queue) {
-        let born = match target {
-            Target::Worker(x) => self.worker_node[x],
-            _ => w.node,
+        let pinned = match target {
+            Target::Worker(x) => Some(self.worker_node[x]),
+            _ => None,
         };
-        let meta = opts.resolve(Some(w.current.get()), Some(born));
+        let meta = opts.resolve(Some(w.current.get()), pinned);
         let queue = match target {
+            // A task placed on another node by its options (`spawn_with(origin)`): queued
+            // with us, away from home, where that node's thieves and the balancing passes
+            // find it, as before it ran anywhere.
+            Target::Here if opts.named_origin().is_some_and(|o| o.0 != w.node) => {
+                w.away_queue(&meta)
+            }
             Target::Here => w.own_queue(&meta),
             Target::Node(n) if n.0 == w.node => w.own_queue(&meta),
             Target::Node(n) => self.node_queue(n),
@@ -132,11 +144,11 @@ impl Registry {
     /// there.
     #[inline]
     fn route_from_outside(&self, opts: TaskOptions, target: Target) -> (Meta, Queue) {
-        let born = match target {
+        let pinned = match target {
             Target::Worker(x) => Some(self.worker_node[x]),
             _ => None,
         };
-        let mut meta = opts.resolve(None, born);
+        let mut meta = opts.resolve(None, pinned);
         let queue = match target {
             Target::Worker(x) => Queue::Inbox(x as u32),
             _ if meta.origin == NO_ORIGIN => {
@@ -187,11 +199,13 @@ impl Registry {
 }
 
 impl WorkerThread {
-    /// A task of ours aimed nowhere else, by its metadata: fresh at home → our deque (one
-    /// branch); else the cold path.
+    /// A task of ours aimed nowhere else, by its metadata: never migrated → our deque (one
+    /// branch), whatever its origin: a child of a computation rooted elsewhere carries that
+    /// origin in its header, and a thief checks it with it (`Thief::meta`); migrated (a
+    /// continuation) → the cold path.
     #[inline(always)]
     fn own_queue(&self, meta: &Meta) -> Queue {
-        if meta.origin == self.node && meta.migrations == 0 {
+        if meta.migrations == 0 {
             Queue::Deque
         } else {
             self.away_queue(meta)
@@ -203,7 +217,7 @@ impl WorkerThread {
     #[cold]
     fn away_queue(&self, meta: &Meta) -> Queue {
         self.refresh_policy();
-        if self.ageing.get().is_aged_after(meta.migrations) {
+        if self.ageing.get().is_aged_after(meta.moves()) {
             Queue::Kept
         } else {
             Queue::Away
@@ -224,24 +238,36 @@ impl WorkerThread {
 
 impl<'a> Route<'a> {
     /// Whether the job may be bare (no header, `job.rs`): it goes on the queueing worker's
-    /// deque, fresh at home with the default group and weight — exactly the metadata a
-    /// bare job on that deque implies.
+    /// deque, fresh at home, unplaced, with the default group and weight — exactly the
+    /// metadata a bare job on that deque implies.
     #[inline(always)]
     pub(crate) fn bare(&self) -> bool {
-        self.queue == Queue::Deque && self.here.is_some_and(|w| self.meta == Meta::fresh(w.node))
+        self.queue == Queue::Deque && self.here.is_some_and(|w| self.meta.is_fresh_at(w.node))
+    }
+
+    /// Whether the task may go through a FIFO queue and a proxy (`fifo.rs`): bound for the
+    /// queueing worker's deque *and* at home there. A proxy runs the oldest job of its
+    /// queue, which a thief's check of the proxy must speak for: all of a worker's FIFO jobs
+    /// must share an origin (its node) and a migration count (0).
+    #[inline(always)]
+    pub(crate) fn to_fifo(&self) -> bool {
+        self.queue == Queue::Deque && self.here.is_some_and(|w| self.meta.origin == w.node)
+    }
+
+    /// A FIFO spawn that may not use a proxy ([`to_fifo`](Self::to_fifo) is false) but is
+    /// bound for the deque: the queueing worker's away queue instead, FIFO already.
+    #[inline]
+    pub(crate) fn fifo_elsewhere(mut self) -> Self {
+        if self.queue == Queue::Deque {
+            self.queue = Queue::Away;
+        }
+        self
     }
 
     /// The job blocks to allocate the job from: the queueing worker's (`blocks.rs`).
     #[inline(always)]
     pub(crate) fn blocks(&self) -> Option<&'a LocalBlocks> {
         self.here.map(|w| &w.blocks)
-    }
-
-    /// Whether the task goes on the queueing worker's deque (LIFO for its owner): FIFO
-    /// spawns then go through a FIFO queue and a proxy job (`fifo.rs`).
-    #[inline(always)]
-    pub(crate) fn to_deque(&self) -> bool {
-        self.queue == Queue::Deque
     }
 
     /// Builds `job` as a heap job with the route's metadata, or as a bare job when the
@@ -322,9 +348,9 @@ impl Registry {
         let aged = match here {
             Some(w) => {
                 w.refresh_policy();
-                w.ageing.get().is_aged_after(meta.migrations)
+                w.ageing.get().is_aged_after(meta.moves())
             }
-            None => self.policy.current().ageing.is_aged_after(meta.migrations),
+            None => self.policy.current().ageing.is_aged_after(meta.moves()),
         };
         match here {
             Some(w) if w.index == last => {
@@ -457,16 +483,33 @@ mod test {
                     decide(none.group(1), Target::Here),
                     (w.node, Queue::Deque, false)
                 );
+                // Aimed at our node: placed there (a header says so), our deque.
                 assert_eq!(
                     decide(none, Target::Node(NodeId(w.node))),
-                    (w.node, Queue::Deque, true)
+                    (w.node, Queue::Deque, false)
                 );
-                // Away from home: our away queue; aimed at a node: its injector, or the
-                // global one when no worker sits there.
+                // Placed on another node by the options: our away queue; aimed at a
+                // node: its injector, or the global one when no worker sits there.
                 assert_eq!(
                     decide(none.origin(with), Target::Here),
                     (with.0, Queue::Away, false)
                 );
+                // A child of a task of a computation rooted on another node inherits that
+                // origin (and its placement): our deque, with a header.
+                let parent = w.current.get();
+                for flags in [0, crate::task::PLACED] {
+                    w.current.set(Meta {
+                        origin: with.0,
+                        migrations: 2,
+                        flags,
+                        ..parent
+                    });
+                    let route = r.route(Some(w), none, Target::Here);
+                    assert_eq!((route.meta.origin, route.meta.migrations), (with.0, 0));
+                    assert_eq!(route.meta.flags, flags);
+                    assert_eq!((route.queue, route.bare()), (Queue::Deque, false));
+                }
+                w.current.set(parent);
                 assert_eq!(
                     decide(none, Target::Node(with)),
                     (with.0, Queue::Node(with), false)
@@ -484,7 +527,7 @@ mod test {
                 let parent = w.current.get();
                 for (migrations, queue) in [(aged_after, Queue::Kept), (1, Queue::Away)] {
                     w.current.set(Meta {
-                        migrations,
+                        migrations: migrations as u16,
                         ..parent
                     });
                     let route = r.route(Some(w), none.continuation(), Target::Here);

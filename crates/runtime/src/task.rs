@@ -15,19 +15,49 @@ use zonal_policy::{GroupId, TaskId, TaskMeta};
 use crate::job::{JobHeader, JobRef};
 use zonal_topology::{CpuId, NodeId};
 
-/// "No origin yet": a task injected from outside the pool takes the node of the worker that
-/// first picks it up (that is not a migration).
+/// "No origin yet". No queued task carries it today: work from outside the pool without a
+/// named origin takes the next node with workers, round-robin, when it is spawned
+/// (`route.rs`); the queues keep the rule that such a task takes the node of the worker that
+/// pops it (not a migration), for any path that may queue one.
 pub(crate) const NO_ORIGIN: u32 = u32::MAX;
 /// "No group" in [`Meta::group`].
 pub(crate) const NO_GROUP: u32 = u32::MAX;
 
+/// [`Meta::flags`]: the computation's origin was *placed*: named by the user
+/// ([`TaskOptions::origin`], `spawn_on`, `spawn_pinned`, a node-partitioned iterator part)
+/// or inherited from a task whose origin was. An unplaced computation's origin is the node
+/// the pool routed it to (a call from outside the pool without a named origin). The only
+/// difference: a parallel iterator cuts its index space by node at the top of an unplaced
+/// computation only (`zonal_runtime::current_node_cut`): a placed one stays whole, so that
+/// the computation stays in its origin's zone.
+pub(crate) const PLACED: u16 = 1;
+
 /// The metadata a queued task carries (16 bytes, copied with the task).
+///
+/// # Whole computations
+///
+/// A child (a `join` half, a scope spawn, `spawn`, `spawn_async`, an iterator's split) takes
+/// its **parent's origin** — the data it works on lives where the computation's does — and
+/// the parent's placement flag, group and weight ([`Meta::child_of`]). So every task of a
+/// computation rooted on node N carries origin N, and every steal of any of them is checked
+/// against N: the conservative rules bound the whole computation, not each task's first
+/// move. Only an explicit origin starts a new root (`TaskOptions::origin`, `spawn_on`,
+/// `spawn_pinned`, an iterator's node part).
+///
+/// A child's **migration count starts at 0**: ageing is about how often *one task* was
+/// moved (its cache and pages follow it, or not); a child has not moved. Inheriting the
+/// parent's count would age whole subtrees after `age_limit` steals of their root and stop
+/// all parallelism below it, while the spread of the computation is already bounded by the
+/// inherited origin. A continuation ([`TaskOptions::continuation`]) is the same task cut in
+/// slices and keeps the count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Meta {
     /// Origin node (dense index), or [`NO_ORIGIN`].
     pub(crate) origin: u32,
-    /// Moves between workers so far.
-    pub(crate) migrations: u32,
+    /// Moves between workers so far (saturating).
+    pub(crate) migrations: u16,
+    /// [`PLACED`] or 0.
+    pub(crate) flags: u16,
     /// Thread group, or [`NO_GROUP`].
     pub(crate) group: u32,
     /// CFS weight (1024 = nice 0).
@@ -35,33 +65,60 @@ pub(crate) struct Meta {
 }
 
 impl Meta {
-    /// A fresh task born on `origin`.
+    /// A fresh, unplaced task born on `origin`.
     #[inline]
     pub(crate) const fn fresh(origin: u32) -> Self {
         Self {
             origin,
             migrations: 0,
+            flags: 0,
             group: NO_GROUP,
             weight: zonal_policy::NICE_0_WEIGHT,
         }
     }
 
-    /// A fresh task born on `origin`, in the group and with the weight of `parent`.
+    /// A child of `parent` (type docs, "Whole computations"): its origin, placement, group
+    /// and weight; never migrated.
     #[inline]
-    pub(crate) const fn child_of(parent: &Meta, origin: u32) -> Self {
+    pub(crate) const fn child_of(parent: &Meta) -> Self {
         Self {
-            origin,
             migrations: 0,
-            group: parent.group,
-            weight: parent.weight,
+            ..*parent
         }
+    }
+
+    /// Whether the task is exactly what a bare job on a deque of `node` implies: fresh at
+    /// home, unplaced, default group and weight (the representative task of a thief's
+    /// check).
+    #[inline]
+    pub(crate) fn is_fresh_at(&self, node: u32) -> bool {
+        *self == Self::fresh(node)
+    }
+
+    /// Whether the origin was placed ([`PLACED`]).
+    #[inline]
+    pub(crate) const fn placed(&self) -> bool {
+        self.flags & PLACED != 0
+    }
+
+    /// Moves so far, as the policies count them.
+    #[inline]
+    pub(crate) const fn moves(&self) -> u32 {
+        self.migrations as u32
+    }
+
+    /// One more move (saturating).
+    #[inline]
+    pub(crate) const fn moved(mut self) -> Self {
+        self.migrations = self.migrations.saturating_add(1);
+        self
     }
 
     /// The policy's view of this task, queued on `cpu`.
     #[inline]
     pub(crate) fn to_policy(self, id: u64, cpu: CpuId) -> TaskMeta {
         let mut t = TaskMeta::new(TaskId(id), NodeId(self.origin), cpu);
-        t.migrations = self.migrations;
+        t.migrations = u32::from(self.migrations);
         t.weight = self.weight;
         t.group = (self.group != NO_GROUP).then_some(GroupId(self.group));
         t
@@ -140,10 +197,15 @@ impl Task {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct TaskInfo {
-    /// The node it was born on (or that its data lives on).
+    /// The node its computation is rooted on: where its data lives (children inherit it).
     pub origin: NodeId,
-    /// How many times it moved between workers (a continuation inherits the count).
+    /// How many times it moved between workers (a continuation inherits the count; a child
+    /// starts at 0).
     pub migrations: u32,
+    /// Whether its computation's origin was placed (named with `spawn_on`, an origin option,
+    /// `spawn_pinned` or a node part of a parallel iterator, or inherited from such a task)
+    /// rather than chosen by the pool for a call from outside it.
+    pub placed: bool,
     /// Its thread group, if any.
     pub group: Option<u32>,
     /// Its CFS weight.
@@ -154,7 +216,8 @@ impl TaskInfo {
     pub(crate) fn from_meta(m: Meta) -> Self {
         Self {
             origin: NodeId(m.origin),
-            migrations: m.migrations,
+            migrations: u32::from(m.migrations),
+            placed: m.placed(),
             group: (m.group != NO_GROUP).then_some(m.group),
             weight: m.weight,
         }
@@ -178,7 +241,8 @@ pub struct TaskOptions {
 }
 
 impl TaskOptions {
-    /// Default options: origin = the spawning worker's node, the parent's group and weight.
+    /// Default options: the parent's origin (a child of the task running now; from outside
+    /// the pool, the node the pool routes it to), group and weight.
     #[must_use]
     pub const fn new() -> Self {
         Self {
@@ -189,7 +253,8 @@ impl TaskOptions {
         }
     }
 
-    /// Names the origin node (where the task's data lives).
+    /// Names the origin node (where the task's data lives): the task is the placed root of
+    /// a computation of its own, which its children inherit.
     #[must_use]
     pub const fn origin(mut self, node: NodeId) -> Self {
         self.origin = Some(node);
@@ -230,19 +295,19 @@ impl TaskOptions {
     }
 
     /// The metadata of a task spawned with these options by a thread whose current task is
-    /// `parent` (on node `here`, if a worker).
-    pub(crate) fn resolve(&self, parent: Option<Meta>, here: Option<u32>) -> Meta {
-        let here = here.unwrap_or(NO_ORIGIN);
+    /// `parent` (none: a thread outside the pool), or pinned to a worker of node `pinned`.
+    /// A named origin (or the pinned worker's node) starts a placed root; otherwise the
+    /// task is a child of `parent` (its origin), or, from outside, has no origin yet
+    /// ([`NO_ORIGIN`]: the router picks one).
+    pub(crate) fn resolve(&self, parent: Option<Meta>, pinned: Option<u32>) -> Meta {
         let mut m = match parent {
             Some(p) if self.continuation => p,
-            Some(p) => Meta::child_of(&p, here),
-            None => Meta::fresh(here),
+            Some(p) => Meta::child_of(&p),
+            None => Meta::fresh(NO_ORIGIN),
         };
-        if m.origin == NO_ORIGIN {
-            m.origin = here;
-        }
-        if let Some(o) = self.origin {
-            m.origin = o.0;
+        if let Some(o) = self.origin.map(|o| o.0).or(pinned) {
+            m.origin = o;
+            m.flags |= PLACED;
         }
         if let Some(g) = self.group {
             m.group = g;
@@ -259,32 +324,63 @@ mod test {
     use super::*;
 
     #[test]
+    fn meta_is_16_bytes() {
+        assert_eq!(std::mem::size_of::<Meta>(), 16);
+    }
+
+    #[test]
     fn options_resolve_against_the_parent() {
         let parent = Meta {
             origin: 3,
             migrations: 2,
+            flags: 0,
             group: 7,
             weight: 2048,
         };
-        // A child: born here, parent's group and weight, never migrated.
-        let m = TaskOptions::new().resolve(Some(parent), Some(5));
-        assert_eq!((m.origin, m.migrations, m.group, m.weight), (5, 0, 7, 2048));
+        // A child: the parent's origin, placement, group and weight, never migrated.
+        let m = TaskOptions::new().resolve(Some(parent), None);
+        assert_eq!(
+            m,
+            Meta {
+                migrations: 0,
+                ..parent
+            }
+        );
+        let placed = Meta {
+            flags: PLACED,
+            ..parent
+        };
+        assert!(TaskOptions::new().resolve(Some(placed), None).placed());
         // A continuation keeps everything.
         assert_eq!(
             TaskOptions::new()
                 .continuation()
-                .resolve(Some(parent), Some(5)),
+                .resolve(Some(parent), None),
             parent
         );
-        // Explicit options win.
+        // Explicit options win; a named origin is placed.
         let m = TaskOptions::new()
             .origin(NodeId(1))
             .group(2)
             .weight(10)
-            .resolve(Some(parent), Some(5));
-        assert_eq!((m.origin, m.group, m.weight), (1, 2, 10));
-        // From outside a pool: no origin until a worker picks it up.
-        assert_eq!(TaskOptions::new().resolve(None, None).origin, NO_ORIGIN);
+            .resolve(Some(parent), None);
+        assert_eq!((m.origin, m.group, m.weight, m.placed()), (1, 2, 10, true));
+        // Pinned to a worker of node 5: placed there.
+        let m = TaskOptions::new().resolve(Some(parent), Some(5));
+        assert_eq!((m.origin, m.migrations, m.placed()), (5, 0, true));
+        // From outside a pool: no origin until the router picks one.
+        let m = TaskOptions::new().resolve(None, None);
+        assert_eq!((m.origin, m.placed()), (NO_ORIGIN, false));
+    }
+
+    #[test]
+    fn moves_saturate() {
+        let m = Meta {
+            migrations: u16::MAX,
+            ..Meta::fresh(0)
+        };
+        assert_eq!(m.moved().migrations, u16::MAX);
+        assert_eq!(Meta::fresh(0).moved().migrations, 1);
     }
 
     #[test]
@@ -292,6 +388,7 @@ mod test {
         let m = Meta {
             origin: 4,
             migrations: 1,
+            flags: PLACED,
             group: NO_GROUP,
             weight: 99,
         };
@@ -302,5 +399,6 @@ mod test {
         assert_eq!(t.weight, 99);
         assert_eq!(t.group, None);
         assert!(t.migratable && !t.running);
+        assert!(TaskInfo::from_meta(m).placed);
     }
 }

@@ -220,7 +220,7 @@ impl Driver {
                     let level = topo.level_between(mig.from, mig.to);
                     meta.migrations = meta.migrations.saturating_add(1);
                     q.set_meta(&t, meta);
-                    let aged = ageing.is_aged_after(meta.migrations);
+                    let aged = ageing.is_aged_after(meta.moves());
                     if aged {
                         q.push_inbox(b, t);
                     } else {
@@ -236,7 +236,7 @@ impl Driver {
                         from_node,
                         to_node,
                         origin: NodeId(meta.origin),
-                        migrations_before: meta.migrations - 1,
+                        migrations_before: meta.moves() - 1,
                         level,
                         aged,
                     });
@@ -257,7 +257,7 @@ impl Driver {
         }
         for t in held.into_iter().flatten() {
             let (meta, _) = q.meta(a, &t);
-            if ageing.is_aged_after(meta.migrations) {
+            if ageing.is_aged_after(meta.moves()) {
                 q.push_inbox(a, t);
             } else {
                 q.push_away(a, t);

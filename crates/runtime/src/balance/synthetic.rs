@@ -112,7 +112,7 @@ impl SyntheticPool {
             .metas
             .borrow()
             .iter()
-            .map(|m| m.migrations)
+            .map(|m| m.moves())
             .collect()
     }
 }

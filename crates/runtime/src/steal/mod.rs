@@ -146,15 +146,15 @@ impl WorkerThread {
         queue: QueueKind,
         loads: Option<(u64, u64)>,
     ) -> (Task, Meta) {
-        let mut meta = t.meta(&self.registry.fresh_meta[from.node as usize]);
+        let meta = t.meta(&self.registry.fresh_meta[from.node as usize]);
         self.count_steal(&from, meta.origin);
         self.observe_steal(&from, &meta, queue, loads);
-        meta.migrations = meta.migrations.saturating_add(1);
-        (t, meta)
+        (t, meta.moved())
     }
 
-    /// The steal counters: one steal at the victim's level, and whether it went beyond the
-    /// zone or farther from the task's `origin`.
+    /// The steal counters: one steal at the victim's level, and whether it took the task
+    /// beyond its origin's zone (the zone of the node its computation is rooted on, which is
+    /// the victim's for a task at home) or farther from its `origin`.
     #[inline]
     fn count_steal(&self, from: &Victim, origin: u32) {
         let r = &*self.registry;
@@ -163,18 +163,31 @@ impl WorkerThread {
         if let Some(s) = c.steals.get(l) {
             bump(s, 1);
         }
-        if l >= r.topo.zone_depth() {
+        if origin == from.node {
+            if l >= r.topo.zone_depth() {
+                bump(&c.beyond_zone, 1);
+            }
+        } else {
+            self.count_away_steal(from, origin);
+        }
+    }
+
+    /// [`count_steal`](Self::count_steal) for a task away from its origin.
+    #[cold]
+    fn count_away_steal(&self, from: &Victim, origin: u32) {
+        let r = &*self.registry;
+        let c = self.counters();
+        let (o, vnode, to) = (
+            origin.into_node(),
+            from.node.into_node(),
+            self.node.into_node(),
+        );
+        // As the conservative filter reads the zone: the origin in the thief's zone.
+        if o.index() >= r.topo.node_count() || !r.topo.node_in_zone(to, o) {
             bump(&c.beyond_zone, 1);
         }
-        if origin != from.node {
-            let (o, vnode, to) = (
-                origin.into_node(),
-                from.node.into_node(),
-                self.node.into_node(),
-            );
-            if r.topo.distance(o, to) > r.topo.distance(o, vnode) {
-                bump(&c.farther, 1);
-            }
+        if r.topo.distance(o, to) > r.topo.distance(o, vnode) {
+            bump(&c.farther, 1);
         }
     }
 
@@ -199,7 +212,7 @@ impl WorkerThread {
             victim_node: from.node,
             origin: meta.origin,
             level: from.level.0,
-            migrations_before: meta.migrations,
+            migrations_before: meta.moves(),
             queue,
             loads,
         };
@@ -316,15 +329,30 @@ impl VictimQueues for Thief<'_> {
         let (_, vnode) = self.victim(slot);
         let r = &*self.me.registry;
         let m = t.meta(&r.fresh_meta[vnode as usize]);
-        if from == Source::Fresh && m.weight == NICE_0_WEIGHT && m.group == NO_GROUP {
-            // A deque holds fresh tasks at home: this one is exactly the representative
-            // task the walker already allowed. (A bare job always is: it never leaves its
-            // deque through `put_back`.)
+        if from == Source::Fresh
+            && m.origin == vnode
+            && m.migrations == 0
+            && m.weight == NICE_0_WEIGHT
+            && m.group == NO_GROUP
+        {
+            // Exactly the representative task the walker already allowed (placement aside,
+            // which no policy reads). A bare job always is: it never leaves its deque
+            // through `put_back`. A child of a computation rooted on another node is not:
+            // it is checked with its origin.
             return None;
         }
         Some(m.to_policy(t.job.id(), self.walker.slots()[slot].victim.cpu))
     }
 
+    /// A refused task goes back to a queue its owner drains, and only the owner is woken:
+    /// the victim worker for its deque or away queue (`wake_worker`: a no-op token if it is
+    /// awake, which it then searches its queues before it parks), a sleeper of the victim's
+    /// node for that node's injector (`wake_node`: none sleeps → every worker of the node
+    /// is awake and looks there before it parks). Not `new_work`: the task is not new, and
+    /// `new_work` falls back to *any* sleeper, often another worker the policy refuses the
+    /// same task, which wakes the next one in turn: idle workers would spin while the owner
+    /// is busy (`sleep/README.md`, "Refused work"). The mutex of the sleep state orders the
+    /// push before the wake-up check, as the fence of `new_work` does.
     #[inline]
     fn put_back(&mut self, slot: usize, from: Source, t: Task) {
         let (vs, vnode) = self.victim(slot);
@@ -336,9 +364,13 @@ impl VictimQueues for Thief<'_> {
                 vs.away.push(t);
             }
             Source::Away => vs.away.push(t),
-            _ => r.node_injectors[vnode as usize].push(t),
+            _ => {
+                r.node_injectors[vnode as usize].push(t);
+                r.sleep.wake_node(vnode);
+                return;
+            }
         }
-        r.sleep.new_work(vnode);
+        r.sleep.wake_worker(self.slot_worker[slot]);
     }
 
     #[inline]
