@@ -28,6 +28,29 @@ pub enum TopologyError {
         /// The limit (`MAX_NODES`, `MAX_CPUS`).
         limit: usize,
     },
+    /// The distance matrix relates so many nodes at so many distinct distances that the
+    /// hierarchy's per-level spans would list more node ids than the limit (they grow as
+    /// nodes² × levels; see [`MAX_SPAN_ENTRIES`](crate::MAX_SPAN_ENTRIES)). Checked from the
+    /// matrix before any hierarchy is built.
+    #[error(
+        "the distance matrix has {levels} distinct distances ({first}..={last}) over {nodes} \
+         nodes with CPUs: their per-level spans would list {entries} node ids, more than the \
+         limit of {limit}"
+    )]
+    TooManySpanEntries {
+        /// Nodes with CPUs (the nodes the hierarchy relates).
+        nodes: usize,
+        /// Distinct distances among them: the memory access levels `M`.
+        levels: usize,
+        /// The smallest of those distances.
+        first: u32,
+        /// The largest of those distances.
+        last: u32,
+        /// How many node ids the spans of every node at every level would list.
+        entries: u64,
+        /// The limit (`MAX_SPAN_ENTRIES`).
+        limit: u64,
+    },
     /// The path is not a regular file (a FIFO, device, socket or directory).
     #[error("cannot read {path}: it is {kind}, not a regular file")]
     NotAFile {
