@@ -248,6 +248,29 @@ fn dumps_and_generators_whose_spans_grow_as_nodes_squared_times_levels_are_refus
 }
 
 #[test]
+fn node_dumps_and_policy_configs_with_a_repeated_key_are_refused() {
+    let dir = scratch("dup-keys");
+    let path = write(
+        &dir,
+        "dup.json",
+        r#"{"nodes": [{"id": 0, "cpus": [0], "distance": [10, 20]},
+                      {"id": 1, "cpus": [1], "distance": [20, 10], "id": 2}]}"#,
+    );
+    refused(
+        "topology",
+        &["--nodes", &path],
+        &["dup.json", "\"id\"", "nodes[1]", "line 2"],
+    );
+    use zonal::policy::{PolicyConfig, PolicyError};
+    let err = PolicyConfig::from_json_str(r#"{"name": "linux", "age_limit": 2, "age_limit": 3}"#)
+        .unwrap_err();
+    assert!(
+        matches!(&err, PolicyError::DuplicateKey { key, .. } if key == "age_limit"),
+        "{err:?}"
+    );
+}
+
+#[test]
 fn an_unknown_linux_era_is_a_usage_error_naming_it() {
     refused(
         "paper",

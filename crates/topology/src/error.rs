@@ -88,6 +88,24 @@ pub enum TopologyError {
         #[source]
         source: serde_json::Error,
     },
+    /// A `--nodes` JSON document repeats a key in one object (serde_json would keep the
+    /// last one silently). Checked at every nesting level before the document is read.
+    #[error(
+        "{origin}: key {key:?} appears twice in {} (line {line}, column {column})",
+        object_at(.path)
+    )]
+    DuplicateKey {
+        /// Where the JSON came from (a path or `<string>`).
+        origin: String,
+        /// Where the object sits in the document (`nodes[2]`; empty for the top level).
+        path: String,
+        /// The repeated key.
+        key: String,
+        /// The 1-based line of its second occurrence.
+        line: usize,
+        /// The column just past it.
+        column: usize,
+    },
     /// hwloc could not load or read an XML file or this machine.
     #[error("hwloc failed on {origin}: {message}")]
     Hwloc {
@@ -234,6 +252,7 @@ impl TopologyError {
             | TopologyError::XmlTooDeep { .. }
             | TopologyError::Xml { .. }
             | TopologyError::Json { .. }
+            | TopologyError::DuplicateKey { .. }
             | TopologyError::Hwloc { .. }
             | TopologyError::Sysfs { .. }
             | TopologyError::InFile { .. } => self,
@@ -258,6 +277,15 @@ impl TopologyError {
             TopologyError::InFile { source, .. } => source.cause(),
             other => other,
         }
+    }
+}
+
+/// `the object at nodes[2]`, or `the top-level object` for an empty path.
+fn object_at(path: &str) -> String {
+    if path.is_empty() {
+        "the top-level object".to_owned()
+    } else {
+        format!("the object at {path}")
     }
 }
 

@@ -26,7 +26,7 @@
 //! [`MAX_CPUS`] CPUs (checked in cpulists, generators and every source), only regular files
 //! of at most [`MAX_INPUT_BYTES`] (a FIFO would block the reader), XML nested at most
 //! [`MAX_XML_DEPTH`] deep (deeper files overflowed hwloc's parser), node memory sizes that
-//! add up to at most 2^64 bytes, and
+//! add up to at most 2^64 bytes, JSON objects without a repeated key (at any level), and
 //! per-level spans listing at most [`MAX_SPAN_ENTRIES`] node ids in all (they grow as
 //! nodes² × levels: a 4,096-node dump with hundreds of distinct distances is refused from
 //! its matrix, before the hierarchy or a report is built). What grows with nodes² is bounded

@@ -326,3 +326,62 @@ fn sysfs_roots_and_generators_whose_spans_grow_past_the_limit_are_refused() {
         4096
     );
 }
+
+#[test]
+fn node_dumps_with_a_repeated_key_are_refused_naming_it() {
+    use zonal_topology::parse_nodes_json;
+    let cases = [
+        // Top level, a known field.
+        (
+            r#"{"nodes": [{"id": 0, "cpus": [0]}], "nodes": []}"#,
+            "",
+            "nodes",
+        ),
+        // Inside a node: serde_json would keep id 1 silently... or the derived struct refuse
+        // it; the message is the same either way.
+        (
+            "{\"nodes\": [{\"id\": 0, \"cpus\": [0]},\n{\"id\": 1, \"cpus\": [1], \"id\": 2}]}",
+            "nodes[1]",
+            "id",
+        ),
+        // An ignored field, repeated.
+        (
+            r#"{"nodes": [{"id": 0, "cpus": [0], "note": "a", "note": "b"}]}"#,
+            "nodes[0]",
+            "note",
+        ),
+        // Deeper, inside an ignored field.
+        (
+            r#"{"nodes": [{"id": 0, "cpus": [0], "x": {"y": [{"z": 1, "z": 2}]}}]}"#,
+            "nodes[0].x.y[0]",
+            "z",
+        ),
+    ];
+    for (doc, want_path, want_key) in cases {
+        match parse_nodes_json(doc, "dup.json", "dup") {
+            Err(TopologyError::DuplicateKey {
+                origin, path, key, ..
+            }) => {
+                assert_eq!(
+                    (origin.as_str(), path.as_str(), key.as_str()),
+                    ("dup.json", want_path, want_key)
+                );
+            }
+            other => panic!("{doc}: {other:?}"),
+        }
+    }
+    let dir = scratch("dup");
+    let path = dir.join("dup.json");
+    std::fs::write(&path, cases[1].0).unwrap();
+    let msg = from_nodes_file(&path).unwrap_err().to_string();
+    for needle in ["dup.json", "\"id\"", "nodes[1]", "line 2"] {
+        assert!(msg.contains(needle), "{needle}: {msg}");
+    }
+    // The same documents without the repetition read.
+    assert!(parse_nodes_json(
+        r#"{"nodes": [{"id": 0, "cpus": [0], "note": "a", "x": {"y": [{"z": 1}]}}]}"#,
+        "ok",
+        "ok"
+    )
+    .is_ok());
+}
