@@ -199,6 +199,78 @@ fn many_nodes_without_a_matrix_are_refused_before_the_fallback_matrix() {
 }
 
 #[test]
+fn dumps_and_generators_whose_spans_grow_as_nodes_squared_times_levels_are_refused() {
+    // 1,024 nodes and 246 distinct distances: the per-level spans would list 2.5 × 10⁸ node
+    // ids. Refused from the matrix, before the hierarchy or the report is built.
+    let n = 1024;
+    let rows: Vec<String> = (0..n)
+        .map(|i: usize| {
+            let row: Vec<String> = (0..n)
+                .map(|j: usize| match (i.min(j), i.max(j)) {
+                    (a, b) if a == b => "10".to_owned(),
+                    (0, b) => (11 + (b - 1) % 245).to_string(),
+                    _ => "20".to_owned(),
+                })
+                .collect();
+            format!(
+                r#"{{"id": {i}, "cpus": [{i}], "distance": [{}]}}"#,
+                row.join(",")
+            )
+        })
+        .collect();
+    let dir = scratch("spans");
+    let path = write(
+        &dir,
+        "fan.json",
+        &format!(r#"{{"nodes": [{}]}}"#, rows.join(",")),
+    );
+    for json in [false, true] {
+        let mut args = vec!["--nodes", path.as_str()];
+        if json {
+            args.push("--json");
+        }
+        refused(
+            "topology",
+            &args,
+            &[
+                "fan.json",
+                "246 distinct distances",
+                "1024 nodes",
+                "67108864",
+            ],
+        );
+    }
+    refused(
+        "topology",
+        &["--mesh", "64x64"],
+        &["127 distinct distances", "4096 nodes", "67108864"],
+    );
+}
+
+#[test]
+fn node_dumps_and_policy_configs_with_a_repeated_key_are_refused() {
+    let dir = scratch("dup-keys");
+    let path = write(
+        &dir,
+        "dup.json",
+        r#"{"nodes": [{"id": 0, "cpus": [0], "distance": [10, 20]},
+                      {"id": 1, "cpus": [1], "distance": [20, 10], "id": 2}]}"#,
+    );
+    refused(
+        "topology",
+        &["--nodes", &path],
+        &["dup.json", "\"id\"", "nodes[1]", "line 2"],
+    );
+    use zonal::policy::{PolicyConfig, PolicyError};
+    let err = PolicyConfig::from_json_str(r#"{"name": "linux", "age_limit": 2, "age_limit": 3}"#)
+        .unwrap_err();
+    assert!(
+        matches!(&err, PolicyError::DuplicateKey { key, .. } if key == "age_limit"),
+        "{err:?}"
+    );
+}
+
+#[test]
 fn an_unknown_linux_era_is_a_usage_error_naming_it() {
     refused(
         "paper",

@@ -170,6 +170,32 @@ pub enum PolicyError {
     /// A JSON config did not parse.
     #[error("malformed JSON policy config: {0}")]
     Json(#[from] serde_json::Error),
+    /// A JSON config repeats a key in one object (serde_json would keep the last one
+    /// silently). Checked at every nesting level before the config is read; TOML refuses
+    /// repeated keys itself ([`PolicyError::Toml`]).
+    #[error(
+        "JSON policy config: key {key:?} appears twice in {} (line {line}, column {column})",
+        object_at(.path)
+    )]
+    DuplicateKey {
+        /// Where the object sits in the document (`a.b[2]`; empty for the top level).
+        path: String,
+        /// The repeated key.
+        key: String,
+        /// The 1-based line of its second occurrence.
+        line: usize,
+        /// The column just past it.
+        column: usize,
+    },
+}
+
+/// `the object at a.b`, or `the top-level object` for an empty path.
+fn object_at(path: &str) -> String {
+    if path.is_empty() {
+        "the top-level object".to_owned()
+    } else {
+        format!("the object at {path}")
+    }
 }
 
 /// A policy by name plus its parameters. Unset parameters take the documented defaults.
@@ -248,7 +274,8 @@ impl PolicyConfig {
     /// Parses a TOML config.
     ///
     /// # Errors
-    /// [`PolicyError::Toml`], or [`PolicyError::BadValue`] for a parameter out of range.
+    /// [`PolicyError::Toml`] (a key given twice included: TOML forbids it, and the parser
+    /// refuses it naming the key), or [`PolicyError::BadValue`] for a parameter out of range.
     pub fn from_toml_str(text: &str) -> Result<Self, PolicyError> {
         let cfg: Self = toml::from_str(text)?;
         crate::policies::validate(&cfg)?;
@@ -258,9 +285,28 @@ impl PolicyConfig {
     /// Parses a JSON config.
     ///
     /// # Errors
-    /// [`PolicyError::Json`], or [`PolicyError::BadValue`] for a document that is not an
+    /// [`PolicyError::Json`], [`PolicyError::DuplicateKey`] for a key repeated in one
+    /// object (at any level), or [`PolicyError::BadValue`] for a document that is not an
     /// object or a parameter out of range.
+    ///
+    /// ```
+    /// use zonal_policy::{PolicyConfig, PolicyError};
+    /// let err = PolicyConfig::from_json_str(r#"{"name": "linux", "age_limit": 2, "age_limit": 3}"#)
+    ///     .unwrap_err();
+    /// assert!(matches!(&err, PolicyError::DuplicateKey { key, .. } if key == "age_limit"));
+    /// assert!(err.to_string().contains("\"age_limit\" appears twice"));
+    /// ```
     pub fn from_json_str(text: &str) -> Result<Self, PolicyError> {
+        // A key repeated in any object is refused before anything is read (`json_keys.rs`).
+        crate::json_keys::check(text).map_err(|e| match e {
+            crate::json_keys::KeyError::Json(e) => PolicyError::Json(e),
+            crate::json_keys::KeyError::Duplicate(d) => PolicyError::DuplicateKey {
+                path: d.path,
+                key: d.key,
+                line: d.at.line(),
+                column: d.at.column(),
+            },
+        })?;
         // serde would read a struct from an array too (fields by position): a config is an
         // object, so anything else is refused by what it is.
         let value: serde_json::Value = serde_json::from_str(text)?;

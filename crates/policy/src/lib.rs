@@ -54,6 +54,7 @@ mod ageing;
 mod config;
 mod decision;
 mod filters;
+mod json_keys;
 mod numa_balancing;
 mod pelt;
 mod policies;

@@ -253,14 +253,20 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// Names worker threads.
+    /// Names worker threads. A name with a NUL byte is refused by [`build`](Self::build)
+    /// with a [`BuildError`] naming the worker ([`BuildError::worker`]); should `f` panic,
+    /// the panic resumes in `build`'s caller — in both cases after the workers already
+    /// started are stopped and joined.
     #[must_use]
     pub fn thread_name(mut self, f: impl FnMut(usize) -> String + 'static) -> Self {
         self.thread_name = Some(Box::new(f));
         self
     }
 
-    /// Stack size of worker threads, bytes.
+    /// Stack size of worker threads, bytes. A stack the OS cannot give (more than the
+    /// address space, or than `RLIMIT_AS` leaves) makes [`build`](Self::build) fail with a
+    /// [`BuildError`] naming the worker whose thread could not be spawned and the OS's
+    /// error, once the workers already started are stopped and joined.
     #[must_use]
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = Some(bytes);
@@ -303,7 +309,10 @@ impl ThreadPoolBuilder {
     /// # Errors
     /// A [`BuildError`] when the topology cannot be loaded, the policy cannot be built, a
     /// selected CPU is not available (named in the message), no worker would run, a worker
-    /// cannot be pinned (naming the CPU and the reason), or a thread cannot be spawned.
+    /// cannot be pinned (naming the CPU and the reason), a thread cannot be spawned (naming
+    /// the worker and the OS's error: out of memory for its stack, out of threads), or a
+    /// thread name holds a NUL byte. On any failure after the first worker started, the
+    /// workers already started are stopped and joined before the error is returned.
     pub fn build(mut self) -> Result<ThreadPool, BuildError> {
         self.check_num_threads()?;
         let (topo, is_virtual) = self.load_topology()?;

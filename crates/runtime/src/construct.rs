@@ -2,6 +2,8 @@
 //! threads (named, sized, pinned), from what [`ThreadPoolBuilder`](crate::ThreadPoolBuilder)
 //! chose.
 
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
@@ -140,7 +142,23 @@ fn node_has_workers(topo: &Topology, cpus: &[CpuId]) -> Box<[bool]> {
     has.into_boxed_slice()
 }
 
+/// Why starting the workers stopped before the last one.
+enum Stopped {
+    /// A worker could not be started or pinned.
+    Failed(BuildError),
+    /// The thread-name callback panicked: the panic resumes in the caller once the workers
+    /// already started are stopped and joined.
+    Panicked(Box<dyn Any + Send>),
+}
+
 /// Starts one thread per worker; waits until each is pinned (or failed to be).
+///
+/// On the first failure — a name the OS cannot take, a thread the OS refuses (out of
+/// memory for its stack, out of threads: `std::thread::Builder::spawn`'s error), a worker
+/// that cannot be pinned, a panicking name callback — no further worker is started, and
+/// the ones already started are stopped and joined (dropping the pool sets `terminate`,
+/// wakes every sleeper and joins each thread) before the error is returned: no thread of
+/// the failed pool outlives `build`.
 fn start_workers(
     registry: Arc<Registry>,
     deques: Vec<Worker<Task>>,
@@ -149,47 +167,80 @@ fn start_workers(
     layout: Layout,
 ) -> Result<ThreadPool, BuildError> {
     let (tx, rx) = mpsc::channel::<Result<(), BuildError>>();
-    let mut handles = Vec::with_capacity(deques.len());
-    let mut first_err = None;
+    let workers = deques.len();
+    // Sized by the worker count, which `num_threads::check` and the topology's `MAX_CPUS`
+    // bound before anything is allocated.
+    let mut handles = Vec::with_capacity(workers);
+    let mut stopped = None;
     for (i, deque) in deques.into_iter().enumerate() {
         let pin = targets[i];
         let reg = Arc::clone(&registry);
-        match spawn_worker(&mut threads, (deque, i, reg), pin, tx.clone()) {
+        let started = thread_name(&mut threads, i).and_then(|name| {
+            spawn_worker(name, threads.stack_size, (deque, i, reg), pin, tx.clone()).map_err(
+                |source| {
+                    Stopped::Failed(BuildError::new(ErrorKind::Spawn {
+                        worker: i,
+                        workers,
+                        source,
+                    }))
+                },
+            )
+        });
+        match started {
             Ok(h) => handles.push(h),
             Err(e) => {
-                first_err = Some(e);
+                stopped = Some(e);
                 break;
             }
         }
     }
     drop(tx);
     if let Err(e) = await_pinning(&rx, handles.len()) {
-        first_err.get_or_insert(e);
+        stopped.get_or_insert(Stopped::Failed(e));
     }
     let pool = ThreadPool::new(registry, handles, layout);
-    match first_err {
+    match stopped {
         None => Ok(pool),
-        Some(e) => {
+        Some(why) => {
             drop(pool); // terminates and joins the workers already started
-            Err(e)
+            match why {
+                Stopped::Failed(e) => Err(e),
+                Stopped::Panicked(payload) => std::panic::resume_unwind(payload),
+            }
         }
     }
 }
 
-/// Starts the thread of worker `i` (with its deque): named and sized by `threads`, bound to
-/// `pin`'s CPU if given; it reports how binding went on `report`, then runs the worker.
+/// The name of worker `i`'s thread: the builder's callback, or `zonal-worker-i`. A name
+/// with a NUL byte is refused here (`std::thread::Builder::spawn` would panic on it).
+fn thread_name(threads: &mut Threads, i: usize) -> Result<String, Stopped> {
+    let name = match &mut threads.name {
+        Some(f) => {
+            std::panic::catch_unwind(AssertUnwindSafe(|| f(i))).map_err(Stopped::Panicked)?
+        }
+        None => format!("zonal-worker-{i}"),
+    };
+    if name.contains('\0') {
+        return Err(Stopped::Failed(BuildError::new(ErrorKind::ThreadName {
+            worker: i,
+            name,
+        })));
+    }
+    Ok(name)
+}
+
+/// Starts the thread of worker `i` (with its deque), named `name`, with `stack_size` bytes
+/// of stack if given; bound to `pin`'s CPU if given; it reports how binding went on
+/// `report`, then runs the worker. The OS's error if the thread cannot be created.
 fn spawn_worker(
-    threads: &mut Threads,
+    name: String,
+    stack_size: Option<usize>,
     (deque, i, registry): (Worker<Task>, usize, Arc<Registry>),
     pin: Option<u32>,
     report: mpsc::Sender<Result<(), BuildError>>,
-) -> Result<JoinHandle<()>, BuildError> {
-    let name = match &mut threads.name {
-        Some(f) => f(i),
-        None => format!("zonal-worker-{i}"),
-    };
+) -> std::io::Result<JoinHandle<()>> {
     let mut b = std::thread::Builder::new().name(name);
-    if let Some(s) = threads.stack_size {
+    if let Some(s) = stack_size {
         b = b.stack_size(s);
     }
     b.spawn(move || {
@@ -205,7 +256,6 @@ fn spawn_worker(
         let _ = report.send(res);
         WorkerThread::new(deque, i, registry).run();
     })
-    .map_err(|source| BuildError::new(ErrorKind::Spawn { worker: i, source }))
 }
 
 /// Waits for the binding reports of `started` workers; the first error, if any.

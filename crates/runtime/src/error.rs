@@ -103,12 +103,15 @@ pub(crate) enum ErrorKind {
         cpu: u32,
         reason: String,
     },
-    #[error("cannot spawn worker thread {worker}: {source}")]
+    #[error("cannot spawn worker thread {worker} of {workers}: {source}")]
     Spawn {
         worker: usize,
+        workers: usize,
         #[source]
         source: std::io::Error,
     },
+    #[error("the name {name:?} of worker thread {worker} contains a NUL byte")]
+    ThreadName { worker: usize, name: String },
     #[error("num_threads({requested}) is more than the limit of {limit} workers")]
     TooManyThreads { requested: usize, limit: usize },
     #[error("num_threads({threads}) conflicts with {other}: choose one way to size the pool")]
@@ -168,12 +171,39 @@ impl BuildError {
             | ErrorKind::CpuNotAllowed { .. }
             | ErrorKind::CpuNotInTopology { .. }
             | ErrorKind::NoWorkers { .. }
+            | ErrorKind::ThreadName { .. }
             | ErrorKind::TooManyThreads { .. }
             | ErrorKind::Conflict { .. }
             | ErrorKind::Env { .. } => true,
             ErrorKind::Pin { .. }
             | ErrorKind::Spawn { .. }
             | ErrorKind::GlobalPoolAlreadyInitialized => false,
+        }
+    }
+
+    /// The worker the error is about: the one whose thread could not be spawned (the OS's
+    /// error is the [`source`](std::error::Error::source), a [`std::io::Error`]), pinned,
+    /// or named. The workers started before it were stopped and joined before `build`
+    /// returned.
+    ///
+    /// ```
+    /// // No system gives a thread 2^63 bytes of stack: the first worker cannot start.
+    /// let err = zonal_runtime::ThreadPoolBuilder::new()
+    ///     .preset("s1")
+    ///     .stack_size(usize::MAX / 2)
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert_eq!(err.worker(), Some(0));
+    /// let os = std::error::Error::source(&err).and_then(|e| e.downcast_ref::<std::io::Error>());
+    /// assert!(os.is_some_and(|e| e.raw_os_error().is_some()));
+    /// ```
+    #[must_use]
+    pub fn worker(&self) -> Option<usize> {
+        match &self.kind {
+            ErrorKind::Spawn { worker, .. }
+            | ErrorKind::Pin { worker, .. }
+            | ErrorKind::ThreadName { worker, .. } => Some(*worker),
+            _ => None,
         }
     }
 

@@ -178,10 +178,104 @@ fn a_worker_thread_that_cannot_start_is_a_failure_not_an_input_error() {
         err.to_string().contains("cannot spawn worker thread"),
         "{err}"
     );
+    assert_eq!(err.worker(), Some(0));
     // The same builder with a topology that cannot load is an input error.
     let err = ThreadPoolBuilder::new()
         .preset("no-such-preset")
         .build()
         .expect_err("unknown preset");
     assert!(err.is_input_error(), "{err}");
+}
+
+/// Counts the workers that start and exit through the builder's handlers.
+fn counted(b: ThreadPoolBuilder) -> (ThreadPoolBuilder, Counts) {
+    use std::sync::atomic::Ordering;
+    let counts = Counts::default();
+    let (s, x) = (
+        std::sync::Arc::clone(&counts.0),
+        std::sync::Arc::clone(&counts.1),
+    );
+    let b = b
+        .start_handler(move |_| {
+            s.fetch_add(1, Ordering::SeqCst);
+        })
+        .exit_handler(move |_| {
+            x.fetch_add(1, Ordering::SeqCst);
+        });
+    (b, counts)
+}
+
+/// Workers started, workers exited.
+#[derive(Default)]
+struct Counts(
+    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+);
+
+impl Counts {
+    fn get(&self) -> (usize, usize) {
+        use std::sync::atomic::Ordering;
+        (self.0.load(Ordering::SeqCst), self.1.load(Ordering::SeqCst))
+    }
+}
+
+#[test]
+fn stacks_no_system_can_give_are_a_typed_error_naming_the_worker_and_the_os_error() {
+    // 2^63 bytes (more than any address space) and usize::MAX (which overflows glibc's
+    // size arithmetic): std::thread::Builder::spawn fails, build returns the OS's error.
+    for stack in [usize::MAX / 2, usize::MAX] {
+        let (b, counts) = counted(ThreadPoolBuilder::new().preset("s1").no_policy());
+        let err = b.stack_size(stack).build().expect_err("no such stack");
+        assert_eq!(err.worker(), Some(0), "{err}");
+        assert!(!err.is_input_error(), "{err}");
+        let os = std::error::Error::source(&err)
+            .and_then(|e| e.downcast_ref::<std::io::Error>())
+            .expect("the OS's error is the source");
+        assert!(os.raw_os_error().is_some(), "{os:?}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("worker thread 0 of 32") && msg.contains("os error"),
+            "{msg}"
+        );
+        assert_eq!(counts.get(), (0, 0));
+    }
+}
+
+#[test]
+fn a_thread_name_with_a_nul_byte_is_refused_after_joining_the_started_workers() {
+    // std::thread::Builder::spawn panics on such a name: it is refused before, naming the
+    // worker, and the three workers already started are stopped and joined.
+    let (b, counts) = counted(ThreadPoolBuilder::new().preset("s1").no_policy());
+    let err = b
+        .thread_name(|i| {
+            if i == 3 {
+                "bad\0name".into()
+            } else {
+                format!("w{i}")
+            }
+        })
+        .build()
+        .expect_err("a NUL byte in a thread name");
+    assert_eq!(err.worker(), Some(3));
+    assert!(err.is_input_error(), "{err}");
+    assert!(err.to_string().contains("bad\\0name"), "{err}");
+    assert_eq!(counts.get(), (3, 3), "every started worker ran and exited");
+}
+
+#[test]
+fn a_panicking_thread_name_callback_resumes_after_joining_the_started_workers() {
+    let (b, counts) = counted(ThreadPoolBuilder::new().preset("s1").no_policy());
+    let b = b.thread_name(|i| {
+        assert!(i < 5, "no name for worker {i}");
+        format!("w{i}")
+    });
+    let payload = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| b.build()))
+        .map(|_| ())
+        .expect_err("the callback's panic resumes");
+    let msg = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_default();
+    assert!(msg.contains("no name for worker 5"), "{msg}");
+    assert_eq!(counts.get(), (5, 5), "every started worker ran and exited");
 }

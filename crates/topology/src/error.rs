@@ -28,6 +28,29 @@ pub enum TopologyError {
         /// The limit (`MAX_NODES`, `MAX_CPUS`).
         limit: usize,
     },
+    /// The distance matrix relates so many nodes at so many distinct distances that the
+    /// hierarchy's per-level spans would list more node ids than the limit (they grow as
+    /// nodes² × levels; see [`MAX_SPAN_ENTRIES`](crate::MAX_SPAN_ENTRIES)). Checked from the
+    /// matrix before any hierarchy is built.
+    #[error(
+        "the distance matrix has {levels} distinct distances ({first}..={last}) over {nodes} \
+         nodes with CPUs: their per-level spans would list {entries} node ids, more than the \
+         limit of {limit}"
+    )]
+    TooManySpanEntries {
+        /// Nodes with CPUs (the nodes the hierarchy relates).
+        nodes: usize,
+        /// Distinct distances among them: the memory access levels `M`.
+        levels: usize,
+        /// The smallest of those distances.
+        first: u32,
+        /// The largest of those distances.
+        last: u32,
+        /// How many node ids the spans of every node at every level would list.
+        entries: u64,
+        /// The limit (`MAX_SPAN_ENTRIES`).
+        limit: u64,
+    },
     /// The path is not a regular file (a FIFO, device, socket or directory).
     #[error("cannot read {path}: it is {kind}, not a regular file")]
     NotAFile {
@@ -64,6 +87,24 @@ pub enum TopologyError {
         /// The parser's error.
         #[source]
         source: serde_json::Error,
+    },
+    /// A `--nodes` JSON document repeats a key in one object (serde_json would keep the
+    /// last one silently). Checked at every nesting level before the document is read.
+    #[error(
+        "{origin}: key {key:?} appears twice in {} (line {line}, column {column})",
+        object_at(.path)
+    )]
+    DuplicateKey {
+        /// Where the JSON came from (a path or `<string>`).
+        origin: String,
+        /// Where the object sits in the document (`nodes[2]`; empty for the top level).
+        path: String,
+        /// The repeated key.
+        key: String,
+        /// The 1-based line of its second occurrence.
+        line: usize,
+        /// The column just past it.
+        column: usize,
     },
     /// hwloc could not load or read an XML file or this machine.
     #[error("hwloc failed on {origin}: {message}")]
@@ -211,6 +252,7 @@ impl TopologyError {
             | TopologyError::XmlTooDeep { .. }
             | TopologyError::Xml { .. }
             | TopologyError::Json { .. }
+            | TopologyError::DuplicateKey { .. }
             | TopologyError::Hwloc { .. }
             | TopologyError::Sysfs { .. }
             | TopologyError::InFile { .. } => self,
@@ -235,6 +277,15 @@ impl TopologyError {
             TopologyError::InFile { source, .. } => source.cause(),
             other => other,
         }
+    }
+}
+
+/// `the object at nodes[2]`, or `the top-level object` for an empty path.
+fn object_at(path: &str) -> String {
+    if path.is_empty() {
+        "the top-level object".to_owned()
+    } else {
+        format!("the object at {path}")
     }
 }
 

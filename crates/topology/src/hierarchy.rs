@@ -32,6 +32,7 @@
 
 use std::sync::OnceLock;
 
+use crate::error::{Result, TopologyError};
 use crate::ids::{CpuId, Level, NodeId};
 use crate::machine::{CpuInfo, Machine, MAX_DISTANCE};
 
@@ -108,6 +109,117 @@ pub struct Topology {
     victims: Box<[OnceLock<Box<[Victim]>>]>,
 }
 
+/// The most node ids the per-level spans of a machine may list in all: Σ over the nodes
+/// with CPUs `i` and the levels `l` of `|span(i, l)|` ([`Topology::span`]), which is
+/// `Σ_i Σ_j (M − level(i, j))` over pairs of CPU nodes. Machines over it are refused with
+/// [`TopologyError::TooManySpanEntries`] when they are validated
+/// ([`Machine::from_specs`], every source and generator), from the matrix alone, before any
+/// hierarchy is built.
+///
+/// Why a limit: the hierarchy keeps spans as prefixes of one nearest-first row per node
+/// (`O(nodes² + nodes × levels)`), but whatever lists them level by level — the
+/// [`TopologyReport`](crate::TopologyReport)'s `spans` (the JSON of `examples/topology`, built
+/// by every run of it), Linux's `sched_domains_numa_masks` (one mask per level and node) —
+/// grows with nodes² × levels. [`MAX_NODES`](crate::MAX_NODES) nodes with 246 distinct
+/// distances (all of 10..=255) would list 4.1 × 10⁹ ids: 16 GiB as `u32`. 2²⁶ ids are 256 MiB
+/// as `u32` (about 330 MB of JSON); every machine Linux can describe (at most 1,024 nodes
+/// with a handful of distances: ≤ 1.1 × 10⁷) and every generated shape in use fits — a
+/// 4,096-node fan-out tree lists at most 3.4 × 10⁷ (`[2; 12]`), a 32 × 32 mesh with 63
+/// levels 4.4 × 10⁷ — while a 64 × 64 mesh (127 levels, 1.4 × 10⁹) does not.
+pub const MAX_SPAN_ENTRIES: u64 = 1 << 26;
+
+/// The distinct distances over `cpu_nodes` (ascending: one per level), and for every
+/// distance `0..=MAX_DISTANCE` the smallest level covering it, or `NO_LEVEL`.
+///
+/// O(cpu nodes²) time; its memory is two tables of `MAX_DISTANCE + 1` entries, whatever
+/// the input (a presence table over distances replaces sorting the n² values).
+fn distance_levels(machine: &Machine, cpu_nodes: &[NodeId]) -> (Vec<u32>, Vec<u8>) {
+    // `Machine` keeps every distance in 10..=MAX_DISTANCE.
+    let mut present = vec![false; MAX_DISTANCE as usize + 1];
+    for &i in cpu_nodes {
+        for &j in cpu_nodes {
+            present[machine.distance(i, j) as usize] = true;
+        }
+    }
+    let levels: Vec<u32> = (0..=MAX_DISTANCE)
+        .filter(|&d| present[d as usize])
+        .collect();
+    let m = levels.len();
+    // The smallest level whose distance covers d (exact for CPU nodes), or NO_LEVEL.
+    let level_of: Vec<u8> = (0..=MAX_DISTANCE)
+        .map(|d| {
+            let l = levels.partition_point(|&x| x < d);
+            if l < m {
+                u8::try_from(l).unwrap_or(NO_LEVEL)
+            } else {
+                NO_LEVEL
+            }
+        })
+        .collect();
+    (levels, level_of)
+}
+
+/// How many node ids the per-level spans of a machine list ([`MAX_SPAN_ENTRIES`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SpanCount {
+    /// Nodes with CPUs.
+    pub(crate) nodes: usize,
+    /// The distinct distances among them, ascending.
+    pub(crate) levels: Vec<u32>,
+    /// `Σ_i Σ_l |span(i, l)|`.
+    pub(crate) entries: u64,
+}
+
+/// Counts the node ids of every span at every level from the distance matrix: O(cpu
+/// nodes²) time, and nothing allocated that grows with the input beyond the list of CPU
+/// nodes.
+pub(crate) fn span_count(machine: &Machine) -> SpanCount {
+    let cpu_nodes: Vec<NodeId> = (0..machine.nodes().len())
+        .map(NodeId::new)
+        .filter(|&i| machine.node(i).has_cpus())
+        .collect();
+    let (levels, level_of) = distance_levels(machine, &cpu_nodes);
+    let m = levels.len() as u64;
+    let mut entries = 0u64;
+    for &i in &cpu_nodes {
+        for &j in &cpu_nodes {
+            // Node `j` lies in the spans of `i` from its level on: M − level of them. Level I
+            // is the node itself, whatever its diagonal (as in `Topology::new`).
+            let level = if i == j {
+                0
+            } else {
+                u64::from(level_of[machine.distance(i, j) as usize])
+            };
+            entries += m - level;
+        }
+    }
+    SpanCount {
+        nodes: cpu_nodes.len(),
+        levels,
+        entries,
+    }
+}
+
+/// Refuses a machine whose per-level spans would list more than [`MAX_SPAN_ENTRIES`] node
+/// ids (see there), counted by [`span_count`].
+///
+/// # Errors
+/// [`TopologyError::TooManySpanEntries`].
+pub(crate) fn check_span_entries(machine: &Machine) -> Result<()> {
+    let c = span_count(machine);
+    if c.entries > MAX_SPAN_ENTRIES {
+        return Err(TopologyError::TooManySpanEntries {
+            nodes: c.nodes,
+            levels: c.levels.len(),
+            first: c.levels.first().copied().unwrap_or(0),
+            last: c.levels.last().copied().unwrap_or(0),
+            entries: c.entries,
+            limit: MAX_SPAN_ENTRIES,
+        });
+    }
+    Ok(())
+}
+
 /// The default zone depth for `M` memory access levels (docs/DESIGN.md): `M/2 + 1` when `M ≥ 4`,
 /// otherwise every level.
 ///
@@ -127,7 +239,9 @@ pub fn default_zone_depth(mal_count: usize) -> usize {
 impl Topology {
     /// Builds the hierarchy of a machine with the default zone.
     ///
-    /// Cost: O(nodes² + cpus) time and memory, without sorting at the node level (every
+    /// Cost: O(nodes² + nodes × levels + cpus) time and memory (bounded by
+    /// [`MAX_NODES`](crate::MAX_NODES) and [`MAX_CPUS`](crate::MAX_CPUS); nothing here grows
+    /// with nodes² × levels, see [`MAX_SPAN_ENTRIES`]), without sorting at the node level (every
     /// distance lies in 10..=255, so levels and per-node orders are bucketed by distance).
     /// Victim orders are built per CPU when first asked for (see [`victims`](Self::victims)).
     #[must_use]
@@ -143,28 +257,8 @@ impl Topology {
             .filter(|&i| machine.node(i).has_cpus())
             .collect();
 
-        // `Machine` keeps every distance in 10..=MAX_DISTANCE.
-        let mut present = vec![false; MAX_DISTANCE as usize + 1];
-        for &i in &cpu_nodes {
-            for &j in &cpu_nodes {
-                present[machine.distance(i, j) as usize] = true;
-            }
-        }
-        let levels: Vec<u32> = (0..=MAX_DISTANCE)
-            .filter(|&d| present[d as usize])
-            .collect();
+        let (levels, level_of) = distance_levels(&machine, &cpu_nodes);
         let m = levels.len();
-        // The smallest level whose distance covers d (exact for CPU nodes), or NO_LEVEL.
-        let level_of: Vec<u8> = (0..=MAX_DISTANCE)
-            .map(|d| {
-                let l = levels.partition_point(|&x| x < d);
-                if l < m {
-                    u8::try_from(l).unwrap_or(NO_LEVEL)
-                } else {
-                    NO_LEVEL
-                }
-            })
-            .collect();
 
         let mut node_level = vec![NO_LEVEL; n * n];
         for &i in &cpu_nodes {

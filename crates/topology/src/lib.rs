@@ -26,7 +26,12 @@
 //! [`MAX_CPUS`] CPUs (checked in cpulists, generators and every source), only regular files
 //! of at most [`MAX_INPUT_BYTES`] (a FIFO would block the reader), XML nested at most
 //! [`MAX_XML_DEPTH`] deep (deeper files overflowed hwloc's parser), node memory sizes that
-//! add up to at most 2^64 bytes. An hwloc XML export is read by Zonal first
+//! add up to at most 2^64 bytes, JSON objects without a repeated key (at any level), and
+//! per-level spans listing at most [`MAX_SPAN_ENTRIES`] node ids in all (they grow as
+//! nodes² × levels: a 4,096-node dump with hundreds of distinct distances is refused from
+//! its matrix, before the hierarchy or a report is built). What grows with nodes² is bounded
+//! by [`MAX_NODES`] (see there), and each CPU's victim order (cpus − 1 entries, built on
+//! first use) by [`MAX_CPUS`]. An hwloc XML export is read by Zonal first
 //! (`source/xml_check.rs`: object types, bitmaps of at most 4,096 words, numbers, indexes,
 //! how the sets fit, distance matrices of exactly n² values), so that what hwloc would refuse
 //! with a bare errno, misread, or crash on is a [`TopologyError::Xml`] naming the file, the
@@ -57,7 +62,7 @@ mod report;
 mod source;
 
 pub use error::{Result, TopologyError};
-pub use hierarchy::{default_zone_depth, Tier, Topology, Victim};
+pub use hierarchy::{default_zone_depth, Tier, Topology, Victim, MAX_SPAN_ENTRIES};
 pub use ids::{CpuId, Level, NodeId};
 pub use machine::{
     CpuInfo, CpuSpec, DistanceOrigin, Machine, NodeInfo, NodeKind, NodeSpec, LOCAL_DISTANCE,

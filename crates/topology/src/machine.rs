@@ -5,6 +5,8 @@
 //! through [`Machine::from_specs`], so that validation is written once:
 //! - at least one node and one CPU; no repeated node id; no CPU claimed by two nodes;
 //! - the matrix is `nodes × nodes`, every value in Linux's range 10..=255, no zero diagonal;
+//! - the hierarchy's per-level spans, which grow as nodes² × levels, list at most
+//!   [`MAX_SPAN_ENTRIES`](crate::MAX_SPAN_ENTRIES) node ids (counted from the matrix);
 //! - several nodes without a matrix get Linux's fallback (10 local, 20 remote), recorded in
 //!   [`Machine::distance_origin`].
 //!
@@ -20,8 +22,12 @@ pub const LOCAL_DISTANCE: u32 = 10;
 pub const REMOTE_DISTANCE: u32 = 20;
 /// Largest distance Linux accepts (`sched_init_numa` rejects ≥ 256).
 pub const MAX_DISTANCE: u32 = 255;
-/// The most NUMA nodes a machine may have (Linux's `NODES_SHIFT` allows 1,024 on x86-64;
-/// the node distance matrix is quadratic in nodes).
+/// The most NUMA nodes a machine may have (Linux's `NODES_SHIFT` allows 1,024 on x86-64).
+/// What grows with nodes² is bounded by it: at 4,096 nodes the distance matrix takes 64 MiB
+/// (`u32`), the hierarchy's node × node level table 16 MiB (`u8`) and its nearest-first node
+/// rows 64 MiB (`u32`), and its span ends (nodes × at most 246 levels, `u32`) 4 MiB. What
+/// grows with nodes² × levels has a limit of its own,
+/// [`MAX_SPAN_ENTRIES`](crate::MAX_SPAN_ENTRIES).
 pub const MAX_NODES: usize = 4_096;
 /// The most CPUs a machine may have. Every CPU keeps a victim order of every other CPU
 /// (`Topology::victims`, 8 bytes a victim): 4,096 CPUs take 128 MiB. Checked before any
@@ -226,7 +232,9 @@ impl Machine {
     /// [`MatrixRows`](TopologyError::MatrixRows),
     /// [`NonSquareMatrix`](TopologyError::NonSquareMatrix),
     /// [`DistanceOutOfRange`](TopologyError::DistanceOutOfRange),
-    /// [`ZeroDiagonal`](TopologyError::ZeroDiagonal).
+    /// [`ZeroDiagonal`](TopologyError::ZeroDiagonal),
+    /// [`TooManySpanEntries`](TopologyError::TooManySpanEntries) (more distinct distances
+    /// over more nodes than the hierarchy's spans may list: [`MAX_SPAN_ENTRIES`](crate::MAX_SPAN_ENTRIES)).
     pub fn from_specs(
         name: impl Into<String>,
         nodes: Vec<NodeSpec>,
@@ -407,13 +415,16 @@ impl Machine {
                 }
             })
             .collect();
-        Ok(Self {
+        let machine = Self {
             name,
             cpus,
             nodes: node_infos,
             distances,
             origin,
-        })
+        };
+        // Before anything that grows with nodes² × levels is built from it.
+        crate::hierarchy::check_span_entries(&machine)?;
+        Ok(machine)
     }
 
     /// A human name for the machine (file name, preset name, `this machine`).

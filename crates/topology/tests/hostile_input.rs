@@ -5,6 +5,7 @@
 //! - XML nested deeper than `MAX_XML_DEPTH` (which overflowed hwloc's parser's stack);
 //! - a sysfs node file that exists but cannot be read as a file (no silent memory-only node).
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use zonal_topology::{
@@ -186,4 +187,201 @@ fn node_dump_cpus_take_the_documented_cpulist_form_and_must_agree() {
         Err(TopologyError::CpuList { message, .. }) => assert!(message.contains("node 0")),
         other => panic!("{other:?}"),
     }
+}
+
+/// A node dump of `n` nodes with one CPU each: node 0 is `11 + (j − 1) % 245` from node
+/// `j` (every distance of 11..=255 once `n` > 245), every other pair `far` apart.
+fn fan_dump(n: usize, far: u32) -> String {
+    let mut out = String::with_capacity(n * n * 3 + n * 40);
+    out.push_str("{\"nodes\": [");
+    for i in 0..n {
+        if i > 0 {
+            out.push(',');
+        }
+        let _ = write!(out, "\n{{\"id\": {i}, \"cpus\": [{i}], \"distance\": [");
+        for j in 0..n {
+            let d = match (i.min(j), i.max(j)) {
+                (a, b) if a == b => 10,
+                (0, b) => 11 + ((b - 1) % 245) as u32,
+                _ => far,
+            };
+            if j > 0 {
+                out.push(',');
+            }
+            let _ = write!(out, "{d}");
+        }
+        out.push_str("]}");
+    }
+    out.push_str("]}");
+    out
+}
+
+#[test]
+fn dumps_whose_spans_grow_as_nodes_squared_times_levels_are_refused_before_the_hierarchy() {
+    use zonal_topology::{parse_nodes_json, MAX_NODES, MAX_SPAN_ENTRIES};
+    // 4,096 nodes (the limit) and 246 distinct distances: their spans would list 3.96 × 10⁹
+    // node ids (16 GiB as u32). Refused from the matrix; the hierarchy is never built.
+    match parse_nodes_json(&fan_dump(MAX_NODES, 20), "fan.json", "fan") {
+        Err(TopologyError::TooManySpanEntries {
+            nodes,
+            levels,
+            first,
+            last,
+            entries,
+            limit,
+        }) => {
+            assert_eq!((nodes, levels, first, last), (MAX_NODES, 246, 10, 255));
+            assert_eq!(limit, MAX_SPAN_ENTRIES);
+            assert!(entries > 3_900_000_000, "{entries}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // From a file, the message names it and the counts.
+    let dir = scratch("spans");
+    let path = dir.join("fan.json");
+    std::fs::write(&path, fan_dump(1024, 20)).unwrap();
+    let err = from_nodes_file(&path).unwrap_err();
+    assert!(matches!(
+        err.cause(),
+        TopologyError::TooManySpanEntries {
+            nodes: 1024,
+            levels: 246,
+            ..
+        }
+    ));
+    let msg = err.to_string();
+    for needle in [
+        "fan.json",
+        "246 distinct distances",
+        "10..=255",
+        "1024 nodes",
+        "67108864",
+    ] {
+        assert!(msg.contains(needle), "{needle}: {msg}");
+    }
+    // Big but legal: 1,024 nodes at two distances (10 and 20) list 1.05 × 10⁶ span entries,
+    // 300 nodes at all 246 distances 2.1 × 10⁷; both read and build.
+    let wide = (0..1024)
+        .map(|i| {
+            let row: Vec<&str> = (0..1024)
+                .map(|j| if i == j { "10" } else { "20" })
+                .collect();
+            format!(
+                "{{\"id\": {i}, \"cpus\": [{i}], \"distance\": [{}]}}",
+                row.join(",")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(",");
+    let m = parse_nodes_json(&format!("{{\"nodes\": [{wide}]}}"), "wide", "wide").unwrap();
+    assert_eq!(zonal_topology::Topology::new(m).mal_count(), 2);
+    let m = parse_nodes_json(&fan_dump(300, 20), "fan300", "fan300").unwrap();
+    assert_eq!(zonal_topology::Topology::new(m).mal_count(), 246);
+}
+
+#[test]
+fn sysfs_roots_and_generators_whose_spans_grow_past_the_limit_are_refused() {
+    use zonal_topology::{presets, MAX_SPAN_ENTRIES};
+    // A sysfs root of 1,024 nodes, 246 distinct distances.
+    let root = scratch("sysfs-spans");
+    let n = 1024;
+    for i in 0..n {
+        let node = root.join(format!("sys/devices/system/node/node{i}"));
+        std::fs::create_dir_all(&node).unwrap();
+        std::fs::write(node.join("cpulist"), format!("{i}\n")).unwrap();
+        let row: Vec<String> = (0..n)
+            .map(|j| match (i.min(j), i.max(j)) {
+                (a, b) if a == b => "10".to_owned(),
+                (0, b) => (11 + (b - 1) % 245).to_string(),
+                _ => "20".to_owned(),
+            })
+            .collect();
+        std::fs::write(node.join("distance"), row.join(" ") + "\n").unwrap();
+    }
+    let err = from_sysfs_root(&root).unwrap_err();
+    assert!(
+        matches!(
+            err.cause(),
+            TopologyError::TooManySpanEntries { nodes: 1024, levels: 246, limit, .. }
+                if *limit == MAX_SPAN_ENTRIES
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains(root.to_str().unwrap()), "{err}");
+    // A 64 × 64 mesh: 127 levels over 4,096 nodes (1.4 × 10⁹ span entries).
+    match presets::mesh_machine(64, 64, false, 1) {
+        Err(TopologyError::TooManySpanEntries {
+            nodes: 4096,
+            levels: 127,
+            entries,
+            ..
+        }) => assert!(entries > MAX_SPAN_ENTRIES),
+        other => panic!("{other:?}"),
+    }
+    // Big but legal: the largest shapes in use still build, a 32 × 32 mesh of 63 levels
+    // (4.4 × 10⁷ span entries) and a 4,096-node tree of 13 levels (3.4 × 10⁷).
+    assert_eq!(presets::mesh(32, 32, false, 1).unwrap().mal_count(), 63);
+    assert_eq!(
+        presets::hierarchical(&[2; 12], 1).unwrap().node_count(),
+        4096
+    );
+}
+
+#[test]
+fn node_dumps_with_a_repeated_key_are_refused_naming_it() {
+    use zonal_topology::parse_nodes_json;
+    let cases = [
+        // Top level, a known field.
+        (
+            r#"{"nodes": [{"id": 0, "cpus": [0]}], "nodes": []}"#,
+            "",
+            "nodes",
+        ),
+        // Inside a node: serde_json would keep id 1 silently... or the derived struct refuse
+        // it; the message is the same either way.
+        (
+            "{\"nodes\": [{\"id\": 0, \"cpus\": [0]},\n{\"id\": 1, \"cpus\": [1], \"id\": 2}]}",
+            "nodes[1]",
+            "id",
+        ),
+        // An ignored field, repeated.
+        (
+            r#"{"nodes": [{"id": 0, "cpus": [0], "note": "a", "note": "b"}]}"#,
+            "nodes[0]",
+            "note",
+        ),
+        // Deeper, inside an ignored field.
+        (
+            r#"{"nodes": [{"id": 0, "cpus": [0], "x": {"y": [{"z": 1, "z": 2}]}}]}"#,
+            "nodes[0].x.y[0]",
+            "z",
+        ),
+    ];
+    for (doc, want_path, want_key) in cases {
+        match parse_nodes_json(doc, "dup.json", "dup") {
+            Err(TopologyError::DuplicateKey {
+                origin, path, key, ..
+            }) => {
+                assert_eq!(
+                    (origin.as_str(), path.as_str(), key.as_str()),
+                    ("dup.json", want_path, want_key)
+                );
+            }
+            other => panic!("{doc}: {other:?}"),
+        }
+    }
+    let dir = scratch("dup");
+    let path = dir.join("dup.json");
+    std::fs::write(&path, cases[1].0).unwrap();
+    let msg = from_nodes_file(&path).unwrap_err().to_string();
+    for needle in ["dup.json", "\"id\"", "nodes[1]", "line 2"] {
+        assert!(msg.contains(needle), "{needle}: {msg}");
+    }
+    // The same documents without the repetition read.
+    assert!(parse_nodes_json(
+        r#"{"nodes": [{"id": 0, "cpus": [0], "note": "a", "x": {"y": [{"z": 1}]}}]}"#,
+        "ok",
+        "ok"
+    )
+    .is_ok());
 }

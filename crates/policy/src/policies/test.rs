@@ -133,3 +133,76 @@ fn config_documents_are_objects_with_values_in_range() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn repeated_keys_are_refused_in_json_and_toml() {
+    // JSON: serde_json would keep the last value; refused at every level, naming the key.
+    for (text, want_path, want_key) in [
+        (
+            r#"{"name": "linux", "age_limit": 2, "age_limit": 3}"#,
+            "",
+            "age_limit",
+        ),
+        (r#"{"name": "linux", "name": "numalb"}"#, "", "name"),
+        // Inside a value the config refuses anyway: the repetition is named first.
+        (
+            r#"{"name": "linux", "origin": {"a": 1, "a": 2}}"#,
+            "origin",
+            "a",
+        ),
+    ] {
+        match PolicyConfig::from_json_str(text) {
+            Err(PolicyError::DuplicateKey {
+                path, key, line, ..
+            }) => {
+                assert_eq!(
+                    (path.as_str(), key.as_str(), line),
+                    (want_path, want_key, 1),
+                    "{text}"
+                );
+            }
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+    let err = PolicyConfig::from_json_str(
+        "{\"name\": \"linux\",\n \"age_limit\": 2,\n \"age_limit\": 3}",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("\"age_limit\" appears twice in the top-level object")
+            && err.contains("line 3"),
+        "{err}"
+    );
+    // Malformed JSON is still a parse error, not a key error.
+    assert!(matches!(
+        PolicyConfig::from_json_str(r#"{"name": "linux", "age_limit": }"#),
+        Err(PolicyError::Json(_))
+    ));
+    // TOML forbids a key given twice; the parser refuses it, naming the key.
+    for text in [
+        "name = \"linux\"\nage_limit = 2\nage_limit = 3\n",
+        "name = \"linux\"\nname = \"numalb\"\n",
+    ] {
+        match PolicyConfig::from_toml_str(text) {
+            Err(PolicyError::Toml(e)) => {
+                let msg = e.to_string();
+                assert!(msg.contains("duplicate key"), "{text}: {msg}");
+            }
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+    // Without the repetition both read.
+    assert_eq!(
+        PolicyConfig::from_json_str(r#"{"name": "linux", "age_limit": 3}"#)
+            .unwrap()
+            .age_limit,
+        Some(3)
+    );
+    assert_eq!(
+        PolicyConfig::from_toml_str("name = \"linux\"\nage_limit = 3\n")
+            .unwrap()
+            .age_limit,
+        Some(3)
+    );
+}

@@ -264,3 +264,100 @@ fn victim_rows_are_built_on_first_use_only() {
     );
     assert!(narrowed.zone_victims(last).len() < t.zone_victims(last).len());
 }
+
+/// Every span of every node at every level, counted through the built hierarchy.
+fn listed_span_entries(t: &Topology) -> u64 {
+    (0..t.node_count())
+        .map(|n| {
+            (0..t.mal_count())
+                .map(|l| t.span(NodeId::new(n), Level(l as u8)).len() as u64)
+                .sum::<u64>()
+        })
+        .sum()
+}
+
+#[test]
+fn span_count_from_the_matrix_is_what_the_hierarchy_lists() {
+    let mut topologies = vec![
+        crate::presets::mesh(6, 6, false, 1).unwrap(),
+        crate::presets::mesh(5, 3, true, 3).unwrap(),
+        crate::presets::hierarchical(&[3, 2, 2], 2).unwrap(),
+        // Overlapping spans, a memory-only node, an asymmetric row and a diagonal above
+        // another entry (level I is the node itself all the same).
+        Topology::new(machine(
+            &[1, 1, 1, 1, 0],
+            vec![
+                vec![10, 16, 32, 33, 40],
+                vec![16, 10, 25, 32, 40],
+                vec![32, 26, 10, 16, 40],
+                vec![33, 32, 16, 12, 40],
+                vec![40, 40, 40, 40, 10],
+            ],
+        )),
+    ];
+    for name in crate::presets::PRESET_NAMES {
+        topologies.push(crate::presets::preset(name).unwrap());
+    }
+    for t in &topologies {
+        let count = span_count(t.machine());
+        assert_eq!(count.levels, t.levels(), "{}", t.machine().name());
+        assert_eq!(count.nodes, t.cpu_nodes().count());
+        assert_eq!(
+            count.entries,
+            listed_span_entries(t),
+            "{}",
+            t.machine().name()
+        );
+    }
+}
+
+/// `n` nodes of one CPU each: node 0 is `11 + (j − 1) % 245` from node `j` (distances
+/// 11..=255 once `n` > 245), every other pair 20 apart.
+fn fan_of_distances(n: usize) -> (Vec<NodeSpec>, Vec<Vec<u64>>) {
+    let specs = (0..n as u32)
+        .map(|i| NodeSpec {
+            os_id: i,
+            cpus: vec![CpuSpec::alone(i, i)],
+            memory_bytes: None,
+        })
+        .collect();
+    let d = |i: usize, j: usize| -> u64 {
+        match (i.min(j), i.max(j)) {
+            (a, b) if a == b => 10,
+            (0, b) => 11 + ((b - 1) % 245) as u64,
+            _ => 20,
+        }
+    };
+    let rows = (0..n).map(|i| (0..n).map(|j| d(i, j)).collect()).collect();
+    (specs, rows)
+}
+
+#[test]
+fn machines_whose_spans_grow_past_the_limit_are_refused_from_the_matrix() {
+    // 1,024 nodes, 246 distinct distances: 10⁶ pairs, each listed at ~236 levels.
+    let (specs, rows) = fan_of_distances(1024);
+    match Machine::from_specs("fan", specs, Some(rows)) {
+        Err(TopologyError::TooManySpanEntries {
+            nodes,
+            levels,
+            first,
+            last,
+            entries,
+            limit,
+        }) => {
+            assert_eq!((nodes, levels, first, last), (1024, 246, 10, 255));
+            assert_eq!(limit, MAX_SPAN_ENTRIES);
+            assert!(entries > limit, "{entries}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // The same shape over 300 nodes lists fewer ids than the limit, and builds.
+    let (specs, rows) = fan_of_distances(300);
+    let t = Topology::new(Machine::from_specs("fan", specs, Some(rows)).unwrap());
+    assert_eq!(t.mal_count(), 246);
+    assert_eq!(listed_span_entries(&t), span_count(t.machine()).entries);
+    // Restricting or respecifying a machine goes through the same check (spans only shrink
+    // when CPUs are removed).
+    let r = t.machine().restrict_cpus(|c| c < 100).unwrap();
+    assert!(span_count(&r).entries < span_count(t.machine()).entries);
+}

@@ -7,7 +7,8 @@
 //! `distance` is the node's row in the order of `nodes`. `cpus` may be given as a list of OS
 //! indexes or, like sysfs, as a `cpulist` string (`"0-3,8"`); extra fields are ignored, so the
 //! dumps in `crates/topology/tests/data/` read as they are. A node without `cpus`/`cpulist` is
-//! memory-only. If no node has a `distance`, several nodes get Linux's 10/20 fallback.
+//! memory-only. If no node has a `distance`, several nodes get Linux's 10/20 fallback. A key
+//! repeated in one object (`{"id": 0, "id": 1}`), known or ignored, is refused naming it.
 
 use std::path::Path;
 
@@ -16,6 +17,7 @@ use serde::Deserialize;
 use crate::error::{Result, TopologyError};
 use crate::machine::{CpuSpec, Machine, NodeSpec};
 use crate::source::cpulist::parse_cpulist;
+use crate::source::json_keys::{check as check_keys, KeyError};
 
 #[derive(Deserialize)]
 struct Dump {
@@ -49,7 +51,8 @@ enum Cpus {
 ///
 /// # Errors
 /// [`TopologyError::Io`] (and the other errors of reading a file: `NotAFile`, `TooLarge`),
-/// [`TopologyError::Json`], and, wrapped in [`TopologyError::InFile`] naming the file,
+/// [`TopologyError::Json`], [`TopologyError::DuplicateKey`] (a key repeated in one object,
+/// at any level), and, wrapped in [`TopologyError::InFile`] naming the file,
 /// [`TopologyError::CpuList`] and every validation error of [`Machine::from_specs`].
 pub fn from_nodes_file(path: impl AsRef<Path>) -> Result<Machine> {
     let path = path.as_ref();
@@ -74,6 +77,20 @@ pub fn from_nodes_file(path: impl AsRef<Path>) -> Result<Machine> {
 /// # Ok::<(), zonal_topology::TopologyError>(())
 /// ```
 pub fn parse_nodes_json(text: &str, origin: &str, default_name: &str) -> Result<Machine> {
+    // A key repeated in any object is refused before anything is read (`json_keys.rs`).
+    check_keys(text).map_err(|e| match e {
+        KeyError::Json(source) => TopologyError::Json {
+            origin: origin.to_owned(),
+            source,
+        },
+        KeyError::Duplicate(d) => TopologyError::DuplicateKey {
+            origin: origin.to_owned(),
+            path: d.path,
+            key: d.key,
+            line: d.at.line(),
+            column: d.at.column(),
+        },
+    })?;
     let dump: Dump = serde_json::from_str(text).map_err(|source| TopologyError::Json {
         origin: origin.to_owned(),
         source,
