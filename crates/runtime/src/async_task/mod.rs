@@ -39,6 +39,10 @@
 //!   written in one atomic operation each, so exactly one of them sees the other).
 //! - A panicking future completes with [`JoinError`] (its payload); the worker lives on. A
 //!   detached task's panic goes to the pool's panic handler, as a spawned task's.
+//! - The join handle's waker (its awaiter's, of any executor) is woken after `COMPLETE`
+//!   is set; if it panics, the panic is caught and logged (`waker.rs`, `wake_foreign`):
+//!   the result stays published and the worker (or the thread cancelling at shutdown)
+//!   goes on. The timer (`timer.rs`) wakes its waits the same way.
 //! - References (the pool's list, the handle, each `Waker`, the queue while scheduled) are
 //!   counted in the state word; the last frees the cell.
 //!
