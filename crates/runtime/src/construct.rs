@@ -170,7 +170,7 @@ fn start_workers(
     match first_err {
         None => Ok(pool),
         Some(e) => {
-            drop(pool); // terminates and joins the workers already started
+            pool.shutdown_and_wait(); // stops the workers already started
             Err(e)
         }
     }

@@ -181,7 +181,7 @@ fn panics_surface_as_join_errors_and_detached_ones_reach_the_handler() {
     }));
     // The single worker survived every panic.
     assert_eq!(pool.spawn_handle(|| 3).join().unwrap(), 3);
-    drop(pool);
+    pool.shutdown_and_wait(); // the detached task is done
     assert_eq!(handled.load(Ordering::SeqCst), 1);
 }
 
@@ -314,7 +314,10 @@ fn dropping_a_pool_with_never_woken_tasks_returns_and_drops_their_futures() {
         while polled(&pool) < 100 {
             std::thread::yield_now();
         }
+        // The drop returns at once: the idle tasks' futures are dropped on this thread, one
+        // still in its poll by its worker right after.
         drop(pool);
+        wait_until(name, || drops.load(Ordering::SeqCst) >= 100);
         assert_eq!(
             drops.load(Ordering::SeqCst),
             100,
@@ -649,7 +652,7 @@ fn a_join_waker_that_panics_at_completion_is_caught_and_the_result_published() {
     wait_until("the task waits", || {
         pool.metrics().total.async_polls > polls
     });
-    drop(pool);
+    pool.shutdown_and_wait();
     assert_eq!(pw.0.load(Ordering::SeqCst), 2);
     let e = idle.join().unwrap_err();
     assert!(e.is_cancelled(), "{e}");

@@ -85,14 +85,17 @@
 //! # Shutdown
 //!
 //! A live async task counts in the pool's `pending` tasks from spawn to completion, so the
-//! workers stay while one may still run. Dropping the [`ThreadPool`] (after setting
-//! `terminate`) closes the pool's list of live tasks and **cancels** every one
-//! (`owned.rs`): an idle task — one nobody may ever wake — is cancelled on the dropping
-//! thread (its future dropped there); a queued or running one by the worker that runs it
-//! next or polls it now. A task spawned after that is cancelled at once. Each cancelled
-//! task's handle resolves to [`JoinError`] ([`JoinError::is_cancelled`]). So the pool's
-//! drop waits for queued and running polls only, never for a wake that may not come —
-//! rayon's pool waits for queued work only, too.
+//! workers stay while one may still run. Terminating the [`ThreadPool`] — dropping it, or
+//! [`ThreadPool::shutdown_and_wait`] — sets `terminate`, then closes the pool's list of
+//! live tasks and **cancels** every one (`owned.rs`, `Registry::shutdown_async`): an idle
+//! task — one nobody may ever wake — is cancelled on the terminating thread (its future
+//! dropped there, before the call returns); a queued or running one by the worker that
+//! runs it next or polls it now. A task spawned after that is cancelled at once. Each
+//! cancelled task's handle resolves to [`JoinError`] ([`JoinError::is_cancelled`]). So
+//! the workers stay for queued and running polls only, never for a wake that may not come
+//! (rayon's workers stay for queued work only, too): the drop returns at once and the
+//! workers exit once those are done; `shutdown_and_wait` returns after that, every
+//! handle finished.
 
 mod join_handle;
 #[cfg(all(test, zonal_loom))]
