@@ -444,7 +444,7 @@ fn thousands_of_virtual_workers_start_run_every_task_once_and_stop() {
     assert!(runs
         .iter()
         .all(|r| r.load(std::sync::atomic::Ordering::Relaxed) == 1));
-    drop(pool);
+    pool.shutdown_and_wait(); // its 3,000 threads are gone before the next test
 }
 
 // --- Hangs: FIFOs given as input files --------------------------------------------------

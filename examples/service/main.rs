@@ -249,7 +249,8 @@ fn run_policy(
     };
     row.add_records(&outcome.records);
     drop(cp);
-    drop(pool);
+    // The next policy's run starts on an idle machine: this pool's workers are gone.
+    pool.shutdown_and_wait();
     if !outcome.drained {
         return Ok(Err(format!(
             "{} of {} tasks still live {} s after arrivals stopped",

@@ -107,7 +107,7 @@ pub(crate) fn run(args: &[String]) -> crate::Outcome {
     });
     phases.push(snapshot("while-second-pool", PREFIX, &expected)?);
     phases.push(snapshot("second-pool-itself", OTHER, &other_expected)?);
-    drop(other);
+    other.shutdown_and_wait(); // its threads are gone
     phases.push(snapshot("after-second-pool-dropped", PREFIX, &expected)?);
 
     let rediscovered = zonal_topology::this_machine()

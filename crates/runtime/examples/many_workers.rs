@@ -45,7 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let once = runs.iter().all(|r| r.load(Ordering::Relaxed) == 1);
     let n = pool.num_workers();
     let t = Instant::now();
-    drop(pool);
+    pool.shutdown_and_wait();
     let stopped = t.elapsed();
     println!(
         "{n} workers: start {started:.3?}, scope of {tasks} tasks {ran:.3?}, stop {stopped:.3?}; \

@@ -202,7 +202,7 @@ fn start_workers(
     match stopped {
         None => Ok(pool),
         Some(why) => {
-            drop(pool); // terminates and joins the workers already started
+            pool.shutdown_and_wait(); // terminates and joins the workers already started
             match why {
                 Stopped::Failed(e) => Err(e),
                 Stopped::Panicked(payload) => std::panic::resume_unwind(payload),

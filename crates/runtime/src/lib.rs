@@ -33,7 +33,9 @@
 //!   [`ThreadPool::scope_fifo`] / [`scope_fifo`] ([`ScopeFifo::spawn_fifo`]),
 //!   [`ThreadPool::broadcast`] / [`broadcast`] ([`BroadcastContext`]), [`yield_now`]
 //!   ([`Yield`]), [`ThreadPool::in_place_scope`] / [`in_place_scope`],
-//!   [`current_thread_index`].
+//!   [`current_thread_index`]. Dropping a pool returns at once, as rayon's (the workers
+//!   finish the pending tasks, then exit); [`ThreadPool::shutdown_and_wait`] waits for
+//!   that.
 //! - The global pool: the free functions ([`join`](fn@join), [`scope`], [`spawn`],
 //!   [`spawn_with`], [`spawn_fifo`], [`scope_fifo`], [`broadcast`], [`in_place_scope`],
 //!   [`current_num_threads`], [`current_node_partition`]) use the current worker's pool,

@@ -19,8 +19,13 @@ use crate::scope::{in_place_scope_in, scope_in_worker, Scope};
 use crate::task::{TaskInfo, TaskOptions};
 use crate::worker::WorkerThread;
 
-/// A NUMA-aware work-stealing pool. Dropping it waits for every spawned task to finish
-/// (unless dropped from one of its own workers, which cannot wait for itself).
+/// A NUMA-aware work-stealing pool.
+///
+/// Dropping it terminates it and returns at once, as rayon's: the workers run every task
+/// still pending (and what those spawn), then exit on their own; async tasks that nobody
+/// can wake any more are cancelled at the drop (`async_task/mod.rs`, "Shutdown"). To wait
+/// for all of that — every pending task run, every worker thread gone, every exit handler
+/// called —, end the pool with [`shutdown_and_wait`](Self::shutdown_and_wait) instead.
 ///
 /// ```
 /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
@@ -32,6 +37,8 @@ pub struct ThreadPool {
     pub(crate) registry: Arc<Registry>,
     threads: Vec<JoinHandle<()>>,
     layout: Layout,
+    /// Set by the first [`terminate`](Self::terminate).
+    terminated: bool,
 }
 
 /// Where a pool's workers run, as the builder decided.
@@ -71,6 +78,7 @@ impl ThreadPool {
             registry,
             threads,
             layout,
+            terminated: false,
         }
     }
 
@@ -380,7 +388,8 @@ impl ThreadPool {
     }
 
     /// A cloneable, `Send` handle that takes metric snapshots from any thread, even after
-    /// the pool is dropped (the last snapshot then stays frozen).
+    /// the pool is dropped (its snapshot stays frozen once the workers have exited, as
+    /// after [`shutdown_and_wait`](Self::shutdown_and_wait)).
     ///
     /// ```
     /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
@@ -394,23 +403,74 @@ impl ThreadPool {
     }
 }
 
-impl Drop for ThreadPool {
-    fn drop(&mut self) {
+impl ThreadPool {
+    /// Terminates the pool (as dropping it does) and waits until every worker thread has
+    /// exited: every pending `'static` task ([`spawn`](Self::spawn) and its kin, and
+    /// whatever they spawn meanwhile) has run, every async task has completed or been
+    /// cancelled (its [`JoinHandle`](crate::JoinHandle) is finished), and every
+    /// [`exit_handler`](crate::ThreadPoolBuilder::exit_handler) has returned. A
+    /// [`MetricsHandle`]'s snapshots are final from then on.
+    ///
+    /// rayon has no such call (its pool's drop, like this one's, returns at once): it is
+    /// the join of the worker threads that dropping a pool does not do.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let n = Arc::new(AtomicUsize::new(0));
+    /// for _ in 0..100 {
+    ///     let n = Arc::clone(&n);
+    ///     pool.spawn(move || {
+    ///         n.fetch_add(1, Ordering::Relaxed);
+    ///     });
+    /// }
+    /// pool.shutdown_and_wait();
+    /// assert_eq!(n.load(Ordering::Relaxed), 100);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    ///
+    /// # Panics
+    /// On one of the pool's own workers, which cannot wait for itself: the pool is then
+    /// dropped (terminated, without waiting) as the panic unwinds.
+    pub fn shutdown_and_wait(mut self) {
+        assert!(
+            !self.with_worker(|w| w.is_some()),
+            "`ThreadPool::shutdown_and_wait` on one of the pool's own workers, which cannot \
+             wait for itself (drop the pool instead: its workers stop once idle)"
+        );
+        self.terminate();
+        for t in self.threads.drain(..) {
+            // A worker's thread does not panic (a panic inside the runtime aborts).
+            let _ = t.join();
+        }
+    }
+
+    /// Shutdown, without waiting (sleep/README.md, step 7): no new work keeps the workers
+    /// once they are idle; the pending tasks still run. Idempotent.
+    fn terminate(&mut self) {
+        if std::mem::replace(&mut self.terminated, true) {
+            return;
+        }
         let r = &*self.registry;
         // SeqCst: pairs with `Registry::task_done` and the workers' exit check
         // (sleep/README.md, step 7).
         r.terminate.store(true, Ordering::SeqCst);
         // Async tasks nobody may wake are cancelled now, the others when they next run
-        // (`async_task/mod.rs`, "Shutdown"): the workers wait for queued work only.
+        // (`async_task/mod.rs`, "Shutdown"): the workers stay for queued work only.
         r.shutdown_async();
         r.sleep.wake_all();
-        if self.with_worker(|w| w.is_some()) {
-            // A worker cannot wait for itself; the others finish the remaining tasks.
-            return;
-        }
-        for t in self.threads.drain(..) {
-            let _ = t.join();
-        }
+    }
+}
+
+impl Drop for ThreadPool {
+    /// Terminates the pool and returns at once, as rayon's: the workers finish the pending
+    /// tasks and exit on their own (each holds the registry), also when the pool is dropped
+    /// on one of them. [`shutdown_and_wait`](ThreadPool::shutdown_and_wait) waits for them.
+    fn drop(&mut self) {
+        self.terminate();
+        // Detached: a worker thread ends when the pool has no task left.
+        self.threads.clear();
     }
 }
 

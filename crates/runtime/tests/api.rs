@@ -283,7 +283,7 @@ fn spawning_to_a_place_the_pool_lacks_is_an_error() {
     assert!(msg
         .downcast_ref::<String>()
         .is_some_and(|m| m.contains("node 16 is not a node")));
-    drop(pool);
+    pool.shutdown_and_wait();
     assert_eq!(ran.load(Ordering::SeqCst), 0, "a refused task never runs");
     assert_eq!(
         SpawnError::UnknownWorker {

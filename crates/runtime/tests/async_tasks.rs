@@ -3,7 +3,9 @@
 //! threads and from workers; panics surface as `JoinError`; wakes come from any thread; a
 //! pool dropped with tasks nobody will wake returns and drops their futures; and the
 //! conservative laws hold for tasks that live across many polls (aged tasks stay on their
-//! worker, nothing leaves the origin's zone), with each move counted once.
+//! worker, nothing leaves the origin's zone), with each move counted once; and a user's
+//! waker that panics when woken (by the timer, or at a task's completion) is caught and
+//! logged: the timer keeps firing, the result is still published, the pool lives on.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -179,7 +181,7 @@ fn panics_surface_as_join_errors_and_detached_ones_reach_the_handler() {
     }));
     // The single worker survived every panic.
     assert_eq!(pool.spawn_handle(|| 3).join().unwrap(), 3);
-    drop(pool);
+    pool.shutdown_and_wait(); // the detached task is done
     assert_eq!(handled.load(Ordering::SeqCst), 1);
 }
 
@@ -312,7 +314,10 @@ fn dropping_a_pool_with_never_woken_tasks_returns_and_drops_their_futures() {
         while polled(&pool) < 100 {
             std::thread::yield_now();
         }
+        // The drop returns at once: the idle tasks' futures are dropped on this thread, one
+        // still in its poll by its worker right after.
         drop(pool);
+        wait_until(name, || drops.load(Ordering::SeqCst) >= 100);
         assert_eq!(
             drops.load(Ordering::SeqCst),
             100,
@@ -523,4 +528,132 @@ fn every_completed_task_records_its_turnaround_once() {
     assert_eq!(m.turnaround.count, 600);
     assert_eq!(m.total.async_tasks_completed, 600);
     assert_eq!(m.turnaround.counts.iter().sum::<u64>(), 600);
+}
+
+/// A waker whose wake counts, then panics.
+#[derive(Default)]
+struct PanickingWaker(AtomicUsize);
+
+impl std::task::Wake for PanickingWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        panic!("a waker that panics");
+    }
+}
+
+/// Waits (bounded: fails after 20 s rather than hang) until `done`.
+fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{what}: not after 20 s"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Joins `h` on another thread, failing after 20 s rather than hang.
+fn join_bounded<T: Send + 'static>(h: JoinHandle<T>, what: &str) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(h.join());
+    });
+    rx.recv_timeout(Duration::from_secs(20))
+        .unwrap_or_else(|_| panic!("{what}: not done after 20 s"))
+        .expect("no panic")
+}
+
+#[test]
+fn a_waker_that_panics_when_the_timer_fires_leaves_the_timer_running() {
+    let pw = Arc::new(PanickingWaker::default());
+    let waker = Waker::from(Arc::clone(&pw));
+    let mut s = Box::pin(sleep(Duration::from_millis(1)));
+    assert!(s
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
+    wait_until("the timer wakes the waker", || {
+        pw.0.load(Ordering::SeqCst) == 1
+    });
+    assert!(s
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+        .is_ready());
+    // Later sleeps still fire: in a task of a pool, and under another executor.
+    let pool = ThreadPoolBuilder::new()
+        .preset("s1")
+        .worker_cpus([0, 2])
+        .build()
+        .unwrap();
+    let h = pool.spawn_async(async {
+        sleep(Duration::from_millis(1)).await;
+        7
+    });
+    assert_eq!(join_bounded(h, "a sleep on the pool"), 7);
+    let woken = Arc::new(AtomicBool::new(false));
+    struct Flag(Arc<AtomicBool>);
+    impl std::task::Wake for Flag {
+        fn wake(self: Arc<Self>) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    let flag = Waker::from(Arc::new(Flag(Arc::clone(&woken))));
+    let mut s = Box::pin(sleep(Duration::from_millis(1)));
+    assert!(s
+        .as_mut()
+        .poll(&mut Context::from_waker(&flag))
+        .is_pending());
+    wait_until("a sleep on a plain thread", || woken.load(Ordering::SeqCst));
+    assert!(s.as_mut().poll(&mut Context::from_waker(&flag)).is_ready());
+    assert_eq!(pw.0.load(Ordering::SeqCst), 1, "woken once");
+}
+
+#[test]
+fn a_join_waker_that_panics_at_completion_is_caught_and_the_result_published() {
+    let pool = ThreadPoolBuilder::new()
+        .preset("s1")
+        .worker_cpus([0, 2])
+        .build()
+        .unwrap();
+    let pw = Arc::new(PanickingWaker::default());
+    let waker = Waker::from(Arc::clone(&pw));
+    // Awaited by an outside executor (this thread) with the panicking waker; completed on
+    // a worker, which wakes it.
+    let (tx, rx) = oneshot::<u32>();
+    let mut h = pool.spawn_async(async move { rx.await + 1 });
+    assert!(Pin::new(&mut h)
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
+    tx.send(41);
+    wait_until("the completion wakes the waker", || {
+        pw.0.load(Ordering::SeqCst) == 1
+    });
+    assert!(h.is_finished());
+    match Pin::new(&mut h).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(Ok(v)) => assert_eq!(v, 42),
+        other => panic!("the result was not published: {other:?}"),
+    }
+    // The workers live on.
+    assert_eq!(pool.spawn_handle(|| 3).join().unwrap(), 3);
+    assert_eq!(pool.metrics().total.async_tasks_completed, 2);
+    // Completed by the shutdown (cancelled on the dropping thread: nobody wakes it): the
+    // drop returns, and the handle says so.
+    let polls = pool.metrics().total.async_polls;
+    let (_keep, rx) = oneshot::<()>();
+    let mut idle = pool.spawn_async(rx);
+    assert!(Pin::new(&mut idle)
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
+    wait_until("the task waits", || {
+        pool.metrics().total.async_polls > polls
+    });
+    pool.shutdown_and_wait();
+    assert_eq!(pw.0.load(Ordering::SeqCst), 2);
+    let e = idle.join().unwrap_err();
+    assert!(e.is_cancelled(), "{e}");
 }

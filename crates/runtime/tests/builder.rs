@@ -109,7 +109,7 @@ fn handlers_and_names_apply() {
         .unwrap();
     let name = pool.install(|| std::thread::current().name().map(str::to_owned));
     assert!(name.unwrap().starts_with("zt-"));
-    drop(pool);
+    pool.shutdown_and_wait();
     assert_eq!(starts.load(Ordering::SeqCst), 16);
     assert_eq!(exits.load(Ordering::SeqCst), 16);
 }
@@ -145,7 +145,7 @@ fn panics_resume_in_the_caller_and_workers_survive() {
 }
 
 #[test]
-fn drop_finishes_every_spawned_task() {
+fn shutdown_and_wait_finishes_every_spawned_task() {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
     let n = Arc::new(AtomicUsize::new(0));
@@ -160,7 +160,7 @@ fn drop_finishes_every_spawned_task() {
             n.fetch_add(1, Ordering::Relaxed);
         });
     }
-    drop(pool);
+    pool.shutdown_and_wait();
     assert_eq!(n.load(Ordering::Relaxed), 10_000);
 }
 

@@ -36,14 +36,14 @@ fn run(policy: Arc<dyn Policy>, age_limit: Option<u32>) {
         pool.spawn_on(node, move || link(d, HOPS));
     }
     let m_pool = pool;
-    // Dropping the pool waits for every chain.
+    // Every chain is done before the metrics are read; the pool then stops.
     let metrics = {
         let p = m_pool;
         while done.load(Ordering::Relaxed) < CHAINS {
             std::thread::yield_now();
         }
         let m = p.metrics();
-        drop(p);
+        p.shutdown_and_wait();
         m
     };
     assert_eq!(done.load(Ordering::Relaxed), CHAINS);

@@ -49,7 +49,7 @@ fn record(policy: &Arc<dyn Policy>) -> (Topology, Vec<StealRecord>) {
         std::thread::yield_now();
     }
     let topo = pool.topology().clone();
-    drop(pool);
+    pool.shutdown_and_wait(); // no steal is recorded after this
     let records = std::mem::take(&mut *records.lock().unwrap());
     (topo, records)
 }

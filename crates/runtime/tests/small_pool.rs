@@ -91,6 +91,6 @@ fn every_kind_of_job_runs_once_and_frees_its_memory() {
             d.fetch_add(1, Ordering::Relaxed);
         }
     });
-    drop(pool); // finishes every spawned task
+    pool.shutdown_and_wait(); // every spawned task ran
     assert_eq!(done.load(Ordering::Relaxed), 15);
 }

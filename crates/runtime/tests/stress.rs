@@ -112,7 +112,7 @@ fn stress(builder: ThreadPoolBuilder, n: usize) {
         pool.install(|| run(&c, 0, n, 0))
     }));
     let m_before_drop = pool.metrics();
-    drop(pool); // waits for every spawned task
+    pool.shutdown_and_wait(); // every spawned task ran
     let bad: Vec<(usize, u8)> = ctx
         .hits
         .iter()
@@ -206,7 +206,7 @@ fn bursts_of_spawns_of_every_size_run_exactly_once() {
             // Let the workers run dry and park (and trim) before the next burst.
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        drop(pool);
+        pool.shutdown_and_wait();
         assert_eq!(statics.load(Ordering::Relaxed), 4 * BURST.div_ceil(1000));
     }
 }

@@ -12,6 +12,7 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use super::raw::{drop_ref, Header};
 use super::state::is_complete;
+use super::waker::wake_foreign;
 use crate::latch::{CrossLatch, Latch};
 use crate::sync::Mutex;
 use crate::worker::WorkerThread;
@@ -144,11 +145,13 @@ impl JoinWaker {
         }
     }
 
-    /// Wakes the stored waker, if any (at completion).
+    /// Wakes the stored waker, if any (at completion). It is the awaiter's, of any
+    /// executor: its panic is caught and logged (`waker::wake_foreign`), and the completion
+    /// goes on (the output is already published).
     pub(crate) fn wake(&self) {
         let w = self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(w) = w {
-            w.wake();
+            wake_foreign(w, "the completion of the task it awaits");
         }
     }
 }

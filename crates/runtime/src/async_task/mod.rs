@@ -39,6 +39,10 @@
 //!   written in one atomic operation each, so exactly one of them sees the other).
 //! - A panicking future completes with [`JoinError`] (its payload); the worker lives on. A
 //!   detached task's panic goes to the pool's panic handler, as a spawned task's.
+//! - The join handle's waker (its awaiter's, of any executor) is woken after `COMPLETE`
+//!   is set; if it panics, the panic is caught and logged (`waker.rs`, `wake_foreign`):
+//!   the result stays published and the worker (or the thread cancelling at shutdown)
+//!   goes on. The timer (`timer.rs`) wakes its waits the same way.
 //! - References (the pool's list, the handle, each `Waker`, the queue while scheduled) are
 //!   counted in the state word; the last frees the cell.
 //!
@@ -56,12 +60,23 @@
 //! metadata (`steal/README.md`). Woken on that worker itself, the push is its own
 //! (`new_local_work`); from any other thread, a shared push and the full wake-up check.
 //!
-//! A **migration** is counted once per move: a steal bumps the task's migration count in
-//! the thief's copy of the `Meta` (`steal/`), which the poll writes back to the header;
-//! a poll that finds the task on another node than its last poll without a steal having
-//! counted it (no such path exists today; the rule keeps the count honest if one appears)
-//! bumps it there, and counts it in the worker's `steals_by_level` at the level between
-//! the two CPUs, so that `migrations` counts every move of a task.
+//! A **migration** is counted once per move, by whoever moves the task:
+//! - a **steal** bumps the task's migration count in the thief's copy of the `Meta`
+//!   (`steal/`), which the poll writes back to the header (the poll sees a count above the
+//!   header's and counts nothing more);
+//! - a **balancing pass** (`balance/`, the control plane's or
+//!   [`ThreadPool::balance_now`]) bumps it in the header of the task it pops from an away
+//!   queue and makes the destination the task's routing record (`Registry::async_moved`), as
+//!   if it had been polled there: the poll at the destination sees no move to count;
+//! - a poll that finds the task on another node than its routing record's worker without
+//!   either having counted the move (no such path exists today; the rule keeps the count
+//!   honest if one appears) bumps it there, and counts it in the worker's `steals_by_level`
+//!   at the level between the two CPUs,
+//!
+//! so that `migrations` ([`current_task`](crate::current_task)) counts every move of a task
+//! once, and equals the moves counted in the metrics (`steals_by_level`, and
+//! `balance_migrations_by_level` for passes). The ageing rule reads that count: with a
+//! limit of 3 a task ages at its third move, whichever moved it.
 //!
 //! Metrics: each poll counts in the worker's `tasks_run` and `async_polls`; each task that
 //! finishes (value or panic) on a worker in its `async_tasks_completed`. A re-queue is no
@@ -70,14 +85,17 @@
 //! # Shutdown
 //!
 //! A live async task counts in the pool's `pending` tasks from spawn to completion, so the
-//! workers stay while one may still run. Dropping the [`ThreadPool`] (after setting
-//! `terminate`) closes the pool's list of live tasks and **cancels** every one
-//! (`owned.rs`): an idle task — one nobody may ever wake — is cancelled on the dropping
-//! thread (its future dropped there); a queued or running one by the worker that runs it
-//! next or polls it now. A task spawned after that is cancelled at once. Each cancelled
-//! task's handle resolves to [`JoinError`] ([`JoinError::is_cancelled`]). So the pool's
-//! drop waits for queued and running polls only, never for a wake that may not come —
-//! rayon's pool waits for queued work only, too.
+//! workers stay while one may still run. Terminating the [`ThreadPool`] — dropping it, or
+//! [`ThreadPool::shutdown_and_wait`] — sets `terminate`, then closes the pool's list of
+//! live tasks and **cancels** every one (`owned.rs`, `Registry::shutdown_async`): an idle
+//! task — one nobody may ever wake — is cancelled on the terminating thread (its future
+//! dropped there, before the call returns); a queued or running one by the worker that
+//! runs it next or polls it now. A task spawned after that is cancelled at once. Each
+//! cancelled task's handle resolves to [`JoinError`] ([`JoinError::is_cancelled`]). So
+//! the workers stay for queued and running polls only, never for a wake that may not come
+//! (rayon's workers stay for queued work only, too): the drop returns at once and the
+//! workers exit once those are done; `shutdown_and_wait` returns after that, every
+//! handle finished.
 
 mod join_handle;
 #[cfg(all(test, zonal_loom))]
@@ -102,7 +120,7 @@ use crate::global::current_or_global;
 use crate::pool::ThreadPool;
 use crate::registry::Registry;
 use crate::route::Target;
-use crate::task::TaskOptions;
+use crate::task::{Task, TaskOptions};
 use crate::worker::WorkerThread;
 use raw::Cell;
 
@@ -142,6 +160,20 @@ impl Registry {
             // SAFETY: the output type is `F::Output`; the handle's reference is handed over.
             unsafe { JoinHandle::new(h) }
         })
+    }
+
+    /// A balancing pass popped `task` from an away queue and moves it to worker `to`, its
+    /// migration count already bumped (`balance/driver.rs`). If it is an async task, `to`
+    /// becomes its routing record's worker, so that its next poll does not count the move
+    /// again (module docs, "Routing, ageing and migrations"). Other jobs are left alone.
+    pub(crate) fn async_moved(&self, task: &Task, to: usize) {
+        if let Some(h) = self.async_tasks.find(task.job.untagged().addr()) {
+            // SAFETY: `task` is that async task (a live job at a listed cell's address),
+            // popped by the caller and not yet pushed again: nobody else runs it or reads
+            // its routing record until the push, which orders this write before them
+            // (the same ownership under which the caller writes its metadata).
+            unsafe { *h.as_ref().last_worker.get() = to as u32 };
+        }
     }
 
     /// Shutdown: cancels every live async task (module docs, "Shutdown").

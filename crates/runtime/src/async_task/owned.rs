@@ -54,6 +54,12 @@ impl AsyncTasks {
         true
     }
 
+    /// The listed task at `addr` (its header's address), if any. A queued task's cell is
+    /// listed until it completes, so a live job found here is that task.
+    pub(crate) fn find(&self, addr: usize) -> Option<NonNull<Header>> {
+        self.lock().tasks.get(&addr).map(|t| t.0)
+    }
+
     /// Unlists a completed task (its reference is dropped; the caller holds another).
     pub(crate) fn remove(&self, h: NonNull<Header>) {
         let r = self.lock().tasks.remove(&h.as_ptr().addr());

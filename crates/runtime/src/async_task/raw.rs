@@ -50,8 +50,10 @@ pub(crate) struct Header {
     pub(crate) state: State,
     pub(crate) vtable: &'static Vtable,
     pub(crate) registry: Arc<Registry>,
-    /// The worker of the last poll ([`NO_WORKER`] before the first): where a wake sends it
-    /// back. Written and read as `job`.
+    /// The worker of the last poll ([`NO_WORKER`] before the first), or the worker a
+    /// balancing pass moved the task to since (`Registry::async_moved`): where a wake sends
+    /// it back, and where the next poll looks for an uncounted move. Written and read as
+    /// `job` (a pass writes it while it holds the task popped from a queue).
     pub(crate) last_worker: UnsafeCell<u32>,
     pub(crate) join_waker: JoinWaker,
     /// When the task was spawned (for the turnaround histogram).
@@ -195,7 +197,8 @@ where
 
     /// The metadata to poll with on `w` (written back to the header): the run's copy (a
     /// steal bumped its migrations there), plus one migration if the task changed node
-    /// since its last poll and no steal counted the move.
+    /// since its last poll (or the pass that last moved it: it counted that move) and no
+    /// steal counted the move.
     fn record_move(&self, w: &WorkerThread) -> Meta {
         let h = &self.header;
         // SAFETY: we hold `RUNNING`: the routing record is ours.

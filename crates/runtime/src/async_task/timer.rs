@@ -10,7 +10,9 @@
 //! takes its waker back, so that its task is not kept alive until the deadline; the small
 //! entry itself leaves the heap at its deadline.
 //!
-//! A `Sleep` works under any executor (it needs nothing but its waker).
+//! A `Sleep` works under any executor (it needs nothing but its waker). A waker that panics
+//! when the timer wakes it does not stop the timer: the panic is caught and logged
+//! (`waker::wake_foreign`), the wait counts as fired, and the timer goes on to the next.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -20,6 +22,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
+
+use super::waker::wake_foreign;
 
 /// One timed wait as the timer sees it.
 #[derive(Debug)]
@@ -123,7 +127,8 @@ impl Timer {
                     e.fired.store(true, Ordering::Release);
                     let w = e.waker().take();
                     if let Some(w) = w {
-                        w.wake();
+                        // Any executor's waker: a panic is logged, and the timer goes on.
+                        wake_foreign(w, "the timer");
                     }
                 }
                 g = self.lock();

@@ -1,7 +1,14 @@
 //! The task's `Waker`: a counted reference to the task whose `wake` re-queues it (state
 //! machine: `state.rs`; routing: `route.rs`, `Registry::requeue`). It may be woken from
 //! any thread: a worker of the task's pool, of another pool, a timer or a plain thread.
+//!
+//! And the other way round, [`wake_foreign`]: how the runtime wakes a waker it did not
+//! make — a join handle's awaiter at completion, a timed wait's task when the timer fires.
+//! Such a waker runs someone else's code, which may panic; the panic is caught and logged,
+//! never let through: it would abort the process on a worker (a completion runs inside the
+//! worker's abort guard) and kill the timer thread (every later `sleep` would hang).
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 use std::task::{RawWaker, RawWakerVTable, Waker};
 
@@ -54,4 +61,23 @@ unsafe fn wake_by_ref(p: *const ()) {
 
 unsafe fn drop_waker(p: *const ()) {
     drop_ref(header(p));
+}
+
+/// Wakes `w`, a waker the runtime did not make, on behalf of `by` (for the log): a panic of
+/// its `wake` (or of its drop) is caught, logged with `tracing::warn!` (target
+/// `zonal_runtime`) and ignored, so that the waking thread carries on (module docs).
+pub(crate) fn wake_foreign(w: Waker, by: &str) {
+    if let Err(payload) = catch_unwind(AssertUnwindSafe(|| w.wake())) {
+        let msg = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "<non-string panic payload>".into());
+        tracing::warn!(
+            target: "zonal_runtime",
+            "a waker panicked when woken by {by}: {msg} (ignored)"
+        );
+        // The payload's own drop is someone else's code too.
+        let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+    }
 }

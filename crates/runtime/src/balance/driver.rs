@@ -40,8 +40,10 @@ pub(crate) trait Queues {
     fn pop_away(&self, w: usize) -> Option<Self::Task>;
     /// A popped task's real metadata, and an id stable while it lives.
     fn meta(&self, w: usize, t: &Self::Task) -> (Meta, u64);
-    /// Writes a popped task's metadata.
-    fn set_meta(&self, t: &Self::Task, meta: Meta);
+    /// Writes the metadata of a popped task that moves to worker `to`, and tells the task
+    /// where it goes (an async task then counts the move as made: its next poll, on `to`,
+    /// does not count it again; `async_task/mod.rs`, "Routing, ageing and migrations").
+    fn set_moved(&self, t: &Self::Task, meta: Meta, to: usize);
     /// Queues `t` on `w`'s away queue (and wakes `w`).
     fn push_away(&self, w: usize, t: Self::Task);
     /// Queues `t` on `w`'s inbox, where it is never stolen (and wakes `w`).
@@ -218,8 +220,8 @@ impl Driver {
                     let from_node = topo.node_of(mig.from);
                     let to_node = topo.node_of(mig.to);
                     let level = topo.level_between(mig.from, mig.to);
-                    meta.migrations = meta.migrations.saturating_add(1);
-                    q.set_meta(&t, meta);
+                    meta = meta.moved();
+                    q.set_moved(&t, meta, b);
                     let aged = ageing.is_aged_after(meta.moves());
                     if aged {
                         q.push_inbox(b, t);

@@ -75,8 +75,9 @@ impl Queues for Registry {
         (t.meta(home), t.job.id())
     }
 
-    fn set_meta(&self, t: &Task, meta: Meta) {
+    fn set_moved(&self, t: &Task, meta: Meta, to: usize) {
         t.set_meta(meta);
+        self.async_moved(t, to);
     }
 
     fn push_away(&self, w: usize, t: Task) {

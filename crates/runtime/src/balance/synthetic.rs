@@ -151,7 +151,7 @@ impl Queues for Machine {
         (self.metas.borrow()[*t as usize], u64::from(*t))
     }
 
-    fn set_meta(&self, t: &u32, meta: Meta) {
+    fn set_moved(&self, t: &u32, meta: Meta, _to: usize) {
         self.metas.borrow_mut()[*t as usize] = meta;
     }
 
