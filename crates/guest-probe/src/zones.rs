@@ -7,8 +7,11 @@
 //! node-partitioned parallel iterator, and async tasks holding node-local `NodeBuffer`
 //! state under a control plane balancing every 4 ms. Every execution records its id, the
 //! origin of the task it ran in (`current_task()`), and the CPU it ran on (`sched_getcpu`)
-//! mapped to a node by the kernel's `/sys/devices/system/node/node*/cpulist`. The report
-//! counts, per kind of computation: executions outside the origin's zone (the pool's
+//! mapped to a node by the kernel's `/sys/devices/system/node/node*/cpulist`. Children
+//! inherit their root's origin, so the origin an execution reports is its computation's
+//! root (`meant`: the node it was spawned on, or the iterator's node part holding its
+//! item); `origin_mismatch` counts executions where they differ. The report
+//! counts, per kind of computation: executions outside the root's zone (the pool's
 //! topology: `node_in_zone`), ids run twice or never, origins that ran on more than one node
 //! of their zone (stealing happened), and the pool's own counters.
 
@@ -132,11 +135,20 @@ fn one_policy(policy: &str, sizes: Sizes) -> Result<Value, String> {
         }
     });
 
+    // Rooted from outside the pool: the iterator cuts its index space by node, each part
+    // the root of a computation on its node, which every piece of it inherits.
     let items = homes.len() * 8;
     expected.insert(Kind::Iter, items);
+    let parts = pool.node_partition(0..items);
+    let part_of = |i: usize| {
+        parts
+            .iter()
+            .find(|(_, r)| r.contains(&i))
+            .map(|(n, _)| n.index())
+    };
     pool.install(|| {
         (0..items).into_par_iter().for_each(|i| {
-            log.record(Kind::Iter, i, None);
+            log.record(Kind::Iter, i, part_of(i));
             std::hint::black_box(work::spin(sizes.spin / 4));
         });
     });
@@ -296,7 +308,8 @@ fn tally(topo: &Topology, execs: &[Exec], expected: usize) -> Tally {
         if ran.index() != origin {
             t.off_origin_node += 1;
         }
-        if !topo.node_in_zone(NodeId::new(origin), ran) {
+        // As the conservative filter reads it: the origin inside the zone of where it ran.
+        if !topo.node_in_zone(ran, NodeId::new(origin)) {
             t.outside_zone += 1;
             if t.examples_outside.len() < 5 {
                 t.examples_outside.push(

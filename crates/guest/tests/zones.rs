@@ -1,4 +1,6 @@
-//! Work stays inside its origin's load-balancing zone under `conservative-hard`, as the
+//! Work stays inside its root's load-balancing zone under `conservative-hard` — the zone of
+//! the node its computation was rooted on, which every child inherits as its origin
+//! (`origin_mismatch` counts executions whose origin is not their root's) — as the
 //! guest kernel sees where it ran (`sched_getcpu` and the kernel's node CPU lists), on the
 //! 4-node guest and on the S1-shaped one (16 nodes × 2 CPUs): no execution outside the zone,
 //! nothing lost or run twice, stealing within the zone happened, and the `linux` control run

@@ -297,10 +297,10 @@ impl PolicyConfig {
     /// assert!(err.to_string().contains("\"age_limit\" appears twice"));
     /// ```
     pub fn from_json_str(text: &str) -> Result<Self, PolicyError> {
-        // A key repeated in any object is refused before anything is read (`json_keys.rs`).
-        crate::json_keys::check(text).map_err(|e| match e {
-            crate::json_keys::KeyError::Json(e) => PolicyError::Json(e),
-            crate::json_keys::KeyError::Duplicate(d) => PolicyError::DuplicateKey {
+        // A key repeated in any object is refused before anything is read (`zonal_topology::json_keys`).
+        zonal_topology::json_keys::check(text).map_err(|e| match e {
+            zonal_topology::json_keys::KeyError::Json(e) => PolicyError::Json(e),
+            zonal_topology::json_keys::KeyError::Duplicate(d) => PolicyError::DuplicateKey {
                 path: d.path,
                 key: d.key,
                 line: d.at.line(),

@@ -54,7 +54,6 @@ mod ageing;
 mod config;
 mod decision;
 mod filters;
-mod json_keys;
 mod numa_balancing;
 mod pelt;
 mod policies;

@@ -149,8 +149,10 @@ impl ThreadPool {
         in_place_scope_in(&self.registry, op)
     }
 
-    /// Spawns a `'static` task; its origin is the spawning worker's node (from outside the
-    /// pool: the node of the worker that picks it up). A panic goes to the panic handler.
+    /// Spawns a `'static` task. From a worker of this pool it is a child of the task running
+    /// there and inherits its origin; from outside the pool it is rooted on the next node
+    /// with workers, round-robin (queued on that node's injector). A panic goes to the panic
+    /// handler.
     ///
     /// ```
     /// use std::sync::mpsc;

@@ -147,8 +147,9 @@ impl<'scope> Scope<'scope> {
         result.expect("scope operation panicked, but no panic was recorded")
     }
 
-    /// Spawns a task that may borrow from outside the scope; it starts on this worker's
-    /// node (its origin).
+    /// Spawns a task that may borrow from outside the scope; it is a child of the task
+    /// running here and inherits its origin (from outside the pool: the next node with
+    /// workers).
     ///
     /// ```
     /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;

@@ -46,7 +46,7 @@ impl<'scope> ScopeFifo<'scope> {
     /// Spawns a task that may borrow from outside the scope, in FIFO order relative to the
     /// other `spawn_fifo`s of the same worker into this scope: where [`Scope::spawn`]s of
     /// one worker run newest first, these run oldest first. Routed like `Scope::spawn`
-    /// (origin: the spawning worker's node).
+    /// (origin: the spawning task's).
     ///
     /// ```
     /// use std::sync::Mutex;

@@ -18,7 +18,10 @@ use zonal_runtime::{PoolMetrics, TaskOptions, ThreadPoolBuilder};
 use zonal_topology::NodeId;
 
 fn idle_counts(m: &PoolMetrics) -> Vec<(u64, u64)> {
-    m.workers[1..].iter().map(|w| (w.wakeups, w.parks)).collect()
+    m.workers[1..]
+        .iter()
+        .map(|w| (w.wakeups, w.parks))
+        .collect()
 }
 
 fn refusals(m: &PoolMetrics) -> u64 {
@@ -45,7 +48,10 @@ fn idle_workers_park_while_a_refused_task_waits_for_its_busy_owner() {
         let (gate, queued, ran_on) = (Arc::clone(&gate), Arc::clone(&queued), Arc::clone(&ran_on));
         pool.spawn_pinned(0, move || {
             zonal_runtime::spawn_with(TaskOptions::new().origin(far), move || {
-                ran_on.store(zonal_runtime::current_thread_index().unwrap(), Ordering::SeqCst);
+                ran_on.store(
+                    zonal_runtime::current_thread_index().unwrap(),
+                    Ordering::SeqCst,
+                );
                 done_tx.send(()).unwrap();
             });
             queued.store(true, Ordering::SeqCst);
@@ -63,7 +69,10 @@ fn idle_workers_park_while_a_refused_task_waits_for_its_busy_owner() {
     let settled = |m: &PoolMetrics| refusals(m) > 0;
     let mut m = pool.metrics();
     while !settled(&m) {
-        assert!(Instant::now() < deadline, "nobody was refused the task: {m:#?}");
+        assert!(
+            Instant::now() < deadline,
+            "nobody was refused the task: {m:#?}"
+        );
         std::thread::sleep(Duration::from_millis(5));
         m = pool.metrics();
     }
@@ -91,7 +100,11 @@ fn idle_workers_park_while_a_refused_task_waits_for_its_busy_owner() {
         "a refused worker woke up while nothing changed: {m:#?}"
     );
     assert_eq!(refusals(&m), r0, "refused again while parked");
-    assert_eq!(ran_on.load(Ordering::SeqCst), usize::MAX, "somebody took it");
+    assert_eq!(
+        ran_on.load(Ordering::SeqCst),
+        usize::MAX,
+        "somebody took it"
+    );
 
     // The owner, once free, runs it itself.
     gate.store(true, Ordering::SeqCst);

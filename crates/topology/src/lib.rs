@@ -60,6 +60,7 @@ mod ids;
 mod machine;
 mod report;
 mod source;
+pub use source::json_keys;
 
 pub use error::{Result, TopologyError};
 pub use hierarchy::{default_zone_depth, Tier, Topology, Victim, MAX_SPAN_ENTRIES};

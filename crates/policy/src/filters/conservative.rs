@@ -19,6 +19,28 @@
 //! 3. **Ageing.** A task that has migrated `age_limit` times is aged: it never moves again
 //!    ([`Refusal::Aged`]). The rule itself is [`Ageing`], defined once for every policy.
 //!
+//! # Whole computations
+//!
+//! The rules read a task's *origin*, and a driver decides what that is. In the runtime a
+//! child task (a `join` half, a scope spawn, `spawn`, `spawn_async`, an iterator's split)
+//! inherits its parent's origin, so the origin of every task of a computation is the node
+//! the computation is rooted on: the node named with `spawn_on` or an origin option, or, for
+//! a call from outside the pool, the node the pool routed it to. Every steal of any of its
+//! tasks is checked against that node, which gives the invariant the runtime's
+//! execution-level tests check (`tests/whole_computations.rs`, recording the node of every
+//! execution):
+//!
+//! - under `conservative-hard`, no task of a computation rooted on node N ever runs outside
+//!   N's zone;
+//! - under `conservative-soft`, only through the soft test (a victim beyond the zone loaded
+//!   above [`SOFT_VICTIM_PCT`]% of the thief) — and with the origin rule on, never at all,
+//!   since the origin must lie in the thief's zone;
+//! - under every conservative policy, never farther from the root's origin than the origin
+//!   rule allows (`d(origin, to) ≤ d(origin, from)` under `no-farther`).
+//!
+//! A child's migration count starts at 0 (ageing is about how often one task moved; the
+//! spread of the whole computation is bounded by the inherited origin).
+//!
 //! # Cost
 //!
 //! Every check is a handful of table lookups in the topology (node of a CPU, level of a node

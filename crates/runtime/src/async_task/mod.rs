@@ -49,8 +49,10 @@
 //! # Routing, ageing and migrations
 //!
 //! A new task is routed as any spawn (`route.rs`, `Registry::route`): its `Meta` (origin =
-//! the spawning worker's node, or the node named by [`TaskOptions::origin`]; group and
-//! weight inherited) is fixed there, and its origin never changes. The task keeps its
+//! the spawning task's — a child inherits its parent's origin, `task.rs`, "Whole
+//! computations" —, or the node named by [`TaskOptions::origin`]; from outside the pool,
+//! the next node with workers; group and weight inherited) is fixed there, and its origin
+//! never changes. The task keeps its
 //! `Meta` across polls, in its job header.
 //!
 //! A woken task goes back to the worker that last polled it (`Registry::requeue`): **aged**
@@ -200,7 +202,7 @@ impl ThreadPool {
     /// Spawns a future as a task of this pool and returns its [`JoinHandle`]. The future is
     /// polled on the pool's workers; whenever it is woken (from any thread) it is queued
     /// again on the worker that polled it last (aged: never to be stolen again). Its origin
-    /// is the spawning worker's node (from outside the pool: the next node with workers).
+    /// is the spawning task's (from outside the pool: the next node with workers).
     ///
     /// ```
     /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;

@@ -5,7 +5,8 @@
 //! would silently be node 1. [`check`] walks the document once before it is read — as
 //! serde's `IgnoredAny` does, building nothing but each object's set of keys — and names
 //! the first key that repeats and where it sits (`nodes[2]`), with the parser's line and
-//! column. The policy crate's `json_keys.rs` is the same walk for its configs.
+//! column. Public for the other Zonal crates that read JSON (the policy crate's configs):
+//! one walk for every input.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -15,18 +16,18 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 
 /// A key that appears twice in one object.
 #[derive(Debug)]
-pub(crate) struct DuplicateKey {
+pub struct DuplicateKey {
     /// Where the object sits: `nodes[2]`, `a.b`, or empty for the top-level object.
-    pub(crate) path: String,
+    pub path: String,
     /// The repeated key.
-    pub(crate) key: String,
+    pub key: String,
     /// The parser's error, for its line and column (at the second occurrence).
-    pub(crate) at: serde_json::Error,
+    pub at: serde_json::Error,
 }
 
 /// Why a document failed the walk.
 #[derive(Debug)]
-pub(crate) enum KeyError {
+pub enum KeyError {
     /// A key repeats.
     Duplicate(DuplicateKey),
     /// The document is not JSON (the parser's error, as reading it would give).
@@ -38,7 +39,7 @@ pub(crate) enum KeyError {
 /// # Errors
 /// [`KeyError::Duplicate`] for the first repeated key, [`KeyError::Json`] for a document
 /// that does not parse (nested deeper than serde_json's recursion limit included).
-pub(crate) fn check(text: &str) -> Result<(), KeyError> {
+pub fn check(text: &str) -> Result<(), KeyError> {
     let path = RefCell::new(Vec::new());
     let found = RefCell::new(None);
     let mut de = serde_json::Deserializer::from_str(text);

@@ -5,7 +5,7 @@ pub(crate) mod cpulist;
 #[cfg(feature = "hwloc")]
 pub(crate) mod hwloc;
 pub(crate) mod input;
-pub(crate) mod json_keys;
+pub mod json_keys;
 pub(crate) mod nodes_json;
 pub(crate) mod offline;
 pub mod presets;
