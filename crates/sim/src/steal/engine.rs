@@ -3,14 +3,17 @@
 //!
 //! # Queues (as in the runtime, `crates/runtime/src/steal/README.md`)
 //!
-//! - a **deque** of fresh tasks at home (origin = the worker's node, never migrated): the
-//!   owner pops the newest, thieves take the oldest;
+//! - a **deque** of tasks never migrated (mostly fresh at home; children of a tree rooted on
+//!   another node carry that origin): the owner pops the newest, thieves take the oldest,
+//!   checking a task whose origin is not the victim's node with its real metadata;
 //! - an **away** queue of tasks away from home or already migrated: the owner pops the
 //!   oldest, thieves check each with its real metadata;
 //! - an **inbox** of aged tasks (the policy's `StealSide::ageing`): only the owner sees it.
 //!
-//! A task spawned by a worker has that worker's node as its origin. A stolen task keeps its
-//! origin and counts one more migration; its continuation inherits both.
+//! A root has its worker's node as its origin; a child inherits its parent's origin (the
+//! runtime's "whole computations", `crates/runtime/src/task.rs`) and starts with no
+//! migration. A stolen task keeps its origin and counts one more migration; its
+//! continuation inherits both.
 //!
 //! # Events
 //!
@@ -61,7 +64,7 @@ struct Queued {
 }
 
 impl Queued {
-    /// A task spawned on `node`: at home, never moved, no slice run.
+    /// A new task whose origin is `node`: never moved, no slice run.
     fn fresh(task: u32, node: u32) -> Self {
         Self {
             task,
@@ -139,8 +142,12 @@ impl VictimQueues for Thief<'_, '_> {
     }
 
     fn meta(&self, slot: usize, from: Source, t: &Queued) -> Option<TaskMeta> {
-        // Deques hold only fresh tasks at home of the default weight: the representative.
-        (from != Source::Fresh).then(|| {
+        // A deque task at home (default weight, never migrated) is the representative; a
+        // child of a tree rooted elsewhere is checked with its origin.
+        let v = self.victim(slot);
+        let representative =
+            from == Source::Fresh && t.origin == self.m.node[v] && t.migrations == 0;
+        (!representative).then(|| {
             let mut m = TaskMeta::new(
                 TaskId(u64::from(t.task)),
                 NodeId(t.origin),
@@ -173,7 +180,7 @@ impl Machine<'_> {
     /// Queues a task on worker `w` by the runtime's rule.
     fn queue(&mut self, w: usize, t: Queued) {
         let q = &mut self.workers[w];
-        if t.origin == self.node[w] && t.migrations == 0 {
+        if t.migrations == 0 {
             q.deque.push_back(t);
         } else if self.ageing.is_aged_after(t.migrations) {
             q.inbox.push_back(t);
@@ -236,7 +243,8 @@ pub(crate) fn run(topo: &Topology, policy: &dyn Policy, graph: &TaskGraph) -> St
             } else {
                 m.run.tasks_run += 1;
                 for c in graph.tasks[t.task as usize].children.clone() {
-                    let child = Queued::fresh(c, m.node[w]);
+                    // A child of the computation: its parent's origin.
+                    let child = Queued::fresh(c, t.origin);
                     m.queue(w, child);
                 }
             }
@@ -293,7 +301,14 @@ fn steal(
     let (from, to) = (topo.node_of(victim.cpu), NodeId(m.node[w]));
     let origin = NodeId(s.task.origin);
     m.run.steals_by_level[level] += 1;
-    if level >= topo.zone_depth() {
+    // Beyond the zone of the task's origin, as the runtime counts it: for a task at home,
+    // the victim's level; for one away, whether the origin lies in the thief's zone.
+    let beyond = if origin == from {
+        level >= topo.zone_depth()
+    } else {
+        !topo.node_in_zone(to, origin)
+    };
+    if beyond {
         m.run.steals_beyond_zone += 1;
     }
     if origin != from && topo.distance(origin, to) > topo.distance(origin, from) {

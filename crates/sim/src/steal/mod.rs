@@ -59,7 +59,8 @@ pub struct StealRun {
     pub makespan_ns: u64,
     /// Steals per level between thief and victim (index 0 = same node).
     pub steals_by_level: Vec<u64>,
-    /// Steals from victims beyond the thief's zone (0 under a hard zone).
+    /// Steals that took a task out of its origin's zone (for a task at home: from a victim
+    /// beyond the thief's zone; children inherit their root's origin): 0 under a hard zone.
     pub steals_beyond_zone: u64,
     /// Steals that took a task already away from home farther from its origin (0 under the
     /// conservative `no-farther` rule; a task at home may leave it).
