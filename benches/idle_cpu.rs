@@ -1,5 +1,5 @@
 //! CPU time that idle workers burn while a task they are refused waits for its busy owner
-//! (`crates/runtime/src/sleep/README.md`, "Refused work"), read from the kernel
+//! (`crates/runtime/src/steal/README.md`, "Refused work"), read from the kernel
 //! (`/proc/self/task/<tid>/schedstat`: nanoseconds each thread ran), not from a clock.
 //!
 //! The pool is virtual S1 with workers on CPUs 0–3 (nodes 0 and 1) under conservative-hard.

@@ -477,6 +477,9 @@ mod test {
                     (route.meta.origin, route.queue, route.bare())
                 };
                 let none = TaskOptions::new();
+                // The installed operation is rooted on some node and may have been stolen
+                // to ours: its children inherit that origin. Start from a task at home.
+                let saved = w.current.replace(Meta::fresh(w.node));
                 // Fresh at home: our deque; a bare job with the defaults only.
                 assert_eq!(decide(none, Target::Here), (w.node, Queue::Deque, true));
                 assert_eq!(
@@ -534,6 +537,7 @@ mod test {
                     assert_eq!(route.queue, queue, "{migrations} migrations");
                 }
                 w.current.set(parent);
+                w.current.set(saved);
             });
         });
     }

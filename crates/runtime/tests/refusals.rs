@@ -1,5 +1,5 @@
 //! Idle workers park while a task they are refused waits for its busy owner
-//! (`sleep/README.md`, "Refused work"): a refusal wakes the task's owner only, never
+//! (`crates/runtime/src/steal/README.md`, "Refused work"): a refusal wakes the task's owner only, never
 //! another worker the policy would refuse the same task.
 //!
 //! A pool on S1 with workers on CPUs 0–3 (nodes 0 and 1, one board: level II apart). Worker

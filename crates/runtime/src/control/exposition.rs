@@ -217,6 +217,27 @@ fn registry(m: &PoolMetrics) -> Registry {
         gauge(m.workers.len() as u64),
     );
     r.register(
+        "zonal_workers_pinned",
+        "Workers pinned to their CPU now (displacement.rs)",
+        gauge(m.workers.iter().filter(|w| w.pinned).count() as u64),
+    );
+    r.register(
+        "zonal_workers_displaced",
+        "Pinned workers pushed off their CPU (offline, or affinity changed) and not yet \
+         pinned again",
+        gauge(m.displaced_workers as u64),
+    );
+    r.register(
+        "zonal_displacements",
+        "Times a worker found itself displaced from its CPU",
+        counter(m.total.displacements),
+    );
+    r.register(
+        "zonal_repins",
+        "Times a displaced worker pinned itself to its CPU again",
+        counter(m.total.repins),
+    );
+    r.register(
         "zonal_policy",
         "The pool's stealing policy and topology",
         Info::new(vec![
@@ -275,6 +296,10 @@ mod tests {
             "zonal_task_turnaround_seconds_bucket{le=\"+Inf\"} 0",
             "zonal_task_turnaround_seconds_count 0",
             "zonal_workers 32",
+            "zonal_workers_pinned 0", // a virtual pool pins nothing
+            "zonal_workers_displaced 0",
+            "zonal_displacements_total 0",
+            "zonal_repins_total 0",
             "zonal_policy_info{policy=\"none\",levels=\"6\",zone_depth=",
             "# EOF",
         ] {

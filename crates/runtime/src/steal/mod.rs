@@ -351,7 +351,7 @@ impl VictimQueues for Thief<'_> {
     /// is awake and looks there before it parks). Not `new_work`: the task is not new, and
     /// `new_work` falls back to *any* sleeper, often another worker the policy refuses the
     /// same task, which wakes the next one in turn: idle workers would spin while the owner
-    /// is busy (`sleep/README.md`, "Refused work"). The mutex of the sleep state orders the
+    /// is busy (`README.md` here, "Refused work"). The mutex of the sleep state orders the
     /// push before the wake-up check, as the fence of `new_work` does.
     #[inline]
     fn put_back(&mut self, slot: usize, from: Source, t: Task) {
