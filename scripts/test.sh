@@ -12,7 +12,7 @@ cargo build --workspace --bins --examples
 # The guest tests must run here: a host that cannot boot them fails rather than skips.
 ZONAL_GUEST_REQUIRED=1 cargo test --workspace
 # The optional tokio control plane.
-cargo test -p zonal-runtime --features control-plane
+cargo test -p zonal-runtime --features tokio,control-plane
 # Model tests of the sleep protocol under loom (their own build: a cfg for our code only).
 RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
     cargo test -p zonal-runtime --lib --release sleep::loom

@@ -98,6 +98,9 @@ pub struct ThreadPoolBuilder {
     exit_handler: Option<Box<crate::registry::ThreadHandler>>,
     panic_handler: Option<Box<crate::registry::PanicHandler>>,
     observer: Option<Box<crate::registry::StealObserver>>,
+    /// The tokio runtime every worker enters (feature `tokio`).
+    #[cfg(feature = "tokio")]
+    tokio: Option<tokio::runtime::Handle>,
 }
 
 impl std::fmt::Debug for ThreadPoolBuilder {
@@ -132,6 +135,8 @@ impl ThreadPoolBuilder {
             exit_handler: None,
             panic_handler: None,
             observer: None,
+            #[cfg(feature = "tokio")]
+            tokio: None,
         }
     }
 
@@ -280,6 +285,57 @@ impl ThreadPoolBuilder {
         self
     }
 
+    /// Makes every worker thread enter `handle`'s tokio runtime for its whole life (feature
+    /// `tokio`), so that async tasks on the pool ([`ThreadPool::spawn_async`],
+    /// [`spawn_async`](crate::spawn_async)) — and anything else running on a worker — can
+    /// use tokio's reactor and timers: `tokio::time::sleep`, `tokio::net::TcpStream`,
+    /// `tokio::spawn` (onto that runtime), `Handle::current()`.
+    ///
+    /// The workers only *enter* the runtime (`Handle::enter`): they never drive it. Its
+    /// timers and sockets are driven by the runtime's own threads, so give the handle of a
+    /// multi-thread runtime (whose workers drive I/O and timers), or of a current-thread
+    /// runtime some thread keeps in `block_on`. Keep the runtime alive while tasks on the
+    /// pool use it: once it shuts down, tokio's resources fail or panic as tokio documents
+    /// (a panic in an async task completes it with a [`JoinError`](crate::JoinError)).
+    ///
+    /// Without a handle the workers have no tokio context, and tokio's resources panic
+    /// when created there ("there is no reactor running, must be called from the context
+    /// of a Tokio 1.x runtime"): in an async task that panic completes the task with a
+    /// [`JoinError`](crate::JoinError), and the worker lives on. The
+    /// [`ControlPlane`](crate::ControlPlane)'s runtime is not entered: it is started
+    /// after the pool (it needs the pool's metrics handle), and it is a current-thread
+    /// runtime sized for the control plane's own tasks.
+    ///
+    /// A dedicated runtime (a user's `#[tokio::main]` runtime works the same way:
+    /// `tokio::runtime::Handle::current()`):
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let rt = tokio::runtime::Builder::new_multi_thread()
+    ///     .worker_threads(1)
+    ///     .enable_all()
+    ///     .build()
+    ///     .unwrap();
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new()
+    ///     .preset("s1")
+    ///     .no_policy()
+    ///     .tokio_handle(rt.handle().clone())
+    ///     .build()?;
+    /// let h = pool.spawn_async(async {
+    ///     tokio::time::sleep(Duration::from_millis(1)).await;
+    ///     7
+    /// });
+    /// assert_eq!(h.join().unwrap(), 7);
+    /// drop(pool); // before the runtime its tasks use
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    #[cfg(feature = "tokio")]
+    #[must_use]
+    pub fn tokio_handle(mut self, handle: tokio::runtime::Handle) -> Self {
+        self.tokio = Some(handle);
+        self
+    }
+
     /// Called on each worker thread before it exits, with its index.
     #[must_use]
     pub fn exit_handler(mut self, f: impl Fn(usize) + Send + Sync + 'static) -> Self {
@@ -417,6 +473,8 @@ impl ThreadPoolBuilder {
         let threads = Threads {
             name: self.thread_name.take(),
             stack_size: self.stack_size,
+            #[cfg(feature = "tokio")]
+            tokio: self.tokio.take(),
         };
         (hooks, threads)
     }

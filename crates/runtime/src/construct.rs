@@ -40,6 +40,9 @@ pub(crate) struct Hooks {
 pub(crate) struct Threads {
     pub(crate) name: Option<NameFn>,
     pub(crate) stack_size: Option<usize>,
+    /// The tokio runtime each worker enters for its life (feature `tokio`).
+    #[cfg(feature = "tokio")]
+    pub(crate) tokio: Option<tokio::runtime::Handle>,
 }
 
 /// Builds the registry for workers on `cpus` and starts one thread per worker, pinned to
@@ -176,15 +179,19 @@ fn start_workers(
         let pin = targets[i];
         let reg = Arc::clone(&registry);
         let started = thread_name(&mut threads, i).and_then(|name| {
-            spawn_worker(name, threads.stack_size, (deque, i, reg), pin, tx.clone()).map_err(
-                |source| {
-                    Stopped::Failed(BuildError::new(ErrorKind::Spawn {
-                        worker: i,
-                        workers,
-                        source,
-                    }))
-                },
-            )
+            let how = Spawn {
+                name,
+                stack_size: threads.stack_size,
+                #[cfg(feature = "tokio")]
+                tokio: threads.tokio.clone(),
+            };
+            spawn_worker(how, (deque, i, reg), pin, tx.clone()).map_err(|source| {
+                Stopped::Failed(BuildError::new(ErrorKind::Spawn {
+                    worker: i,
+                    workers,
+                    source,
+                }))
+            })
         });
         match started {
             Ok(h) => handles.push(h),
@@ -229,20 +236,30 @@ fn thread_name(threads: &mut Threads, i: usize) -> Result<String, Stopped> {
     Ok(name)
 }
 
-/// Starts the thread of worker `i` (with its deque), named `name`, with `stack_size` bytes
-/// of stack if given; bound to `pin`'s CPU if given; it reports how binding went on
-/// `report`, then runs the worker. The OS's error if the thread cannot be created.
-fn spawn_worker(
+/// How one worker thread is made.
+struct Spawn {
     name: String,
     stack_size: Option<usize>,
+    #[cfg(feature = "tokio")]
+    tokio: Option<tokio::runtime::Handle>,
+}
+
+/// Starts the thread of worker `i` (with its deque), named `how.name`, with
+/// `how.stack_size` bytes of stack if given; bound to `pin`'s CPU if given; it reports how
+/// binding went on `report`, then runs the worker (inside `how.tokio`'s runtime context if
+/// given). The OS's error if the thread cannot be created.
+fn spawn_worker(
+    how: Spawn,
     (deque, i, registry): (Worker<Task>, usize, Arc<Registry>),
     pin: Option<u32>,
     report: mpsc::Sender<Result<(), BuildError>>,
 ) -> std::io::Result<JoinHandle<()>> {
-    let mut b = std::thread::Builder::new().name(name);
-    if let Some(s) = stack_size {
+    let mut b = std::thread::Builder::new().name(how.name);
+    if let Some(s) = how.stack_size {
         b = b.stack_size(s);
     }
+    #[cfg(feature = "tokio")]
+    let tokio = how.tokio;
     b.spawn(move || {
         let res = pin.map_or(Ok(()), |cpu| {
             crate::os::pin_current_thread(cpu).map_err(|e| {
@@ -254,6 +271,10 @@ fn spawn_worker(
             })
         });
         let _ = report.send(res);
+        // The worker's whole life, start and exit handlers included, in the runtime's
+        // context; the guard drops after `run` returns (no other guard nests inside it).
+        #[cfg(feature = "tokio")]
+        let _tokio = tokio.as_ref().map(tokio::runtime::Handle::enter);
         WorkerThread::new(deque, i, registry).run();
     })
 }

@@ -57,7 +57,13 @@
 //!   [`MetricsHandle`]; steals are reported to a [`ThreadPoolBuilder::steal_observer`] as
 //!   [`StealRecord`]s. With the `control-plane` feature, `ControlPlane` samples them
 //!   periodically on a tokio runtime of its own, and serves them to Prometheus
-//!   (`ControlPlane::serve_metrics`, loopback only unless allowed).
+//!   (`ControlPlane::serve_metrics`, loopback only unless allowed); `PoolCollector` puts
+//!   the same series in a `prometheus-client` registry of the user's, and
+//!   `MetricsHandle::encode` / `encode_metrics` write them for a handler of the user's.
+//! - tokio: with the `tokio` feature (included in `control-plane`),
+//!   `ThreadPoolBuilder::tokio_handle` makes the workers enter a tokio runtime, so that
+//!   async tasks can use tokio's reactor and timers (`async_task/mod.rs`, "tokio's reactor
+//!   and timers").
 //!
 //! ## Warning: stack depth
 //! As in rayon, a worker blocked in `join` or `scope` runs other queued tasks on its own
@@ -93,7 +99,7 @@
 //!   `owned.rs`, the timer in `timer.rs`.
 //! - `metrics.rs`: counters and snapshots; `memory.rs`: node-local buffers; `error.rs`:
 //!   errors; `turnaround.rs`: the task-turnaround histogram; `control/`: the control plane
-//!   (sampler, Prometheus endpoint); `sync.rs`: std's or loom's primitives.
+//!   (sampler, Prometheus endpoint and collector); `sync.rs`: std's or loom's primitives.
 //! - `balance/`: periodic balancing passes (load tracking, the view, the driver);
 //!   `policy_switch.rs`: the live policy switch.
 
@@ -159,7 +165,10 @@ pub use balance::{MoveRecord, PassReport};
 pub use broadcast::{broadcast, BroadcastContext};
 pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
 #[cfg(feature = "control-plane")]
-pub use control::{BalanceStats, ControlOptions, ControlPlane, Sample, ServeError, ServeOptions};
+pub use control::{
+    encode_metrics, BalanceStats, ControlOptions, ControlPlane, PoolCollector, Sample, ServeError,
+    ServeOptions, METRICS_CONTENT_TYPE,
+};
 pub use error::{BuildError, MemoryError, SpawnError};
 pub use fifo::spawn_fifo;
 pub use global::{in_worker, NUM_THREADS_VAR};

@@ -98,6 +98,23 @@
 //! (rayon's workers stay for queued work only, too): the drop returns at once and the
 //! workers exit once those are done; `shutdown_and_wait` returns after that, every
 //! handle finished.
+//!
+//! # tokio's reactor and timers
+//!
+//! The pool is an executor, not a reactor: its own futures ([`crate::task::sleep`], the
+//! timer of `timer.rs`; [`yield_now`](crate::task::yield_now)) need nothing else, and so
+//! does any future woken by a plain [`Waker`](std::task::Waker) (channels, `JoinHandle`s,
+//! tokio's `sync` types). tokio's *resources* — `tokio::time::sleep`,
+//! `tokio::net::TcpStream`, `tokio::spawn` — look for a tokio runtime in the thread's
+//! context, and a worker has none unless it is given one: with the feature `tokio`,
+//! `ThreadPoolBuilder::tokio_handle` makes every worker enter a runtime's
+//! `tokio::runtime::Handle` for its whole life (from
+//! before its start handler to after its exit handler, `construct.rs`). The runtime's
+//! threads then drive the I/O and timers; their wakes queue the task on the pool as any
+//! wake. Without a handle, tokio panics when such a resource is created on a worker
+//! ("there is no reactor running, must be called from the context of a Tokio 1.x
+//! runtime"): the task completes with a [`JoinError`] ([`JoinError::is_panic`]) and the
+//! worker lives on.
 
 mod join_handle;
 #[cfg(all(test, zonal_loom))]
@@ -203,6 +220,11 @@ impl ThreadPool {
     /// polled on the pool's workers; whenever it is woken (from any thread) it is queued
     /// again on the worker that polled it last (aged: never to be stolen again). Its origin
     /// is the spawning task's (from outside the pool: the next node with workers).
+    ///
+    /// To use tokio's timers and sockets (`tokio::time`, `tokio::net`) in the future, build
+    /// the pool with `ThreadPoolBuilder::tokio_handle` (feature `tokio`): without it they
+    /// panic, and the task completes with a
+    /// [`JoinError`] (the module's "tokio's reactor and timers").
     ///
     /// ```
     /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;

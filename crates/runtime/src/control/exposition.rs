@@ -2,9 +2,12 @@
 //! `prometheus-client` crate in the OpenMetrics text format (which Prometheus scrapes
 //! natively, and prefers).
 //!
-//! Every scrape builds a fresh `prometheus_client` registry from a fresh snapshot, so the
-//! exposition holds no state between scrapes and never drifts from
-//! [`ThreadPool::metrics`](crate::ThreadPool::metrics).
+//! The series are defined once (`series`), and reach an encoder through a `prometheus-client`
+//! [`Collector`]: [`PoolCollector`]. The built-in endpoint registers one holding a fresh
+//! snapshot in a fresh registry at every scrape ([`encode_metrics`]); a user registers one
+//! holding the pool's [`MetricsHandle`] in a registry of their own, and it takes a fresh
+//! snapshot at each encoding. Either way the exposition holds no state between scrapes
+//! and never drifts from [`ThreadPool::metrics`](crate::ThreadPool::metrics).
 //!
 //! Series (counters carry OpenMetrics' `_total` suffix):
 //!
@@ -26,7 +29,10 @@
 //! Levels are labelled by the paper's roman numerals: `level="I"` is index 0 of the
 //! `*_by_level` vectors (the same node), `"II"` index 1, and so on.
 
-use prometheus_client::encoding::{EncodeMetric, MetricEncoder, NoLabelSet};
+use std::fmt;
+
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, MetricEncoder, NoLabelSet};
 use prometheus_client::metrics::counter::{ConstCounter, Counter};
 use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
 use prometheus_client::metrics::info::Info;
@@ -34,11 +40,12 @@ use prometheus_client::metrics::{MetricType, TypedMetric};
 use prometheus_client::registry::{Registry, Unit};
 use zonal_topology::Level;
 
-use crate::metrics::PoolMetrics;
+use crate::metrics::{MetricsHandle, PoolMetrics};
 use crate::turnaround::Turnaround;
 
-/// The content type of the exposition.
-pub(crate) const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+/// The content type of the exposition ([`encode_metrics`], and a registry's text encoding
+/// by `prometheus_client::encoding::text::encode`): OpenMetrics text, version 1.0.0.
+pub const METRICS_CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// The label set of the families: (name, value) pairs.
 type Labels = Vec<(&'static str, String)>;
@@ -114,31 +121,38 @@ impl EncodeMetric for TurnaroundMetric {
     }
 }
 
-/// The series of one snapshot, in a fresh registry.
-fn registry(m: &PoolMetrics) -> Registry {
-    let mut r = Registry::default();
-    r.register(
+/// What each series is handed to, in order: its name, help, unit and metric.
+type Emit<'e> = dyn FnMut(&str, &str, Option<&Unit>, &dyn EncodeMetric) -> fmt::Result + 'e;
+
+/// The one definition of the series: emits every series of the snapshot `m`, in order.
+/// The built-in endpoint ([`encode_metrics`]) and a user's registry ([`PoolCollector`])
+/// both encode through it. Help texts end with a period, as `Registry::register` writes
+/// them.
+fn series(m: &PoolMetrics, emit: &mut Emit<'_>) -> fmt::Result {
+    emit(
         "zonal_steals",
-        "Tasks stolen, by the level of the victim (I = same node)",
-        counters(
+        "Tasks stolen, by the level of the victim (I = same node).",
+        None,
+        &counters(
             m.total
                 .steals_by_level
                 .iter()
                 .enumerate()
                 .map(|(i, &n)| (vec![("level", level_label(i))], n)),
         ),
-    );
-    r.register(
+    )?;
+    emit(
         "zonal_refusals",
-        "Steal attempts the policy refused, by reason",
-        counters(
+        "Steal attempts the policy refused, by reason.",
+        None,
+        &counters(
             m.total
                 .refused
                 .by_name()
                 .into_iter()
                 .map(|(reason, n)| (vec![("reason", reason.to_owned())], n)),
         ),
-    );
+    )?;
     let (steals, balanced) = (
         &m.total.steals_by_level,
         &m.total.balance_migrations_by_level,
@@ -151,12 +165,13 @@ fn registry(m: &PoolMetrics) -> Registry {
                 n.map(|&n| (labels, n))
             })
     });
-    r.register(
+    emit(
         "zonal_migrations",
         "Tasks moved between workers, by level (I = same node) and by who moved them: a \
-         thief (steal) or the control plane's balancer (balance)",
-        counters(migrations),
-    );
+         thief (steal) or the control plane's balancer (balance).",
+        None,
+        &counters(migrations),
+    )?;
     let queues = Ordered(
         m.workers
             .iter()
@@ -170,92 +185,194 @@ fn registry(m: &PoolMetrics) -> Registry {
             })
             .collect(),
     );
-    r.register(
+    emit(
         "zonal_queue_length",
-        "Tasks waiting in a worker's queues (deque, inbox, away queue) at the scrape",
-        queues,
-    );
-    r.register_with_unit(
+        "Tasks waiting in a worker's queues (deque, inbox, away queue) at the scrape.",
+        None,
+        &queues,
+    )?;
+    emit(
         "zonal_task_turnaround",
         "Task turnaround, queued to completed, of the tasks that record it (async tasks, \
-         spawned tasks with a handle)",
-        Unit::Seconds,
-        TurnaroundMetric(m.turnaround.clone()),
-    );
-    r.register(
+         spawned tasks with a handle).",
+        Some(&Unit::Seconds),
+        &TurnaroundMetric(m.turnaround.clone()),
+    )?;
+    emit(
         "zonal_tasks_run",
-        "Tasks run by the workers",
-        counter(m.total.tasks_run),
-    );
-    r.register(
+        "Tasks run by the workers.",
+        None,
+        &counter(m.total.tasks_run),
+    )?;
+    emit(
         "zonal_tasks_spawned",
-        "Tasks queued, by workers and from outside the pool",
-        counter(m.tasks_spawned()),
-    );
-    r.register(
+        "Tasks queued, by workers and from outside the pool.",
+        None,
+        &counter(m.tasks_spawned()),
+    )?;
+    emit(
         "zonal_task_panics",
-        "Spawned tasks that panicked",
-        counter(m.total.panics),
-    );
+        "Spawned tasks that panicked.",
+        None,
+        &counter(m.total.panics),
+    )?;
     let idle = Counter::<f64, std::sync::atomic::AtomicU64>::default();
     idle.inc_by(m.total.idle_ns as f64 / 1e9);
-    r.register_with_unit(
+    emit(
         "zonal_idle",
-        "Time the workers spent searching for work or parked",
-        Unit::Seconds,
-        idle,
-    );
-    r.register_with_unit(
+        "Time the workers spent searching for work or parked.",
+        Some(&Unit::Seconds),
+        &idle,
+    )?;
+    emit(
         "zonal_job_memory",
-        "Job memory the workers hold",
-        Unit::Bytes,
-        gauge(m.total.job_memory_bytes),
-    );
-    r.register(
+        "Job memory the workers hold.",
+        Some(&Unit::Bytes),
+        &gauge(m.total.job_memory_bytes),
+    )?;
+    emit(
         "zonal_workers",
-        "Workers in the pool",
-        gauge(m.workers.len() as u64),
-    );
-    r.register(
+        "Workers in the pool.",
+        None,
+        &gauge(m.workers.len() as u64),
+    )?;
+    emit(
         "zonal_workers_pinned",
-        "Workers pinned to their CPU now (displacement.rs)",
-        gauge(m.workers.iter().filter(|w| w.pinned).count() as u64),
-    );
-    r.register(
+        "Workers pinned to their CPU now (displacement.rs).",
+        None,
+        &gauge(m.workers.iter().filter(|w| w.pinned).count() as u64),
+    )?;
+    emit(
         "zonal_workers_displaced",
         "Pinned workers pushed off their CPU (offline, or affinity changed) and not yet \
-         pinned again",
-        gauge(m.displaced_workers as u64),
-    );
-    r.register(
+         pinned again.",
+        None,
+        &gauge(m.displaced_workers as u64),
+    )?;
+    emit(
         "zonal_displacements",
-        "Times a worker found itself displaced from its CPU",
-        counter(m.total.displacements),
-    );
-    r.register(
+        "Times a worker found itself displaced from its CPU.",
+        None,
+        &counter(m.total.displacements),
+    )?;
+    emit(
         "zonal_repins",
-        "Times a displaced worker pinned itself to its CPU again",
-        counter(m.total.repins),
-    );
-    r.register(
+        "Times a displaced worker pinned itself to its CPU again.",
+        None,
+        &counter(m.total.repins),
+    )?;
+    emit(
         "zonal_policy",
-        "The pool's stealing policy and topology",
-        Info::new(vec![
+        "The pool's stealing policy and topology.",
+        None,
+        &Info::new(vec![
             ("policy", m.policy.clone()),
             ("levels", m.levels.to_string()),
             ("zone_depth", m.zone_depth.to_string()),
         ]),
-    );
-    r
+    )
 }
 
-/// The exposition of one snapshot, ending with OpenMetrics' `# EOF`.
+/// Encodes the series of `m` through a registry's encoder.
+fn encode_series(m: &PoolMetrics, mut encoder: DescriptorEncoder<'_>) -> fmt::Result {
+    series(m, &mut |name, help, unit, metric| {
+        metric.encode(encoder.encode_descriptor(name, help, unit, metric.metric_type())?)
+    })
+}
+
+/// A pool's series as a `prometheus-client` [`Collector`] (feature `control-plane`), to
+/// register in a [`Registry`] of your own next to your own metrics: each encoding of the
+/// registry takes a fresh snapshot of the pool ([`MetricsHandle::snapshot`]) and writes
+/// the same series as [`ControlPlane::serve_metrics`](crate::ControlPlane::serve_metrics)
+/// (`zonal_steals_total{level}`, `zonal_refusals_total{reason}`, ...). A registry
+/// prefix or constant labels (`Registry::with_prefix`, `sub_registry_with_label`) apply
+/// to them as to any collector's.
+///
+/// ```
+/// use prometheus_client::metrics::counter::Counter;
+/// use prometheus_client::registry::Registry;
+/// use zonal_runtime::{PoolCollector, ThreadPoolBuilder};
+/// let pool = ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+///
+/// let mut registry = Registry::default();
+/// let requests: Counter = Counter::default();
+/// registry.register("requests", "Requests served", requests.clone());
+/// registry.register_collector(Box::new(PoolCollector::new(pool.metrics_handle())));
+///
+/// pool.par_for(0..1000, 10, |_| {});
+/// requests.inc();
+/// // In your own HTTP handler (hyper, axum, ...), with the content type
+/// // `zonal_runtime::METRICS_CONTENT_TYPE`:
+/// let mut body = String::new();
+/// prometheus_client::encoding::text::encode(&mut body, &registry)?;
+/// assert!(body.contains("requests_total 1"));
+/// assert!(body.contains("zonal_steals_total{level=\"I\"}"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct PoolCollector {
+    source: Source,
+}
+
+/// Where a [`PoolCollector`] takes its snapshot.
+#[derive(Clone, Debug)]
+enum Source {
+    /// A fresh one at each encoding.
+    Live(MetricsHandle),
+    /// One taken before (the built-in endpoint, [`encode_metrics`]).
+    Taken(Box<PoolMetrics>),
+}
+
+impl PoolCollector {
+    /// A collector of the pool `handle` is of ([`ThreadPool::metrics_handle`]).
+    ///
+    /// [`ThreadPool::metrics_handle`]: crate::ThreadPool::metrics_handle
+    #[must_use]
+    pub fn new(handle: MetricsHandle) -> Self {
+        Self {
+            source: Source::Live(handle),
+        }
+    }
+}
+
+impl Collector for PoolCollector {
+    fn encode(&self, encoder: DescriptorEncoder<'_>) -> fmt::Result {
+        match &self.source {
+            Source::Live(h) => encode_series(&h.snapshot(), encoder),
+            Source::Taken(m) => encode_series(m, encoder),
+        }
+    }
+}
+
+/// The exposition of the snapshot `m` in the OpenMetrics text format, ending with
+/// OpenMetrics' `# EOF` (feature `control-plane`): the body
+/// [`ControlPlane::serve_metrics`](crate::ControlPlane::serve_metrics) answers with, to
+/// serve from a handler of your own (content type [`METRICS_CONTENT_TYPE`]). To add your
+/// own series, register a [`PoolCollector`] in your registry instead. See also
+/// [`MetricsHandle::encode`], which takes the snapshot itself.
+///
+/// ```
+/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// let text = zonal_runtime::encode_metrics(&pool.metrics())?;
+/// assert!(text.contains("zonal_workers 32"));
+/// assert!(text.ends_with("# EOF\n"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 ///
 /// # Errors
 /// A formatting error of the encoder (writing to a `String` does not fail).
-pub(crate) fn encode(m: &PoolMetrics) -> Result<String, std::fmt::Error> {
+pub fn encode_metrics(m: &PoolMetrics) -> Result<String, fmt::Error> {
+    encode_snapshot(m.clone())
+}
+
+/// As [`encode_metrics`], consuming the snapshot.
+pub(crate) fn encode_snapshot(m: PoolMetrics) -> Result<String, fmt::Error> {
     let mut out = String::with_capacity(4096 + 64 * m.workers.len());
-    prometheus_client::encoding::text::encode(&mut out, &registry(m))?;
+    let mut r = Registry::default();
+    r.register_collector(Box::new(PoolCollector {
+        source: Source::Taken(Box::new(m)),
+    }));
+    prometheus_client::encoding::text::encode(&mut out, &r)?;
     Ok(out)
 }
 
@@ -283,7 +400,7 @@ mod tests {
             .unwrap();
         pool.par_for(0..1000, 10, |_| {});
         let m = pool.metrics();
-        let text = encode(&m).unwrap();
+        let text = encode_metrics(&m).unwrap();
         for series in [
             "# TYPE zonal_steals counter",
             "zonal_steals_total{level=\"I\"}",
@@ -351,7 +468,7 @@ mod tests {
             turnaround: h.snapshot(),
             ..PoolMetrics::default()
         };
-        let text = encode(&m).unwrap();
+        let text = encode_metrics(&m).unwrap();
         let buckets: Vec<&str> = text
             .lines()
             .filter(|l| l.starts_with("zonal_task_turnaround_seconds_bucket"))
@@ -366,5 +483,87 @@ mod tests {
         );
         assert!(text.contains("zonal_task_turnaround_seconds_count 2\n"));
         assert!(text.contains("zonal_task_turnaround_seconds_sum 500.000015"));
+    }
+
+    /// The `# TYPE` lines of an exposition: its families, in order.
+    fn families(text: &str) -> Vec<&str> {
+        text.lines().filter(|l| l.starts_with("# TYPE ")).collect()
+    }
+
+    #[test]
+    fn a_user_registry_holds_the_collector_next_to_its_own_series() {
+        let pool = ThreadPoolBuilder::new()
+            .preset("s1")
+            .no_policy()
+            .build()
+            .unwrap();
+        pool.par_for(0..1000, 10, |_| {});
+        let mut registry = Registry::default();
+        let requests: Counter = Counter::default();
+        registry.register("requests", "Requests served", requests.clone());
+        registry.register_collector(Box::new(PoolCollector::new(pool.metrics_handle())));
+        requests.inc_by(3);
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
+        for series in [
+            "# HELP requests Requests served.",
+            "requests_total 3\n",
+            "zonal_steals_total{level=\"I\"}",
+            "zonal_refusals_total{reason=\"zone\"}",
+            "zonal_migrations_total{level=\"II\",source=\"balance\"} 0",
+            "zonal_task_turnaround_seconds_count 0",
+            "zonal_workers 32\n",
+            "zonal_policy_info{policy=\"none\",levels=\"6\",zone_depth=",
+        ] {
+            assert!(text.contains(series), "{series} missing from\n{text}");
+        }
+        assert!(text.ends_with("# EOF\n"), "{text}");
+        // The user's family, then exactly the built-in endpoint's, in its order.
+        let builtin = encode_metrics(&pool.metrics()).unwrap();
+        let mut expected = vec!["# TYPE requests counter"];
+        expected.extend(families(&builtin));
+        assert_eq!(families(&text), expected);
+    }
+
+    #[test]
+    fn the_collector_takes_a_fresh_snapshot_at_each_encoding() {
+        let pool = ThreadPoolBuilder::new()
+            .preset("s1")
+            .no_policy()
+            .build()
+            .unwrap();
+        let mut registry = Registry::default();
+        registry.register_collector(Box::new(PoolCollector::new(pool.metrics_handle())));
+        let tasks_run = |r: &Registry| -> u64 {
+            let mut text = String::new();
+            prometheus_client::encoding::text::encode(&mut text, r).unwrap();
+            let line = text
+                .lines()
+                .find(|l| l.starts_with("zonal_tasks_run_total "))
+                .unwrap()
+                .to_owned();
+            line.rsplit_once(' ').unwrap().1.parse().unwrap()
+        };
+        let before = tasks_run(&registry);
+        pool.par_for(0..1000, 10, |_| {});
+        assert!(tasks_run(&registry) >= before + 100);
+    }
+
+    #[test]
+    fn a_registry_prefix_applies_to_the_pool_series() {
+        let pool = ThreadPoolBuilder::new()
+            .preset("s1")
+            .no_policy()
+            .build()
+            .unwrap();
+        let mut registry = Registry::with_prefix("app");
+        registry.register_collector(Box::new(PoolCollector::new(pool.metrics_handle())));
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
+        assert!(
+            text.contains("app_zonal_steals_total{level=\"I\"}"),
+            "{text}"
+        );
+        assert!(text.contains("app_zonal_workers 32\n"), "{text}");
     }
 }

@@ -188,12 +188,12 @@ fn respond(req: &Request<Incoming>, metrics: &MetricsHandle) -> Response<Full<By
             .insert(ALLOW, hyper::header::HeaderValue::from_static("GET"));
         return r;
     }
-    match exposition::encode(&metrics.snapshot()) {
+    match metrics.encode() {
         Ok(body) => {
             let mut r = Response::new(Full::new(Bytes::from(body)));
             r.headers_mut().insert(
                 CONTENT_TYPE,
-                hyper::header::HeaderValue::from_static(exposition::CONTENT_TYPE),
+                hyper::header::HeaderValue::from_static(exposition::METRICS_CONTENT_TYPE),
             );
             r
         }

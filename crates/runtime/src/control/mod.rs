@@ -6,7 +6,8 @@
 //! worker from the pool it watches. Its jobs are tasks of that runtime:
 //! - `sampler.rs`: the periodic sample ([`Sample`], [`ControlPlane::subscribe`]);
 //! - `http.rs`: the metrics endpoint ([`ControlPlane::serve_metrics`]), whose series are
-//!   written by `exposition.rs`;
+//!   written by `exposition.rs`, which also lends them to a user's `prometheus-client`
+//!   registry ([`PoolCollector`]) or handler ([`encode_metrics`]);
 //! - `balance.rs`: the periodic balancer ([`ControlOptions::balance_every`],
 //!   [`ControlPlane::balance_stats`]): the runtime's driver of the policy's balance side,
 //!   moving queued long-lived tasks between workers.
@@ -16,7 +17,7 @@
 //! connections), then joins it.
 
 mod balance;
-mod exposition;
+pub(crate) mod exposition;
 mod http;
 mod sampler;
 
@@ -30,6 +31,7 @@ use tokio::sync::{oneshot, watch};
 use crate::metrics::MetricsHandle;
 
 pub use balance::BalanceStats;
+pub use exposition::{encode_metrics, PoolCollector, METRICS_CONTENT_TYPE};
 pub use http::{ServeError, ServeOptions};
 pub use sampler::Sample;
 
