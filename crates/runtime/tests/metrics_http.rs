@@ -1,5 +1,7 @@
 //! The control plane's Prometheus endpoint over real HTTP (feature `control-plane`): what a
-//! scrape returns, against `ThreadPool::metrics`; the loopback-only rule; stopping on drop.
+//! scrape returns, against `ThreadPool::metrics`; the loopback-only rule; stopping on drop;
+//! and the same series served by a user's own hyper service from a registry of its own
+//! (`PoolCollector`).
 //!
 //! Every request goes to a loopback address of this machine.
 
@@ -396,4 +398,75 @@ fn dropping_the_control_plane_stops_the_server() {
     assert_eq!(err.kind(), std::io::ErrorKind::ConnectionRefused);
     // The pool itself is untouched.
     work(&pool);
+}
+
+/// A user's own hyper service on a user's tokio runtime, answering `/metrics` with a
+/// `prometheus-client` registry of its own that holds the user's counter and the pool's
+/// `PoolCollector`: both come out, and the pool's series are the built-in endpoint's.
+#[test]
+fn a_users_own_service_serves_the_pool_series_next_to_its_own() {
+    use std::sync::Arc;
+
+    use http_body_util::Full;
+    use hyper::body::Bytes;
+    use prometheus_client::metrics::counter::Counter;
+    use prometheus_client::registry::Registry;
+    use zonal_runtime::{PoolCollector, METRICS_CONTENT_TYPE};
+
+    let pool = pool();
+    pool.par_for(0..10_000, 100, |_| {});
+    let requests: Counter = Counter::default();
+    let mut registry = Registry::default();
+    registry.register("app_requests", "Requests served", requests.clone());
+    registry.register_collector(Box::new(PoolCollector::new(pool.metrics_handle())));
+    let registry = Arc::new(registry);
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind(loopback()))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    rt.spawn(async move {
+        while let Ok((conn, _)) = listener.accept().await {
+            let (registry, requests) = (Arc::clone(&registry), requests.clone());
+            let service = hyper::service::service_fn(move |_req| {
+                requests.inc();
+                let mut body = String::new();
+                let reply =
+                    prometheus_client::encoding::text::encode(&mut body, &registry).map(|()| {
+                        let mut r = hyper::Response::new(Full::new(Bytes::from(body)));
+                        r.headers_mut().insert(
+                            hyper::header::CONTENT_TYPE,
+                            hyper::header::HeaderValue::from_static(METRICS_CONTENT_TYPE),
+                        );
+                        r
+                    });
+                async move { reply }
+            });
+            tokio::spawn(async move {
+                let io = hyper_util::rt::TokioIo::new(conn);
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(io, service)
+                    .await;
+            });
+        }
+    });
+
+    let reply = scrape(addr);
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.headers["content-type"], METRICS_CONTENT_TYPE);
+    let ours = samples(&reply.body);
+    assert_eq!(value(&ours, "app_requests_total"), 1.0);
+    assert!(value(&ours, "zonal_tasks_run_total") > 0.0);
+    assert!(ours.contains_key("zonal_steals_total{level=\"I\"}"));
+
+    // The same series as the control plane's endpoint (values move between scrapes).
+    let cp = ControlPlane::start(pool.metrics_handle(), Duration::from_secs(1)).unwrap();
+    let builtin = samples(&scrape(cp.serve_metrics(loopback()).unwrap()).body);
+    let zonal: Vec<&String> = ours.keys().filter(|k| k.starts_with("zonal_")).collect();
+    assert_eq!(zonal, builtin.keys().collect::<Vec<_>>());
 }
