@@ -169,7 +169,8 @@ pub fn area_policy(addr: *const u8) -> io::Result<KernelPolicy> {
     imp::area_policy(addr)
 }
 
-/// Whether this platform can place memory on a node ([`PageRegion::bind`]).
+/// Whether this platform can place memory on a node (what [`NodeBuffer`](crate::NodeBuffer)
+/// binds its pages with: `mbind` on Linux).
 #[must_use]
 pub fn can_bind_memory() -> bool {
     imp::CAN_BIND_MEMORY
