@@ -4,6 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# The toolchain is at least the workspace's rust-version (Cargo.toml, [workspace.package]):
+# rust-version is the toolchain CI builds with, and no older one is tested.
+need=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
+have=$(rustc --version | awk '{print $2}')
+if [ "$(printf '%s\n%s\n' "$need" "${have%%-*}" | sort -V | head -n 1)" != "$need" ]; then
+    echo "test.sh: rustc $have is older than rust-version $need (Cargo.toml)" >&2
+    exit 1
+fi
 # The example CLIs and the in-guest probe as plain binaries: tests/hostile_input.rs runs
 # the examples, and the guest tests (crates/guest/tests) boot Linux under QEMU as NUMA
 # machines with them inside (`cargo test` builds examples only in test mode, and another
