@@ -3,6 +3,7 @@
 //! A NUMA-aware work-stealing thread pool whose stealing obeys the conservative,
 //! zone-limited rules of Mehta & Kanungo. This facade re-exports the workspace crates and
 //! offers rayon's API: `use zonal::prelude::*;` in place of `use rayon::prelude::*;`.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use zonal_policy as policy;
 pub use zonal_runtime as runtime;

@@ -49,6 +49,9 @@
 //! assert!(!out.migrations.is_empty());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
+// The README's example runs as a doc test.
+#![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
 mod ageing;
 mod config;

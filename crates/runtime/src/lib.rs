@@ -116,6 +116,9 @@
 //! assert_eq!(sum, 49_995_000);
 //! # Ok::<(), zonal_runtime::BuildError>(())
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
+// The README's example runs as a doc test.
+#![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
 mod async_task;
 mod balance;

@@ -25,6 +25,7 @@
 //! One run is single-threaded; events are ordered by (time, schedule order); the policy's
 //! randomness comes from one [`Rng`](zonal_policy::Rng) seeded from [`SimConfig::seed`].
 //! The same inputs give a byte-identical trace.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // `report::json` builds one `serde_json::json!` object with more keys than the macro's
 // default recursion limit allows.
 #![recursion_limit = "256"]

@@ -53,6 +53,9 @@
 //! assert!(t.zone_victims(thief).iter().all(|v| v.level < Level(4)));
 //! # Ok::<(), zonal_topology::TopologyError>(())
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
+// The README's example runs as a doc test.
+#![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
 mod error;
 mod hierarchy;
