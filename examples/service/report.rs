@@ -280,7 +280,7 @@ mod test {
             polls: 4,
             polls_away: 1,
             migrations: 2,
-            aged: id % 2 == 0,
+            aged: id.is_multiple_of(2),
             ..TaskRecord::default()
         }
     }
