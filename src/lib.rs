@@ -7,6 +7,9 @@
 
 pub use zonal_policy as policy;
 pub use zonal_runtime as runtime;
+/// The deterministic NUMA simulator (feature `sim`).
+#[cfg(feature = "sim")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
 pub use zonal_sim as sim;
 pub use zonal_topology as topology;
 
