@@ -381,6 +381,17 @@ mod tests {
     use super::*;
     use crate::ThreadPoolBuilder;
 
+    /// A virtual S1 pool that has run a parallel loop (steals to report).
+    fn busy_s1_pool() -> crate::ThreadPool {
+        let pool = ThreadPoolBuilder::new()
+            .preset("s1")
+            .no_policy()
+            .build()
+            .unwrap();
+        pool.par_for(0..1000, 10, |_| {});
+        pool
+    }
+
     #[test]
     fn levels_are_roman_numerals() {
         let got: Vec<String> = (0..10).map(level_label).collect();
@@ -393,12 +404,7 @@ mod tests {
 
     #[test]
     fn a_snapshot_has_every_series() {
-        let pool = ThreadPoolBuilder::new()
-            .preset("s1")
-            .no_policy()
-            .build()
-            .unwrap();
-        pool.par_for(0..1000, 10, |_| {});
+        let pool = busy_s1_pool();
         let m = pool.metrics();
         let text = encode_metrics(&m).unwrap();
         for series in [
@@ -492,12 +498,7 @@ mod tests {
 
     #[test]
     fn a_user_registry_holds_the_collector_next_to_its_own_series() {
-        let pool = ThreadPoolBuilder::new()
-            .preset("s1")
-            .no_policy()
-            .build()
-            .unwrap();
-        pool.par_for(0..1000, 10, |_| {});
+        let pool = busy_s1_pool();
         let mut registry = Registry::default();
         let requests: Counter = Counter::default();
         registry.register("requests", "Requests served", requests.clone());
