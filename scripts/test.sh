@@ -19,6 +19,20 @@ fi
 cargo build --workspace --bins --examples
 # The guest tests must run here: a host that cannot boot them fails rather than skips.
 ZONAL_GUEST_REQUIRED=1 cargo test --workspace
+# Without hwloc (issue 22: `cargo add zonal` on Linux needs no libhwloc): the facade builds,
+# zonal-topology's tests pass (discovery through sysfs), and no libhwloc binding is in
+# zonal's normal graph, with or without its default features. `cargo tree -i` prints
+# nothing for a package of the lockfile outside the graph, and fails for one that is not in
+# the lockfile at all: both pass.
+cargo build -p zonal --no-default-features
+cargo test -p zonal-topology --no-default-features
+for flags in --no-default-features --features=; do
+    if hw=$(cargo tree -p zonal "$flags" -e normal -i hwlocality-sys 2>/dev/null) && [ -n "$hw" ]; then
+        echo "test.sh: zonal ($flags) depends on hwlocality-sys:" >&2
+        echo "$hw" >&2
+        exit 1
+    fi
+done
 # The optional tokio control plane.
 cargo test -p zonal-runtime --features tokio,control-plane
 # Model tests of the sleep protocol under loom (their own build: a cfg for our code only).

@@ -1,13 +1,13 @@
 //! The topology report: the machine model, its NUMA levels and load-balancing zones.
 //!
 //! ```text
-//! cargo run --release --example topology -- [--xml FILE | --nodes FILE.json | --sysfs ROOT | --preset NAME] --json
+//! cargo run --release --example topology -- [--hwloc | --xml FILE | --nodes FILE.json | --sysfs ROOT | --preset NAME] --json
 //! cargo run --release --example topology -- --fanout 4,4,4 [--cpus-per-node N]
 //! cargo run --release --example topology -- --mesh 8x8 [--torus] [--cpus-per-node N]
 //! ```
 //!
-//! Without an input flag it describes this machine through hwloc (the CPUs this process may
-//! use). `--json` prints the [`TopologyReport`] (docs/DESIGN.md: `node_ids`, `levels`, `spans`,
+//! Without an input flag it describes this machine (the CPUs this thread may use) through
+//! sysfs on Linux; `--hwloc` discovers it through hwloc instead (the same machine). `--json` prints the [`TopologyReport`] (docs/DESIGN.md: `node_ids`, `levels`, `spans`,
 //! `mal_count`, `zone_depth`, …); otherwise a human view: an lstopo-like tree, the levels
 //! table and each node's zone. Warnings (an asymmetric matrix, assumed distances) go to
 //! stderr. A bad input prints its typed error and exits with status 2 (`examples/common/cli.rs`
@@ -34,9 +34,12 @@ use select::{MachineSource, DEFAULT_CPUS_PER_NODE};
 /// load-balancing zones.
 #[derive(Debug, Parser)]
 #[command(name = "topology", version)]
-#[command(group(ArgGroup::new("input").args(["xml", "nodes", "sysfs", "preset", "fanout", "mesh"])))]
+#[command(group(ArgGroup::new("input").args(["hwloc", "xml", "nodes", "sysfs", "preset", "fanout", "mesh"])))]
 #[command(group(ArgGroup::new("generator").args(["fanout", "mesh"])))]
 struct Args {
+    /// This machine through hwloc rather than sysfs (the same machine on Linux).
+    #[arg(long)]
+    hwloc: bool,
     /// An hwloc XML export (`lstopo machine.xml`).
     #[arg(long, value_name = "FILE")]
     xml: Option<PathBuf>,
@@ -69,7 +72,9 @@ struct Args {
 impl Args {
     fn source(&self) -> zonal_topology::Result<MachineSource> {
         let cpus_per_node = self.cpus_per_node.unwrap_or(DEFAULT_CPUS_PER_NODE);
-        Ok(if let Some(p) = &self.xml {
+        Ok(if self.hwloc {
+            MachineSource::ThisMachineHwloc
+        } else if let Some(p) = &self.xml {
             MachineSource::Xml(p.clone())
         } else if let Some(p) = &self.nodes {
             MachineSource::Nodes(p.clone())

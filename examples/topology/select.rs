@@ -2,7 +2,8 @@
 //!
 //! | flag | source |
 //! |---|---|
-//! | (none) | this machine through hwloc, restricted to the CPUs this process may use |
+//! | (none) | this machine (sysfs on Linux), restricted to the CPUs this thread may use |
+//! | `--hwloc` | this machine through hwloc, restricted alike |
 //! | `--xml FILE` | an hwloc XML export |
 //! | `--nodes FILE.json` | a sysfs node dump (docs/DESIGN.md) |
 //! | `--sysfs ROOT` | `ROOT/sys/devices/system/node` |
@@ -31,8 +32,10 @@ pub(crate) const DEFAULT_CPUS_PER_NODE: usize = 1;
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub(crate) enum MachineSource {
-    /// This machine through hwloc, restricted to the CPUs this process may use.
+    /// This machine (sysfs on Linux), restricted to the CPUs this thread may use.
     ThisMachine,
+    /// This machine through hwloc, restricted alike.
+    ThisMachineHwloc,
     /// An hwloc XML export.
     Xml(PathBuf),
     /// A `--nodes` JSON dump.
@@ -68,11 +71,11 @@ impl MachineSource {
     /// The typed error of the source: [`TopologyError::Io`] for a missing file,
     /// [`TopologyError::Hwloc`], [`TopologyError::Json`], [`TopologyError::Sysfs`],
     /// [`TopologyError::UnknownPreset`], [`TopologyError::InvalidGenerator`], and the
-    /// validation errors of [`Machine::from_specs`]. Without the `hwloc` feature, this
-    /// machine and XML files give [`TopologyError::Hwloc`].
+    /// validation errors of [`Machine::from_specs`].
     pub(crate) fn load(&self) -> Result<Machine> {
         match self {
             Self::ThisMachine => zonal_topology::this_machine(),
+            Self::ThisMachineHwloc => zonal_topology::hwloc::this_machine(),
             Self::Xml(path) => zonal_topology::from_xml_file(path),
             Self::Nodes(path) => zonal_topology::from_nodes_file(path),
             Self::Sysfs(root) => zonal_topology::from_sysfs_root(root),
@@ -153,6 +156,7 @@ impl fmt::Display for MachineSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::ThisMachine => f.write_str("this machine"),
+            Self::ThisMachineHwloc => f.write_str("--hwloc"),
             Self::Xml(p) => write!(f, "--xml {}", p.display()),
             Self::Nodes(p) => write!(f, "--nodes {}", p.display()),
             Self::Sysfs(p) => write!(f, "--sysfs {}", p.display()),

@@ -4,8 +4,8 @@
 //! Phases: after build; during a parallel iterator (read from inside it); after a
 //! `NodeBuffer` on each node; during and after async tasks that yield; under a control
 //! plane balancing every 4 ms, and after `balance_now`; while a second pool lives, and after
-//! it is dropped; after hwloc discovery runs again (`this_machine`, the regression that
-//! re-bound the process); at the end. Each phase lists, per worker, its expected CPU (the
+//! it is dropped; after the default discovery (`this_machine`: sysfs and procfs) and hwloc's
+//! (`hwloc::this_machine`, the regression that re-bound the process) run again; at the end. Each phase lists, per worker, its expected CPU (the
 //! pool's, as an OS index), the kernel's allowed list and the CPU it last ran on.
 
 use std::sync::{Arc, Mutex};
@@ -113,12 +113,19 @@ pub(crate) fn run(args: &[String]) -> crate::Outcome {
     let rediscovered = zonal_topology::this_machine()
         .map(|m| m.cpus().len())
         .map_err(|e| e.to_string());
+    phases.push(snapshot("after-default-discovery", PREFIX, &expected)?);
+    let rediscovered_hwloc = zonal_topology::hwloc::this_machine()
+        .map(|m| m.cpus().len())
+        .map_err(|e| e.to_string());
     phases.push(snapshot("after-hwloc-discovery", PREFIX, &expected)?);
 
-    // Discovery again while the workers are busy, then one more iterator.
+    // Both discoveries again while the workers are busy, then one more iterator.
     let busy = pool.spawn_handle(|| zonal_topology::this_machine().map(|m| m.cpus().len()));
+    let busy_hwloc =
+        pool.spawn_handle(|| zonal_topology::hwloc::this_machine().map(|m| m.cpus().len()));
     parallel_iterator(&pool, &expected, &inside, items / 4);
     let _ = busy.join();
+    let _ = busy_hwloc.join();
     inside.drain(&mut phases)?;
     phases.push(snapshot("final", PREFIX, &expected)?);
 
@@ -132,6 +139,7 @@ pub(crate) fn run(args: &[String]) -> crate::Outcome {
         "balance_passes": passes,
         "balance_now_moves": balance_now_moves,
         "rediscovered_cpus": rediscovered,
+        "rediscovered_cpus_hwloc": rediscovered_hwloc,
         "phases": phases,
         "mismatched_total": mismatched,
     }))

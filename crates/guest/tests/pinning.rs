@@ -51,6 +51,7 @@ fn workers_stay_pinned_in_every_phase_on_four_nodes() {
         "while-second-pool",
         "second-pool-itself",
         "after-second-pool-dropped",
+        "after-default-discovery",
         "after-hwloc-discovery",
         "final",
     ] {
@@ -73,6 +74,7 @@ fn workers_stay_pinned_in_every_phase_on_four_nodes() {
         assert_eq!(p["mismatched"], 0, "{p}");
     }
     assert_eq!(r["mismatched_total"], 0);
+    assert_eq!(r["rediscovered_cpus"], r["rediscovered_cpus_hwloc"], "{r}");
     assert!(
         r["balance_passes"].as_u64().unwrap_or(0) > 0,
         "the control plane never balanced: {r}"

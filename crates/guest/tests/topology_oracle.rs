@@ -2,12 +2,14 @@
 //!
 //! Every machine of `crates/topology/tests/data` and the presets s1, s2, s3 boots as a guest
 //! (one vCPU per node, 32 MiB per node, memory-only nodes kept) running the `topology`
-//! example: hwloc's discovery of the guest (`topology --json`), Zonal's sysfs reader
+//! example: the default discovery of the guest (`topology --json`: sysfs and procfs, no
+//! hwloc), hwloc's discovery (`topology --hwloc --json`), Zonal's sysfs reader
 //! (`topology --sysfs / --json`) and the kernel's sched domains (`/proc/schedstat`). Then:
-//! (a) both discoveries give the levels, spans and node CPUs of the expected machine
+//! (a) the three give the levels, spans and node CPUs of the expected machine
 //!     ([`GuestSpec::expected_machine`], guest node ids);
 //! (b) Zonal's NUMA spans match the kernel's sched-domain spans for every CPU;
-//! (c) hwloc and sysfs agree with each other (also on distances and memory-only nodes).
+//! (c) they agree with each other (also on distances and memory-only nodes), and the
+//!     default discovery's whole report is hwloc's.
 //!
 //! The example binary is built by `cargo build --workspace --examples` (scripts/test.sh).
 
@@ -27,14 +29,16 @@ use zonal_topology::{Machine, Topology, TopologyReport};
 const PARALLEL: usize = 2;
 
 const JOB: &str = "\
+echo '=== default'
+topology --json 2>/tmp/default.err
 echo '=== hwloc'
-topology --json 2>/tmp/hwloc.err
+topology --hwloc --json 2>/tmp/hwloc.err
 echo '=== sysfs'
 topology --sysfs / --json 2>/tmp/sysfs.err
 echo '=== schedstat'
 cat /proc/schedstat
 echo '=== stderr'
-cat /tmp/hwloc.err /tmp/sysfs.err
+cat /tmp/default.err /tmp/hwloc.err /tmp/sysfs.err
 ";
 
 fn data_dir() -> PathBuf {
@@ -116,17 +120,27 @@ fn check(m: &Machine, example: &Path, busybox: &Path) -> Result<String, String> 
         let value = serde_json::from_str(text).map_err(|e| format!("{name}: {e}"))?;
         Ok((spans, value))
     };
+    let (default, default_json) = parse("default")?;
     let (hwloc, hwloc_json) = parse("hwloc")?;
     let (sysfs, sysfs_json) = parse("sysfs")?;
-    // (a) both discoveries present the expected machine.
-    for (name, got) in [("hwloc", &hwloc), ("sysfs", &sysfs)] {
+    // (a) every discovery presents the expected machine.
+    for (name, got) in [("default", &default), ("hwloc", &hwloc), ("sysfs", &sysfs)] {
         if got != &want {
             problems.push(format!(
                 "(a) {name} discovery differs from the expected machine:\n  got  {got:?}\n  want {want:?}"
             ));
         }
     }
-    // (c) hwloc and sysfs agree, distances and memory-only nodes included.
+    // (c) they agree, distances and memory-only nodes included; the default discovery
+    // (sysfs and procfs) reports exactly what hwloc's does.
+    if default_json != hwloc_json {
+        problems.push(format!(
+            "(c) default discovery {default_json}\n    hwloc discovery {hwloc_json}"
+        ));
+    }
+    if default != sysfs {
+        problems.push(format!("(c) default {default:?}\n    sysfs {sysfs:?}"));
+    }
     if hwloc != sysfs {
         problems.push(format!("(c) hwloc {hwloc:?}\n    sysfs {sysfs:?}"));
     }
@@ -147,7 +161,12 @@ fn check(m: &Machine, example: &Path, busybox: &Path) -> Result<String, String> 
     }
     // (b) the kernel's sched domains.
     let kernel = parse_schedstat(section(out, "schedstat")).map_err(|e| e.to_string())?;
-    for (name, zonal) in [("hwloc", &hwloc), ("sysfs", &sysfs), ("expected", &want)] {
+    for (name, zonal) in [
+        ("default", &default),
+        ("hwloc", &hwloc),
+        ("sysfs", &sysfs),
+        ("expected", &want),
+    ] {
         match compare_with_kernel(zonal, &kernel) {
             Ok(m) if m.is_empty() => {}
             Ok(m) => problems.extend(m.iter().map(|x| format!("(b) {name} vs kernel: {x}"))),

@@ -65,7 +65,8 @@ pub(crate) type NameFn = Box<dyn FnMut(usize) -> String>;
 
 /// Builds a [`ThreadPool`].
 ///
-/// Defaults: this machine's topology (hwloc, restricted to the process's allowed CPUs), the
+/// Defaults: this machine's topology (sysfs on Linux, else hwloc with the `hwloc` feature,
+/// restricted to the calling thread's allowed CPUs), the
 /// [`DEFAULT_POLICY`], a worker on every allowed CPU, each pinned to it (a pinning failure
 /// is an error naming the CPU), threads named `zonal-worker-{i}`.
 ///
@@ -154,7 +155,9 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// Uses another machine's hwloc XML export (a virtual pool).
+    /// Uses another machine's hwloc XML export (a virtual pool). Reading it needs the
+    /// `hwloc` feature: without it, [`build`](Self::build) fails with an error naming the
+    /// file and the feature.
     #[must_use]
     pub fn xml_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.source = Source::Xml(path.into());
@@ -438,10 +441,13 @@ impl ThreadPoolBuilder {
     fn load_topology(&mut self) -> Result<(Topology, bool), BuildError> {
         Ok(
             match std::mem::replace(&mut self.source, Source::ThisMachine) {
-                Source::ThisMachine => (Topology::new(zonal_topology::this_machine()?), false),
+                Source::ThisMachine => crate::discovery::this_machine()?,
                 Source::Topology(t) => (*t, true),
                 Source::Preset(name) => (zonal_topology::presets::preset(&name)?, true),
+                #[cfg(feature = "hwloc")]
                 Source::Xml(p) => (Topology::new(zonal_topology::from_xml_file(p)?), true),
+                #[cfg(not(feature = "hwloc"))]
+                Source::Xml(path) => return Err(BuildError::new(ErrorKind::NoHwloc { path })),
                 Source::Nodes(p) => (Topology::new(zonal_topology::from_nodes_file(p)?), true),
             },
         )
@@ -498,7 +504,7 @@ impl ThreadPoolBuilder {
                             }))
                         }
                         None => {
-                            let allowed = zonal_topology::allowed_cpus()
+                            let allowed = crate::discovery::allowed_cpus()
                                 .map(|a| compress(&a))
                                 .unwrap_or_else(|e| format!("unknown: {e}"));
                             return Err(BuildError::new(ErrorKind::CpuNotAllowed {
@@ -547,7 +553,7 @@ impl ThreadPoolBuilder {
         match self.virtual_placement {
             VirtualPlacement::Unpinned => Ok((Placement::Unpinned, vec![None; cpus.len()])),
             VirtualPlacement::Spread => {
-                let allowed = zonal_topology::allowed_cpus()?;
+                let allowed = crate::discovery::allowed_cpus()?;
                 if allowed.is_empty() {
                     return Err(BuildError::new(ErrorKind::NoWorkers {
                         why: "this process may run on no CPU".into(),

@@ -124,6 +124,13 @@ pub(crate) enum ErrorKind {
     },
     #[error("the global thread pool has already been initialized")]
     GlobalPoolAlreadyInitialized,
+    #[cfg(not(feature = "hwloc"))]
+    #[error(
+        "cannot read the hwloc XML export {}: zonal-runtime was built without the `hwloc` \
+         feature (enable `zonal/hwloc` or `zonal-runtime/hwloc`)",
+        path.display()
+    )]
+    NoHwloc { path: std::path::PathBuf },
 }
 
 impl BuildError {
@@ -175,6 +182,8 @@ impl BuildError {
             | ErrorKind::TooManyThreads { .. }
             | ErrorKind::Conflict { .. }
             | ErrorKind::Env { .. } => true,
+            #[cfg(not(feature = "hwloc"))]
+            ErrorKind::NoHwloc { .. } => true,
             ErrorKind::Pin { .. }
             | ErrorKind::Spawn { .. }
             | ErrorKind::GlobalPoolAlreadyInitialized => false,

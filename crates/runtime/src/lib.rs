@@ -129,6 +129,7 @@ mod compile_fail;
 mod construct;
 #[cfg(feature = "control-plane")]
 mod control;
+mod discovery;
 mod displacement;
 mod enter;
 mod error;

@@ -31,6 +31,22 @@ fn missing_xml_file_is_named() {
     assert!(e.to_string().contains("/nonexistent/machine.xml"), "{e}");
 }
 
+/// Without the `hwloc` feature an XML export is refused, naming the file and the feature.
+#[cfg(not(feature = "hwloc"))]
+#[test]
+fn xml_without_hwloc_names_the_feature() {
+    let e = ThreadPoolBuilder::new()
+        .xml_file("/some/machine.xml")
+        .build()
+        .unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains("/some/machine.xml") && msg.contains("`hwloc` feature"),
+        "{msg}"
+    );
+    assert!(e.is_input_error());
+}
+
 #[test]
 fn cpu_outside_the_affinity_mask_is_named() {
     let e = ThreadPoolBuilder::new()

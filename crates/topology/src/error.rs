@@ -122,6 +122,23 @@ pub enum TopologyError {
         /// What was wrong.
         message: String,
     },
+    /// A `/proc/…/status` file whose `Cpus_allowed_list` is missing or malformed.
+    #[error("malformed {path}: {message}")]
+    ProcStatus {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong, with the value.
+        message: String,
+    },
+    /// This machine cannot be discovered: not Linux, and built without the `hwloc` feature.
+    #[error(
+        "cannot discover this machine on {os}: zonal-topology reads sysfs on Linux only; \
+         build with the `hwloc` feature (libhwloc) for other systems"
+    )]
+    NoDiscovery {
+        /// The OS (`std::env::consts::OS`).
+        os: &'static str,
+    },
     /// The description has no NUMA node at all.
     #[error("the machine description has no NUMA node")]
     NoNodes,
@@ -255,6 +272,7 @@ impl TopologyError {
             | TopologyError::DuplicateKey { .. }
             | TopologyError::Hwloc { .. }
             | TopologyError::Sysfs { .. }
+            | TopologyError::ProcStatus { .. }
             | TopologyError::InFile { .. } => self,
             other => TopologyError::InFile {
                 path: path.into(),

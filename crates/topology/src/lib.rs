@@ -7,8 +7,9 @@
 //! ## Map
 //! - Sources → [`Machine`]: [`Machine::from_specs`] (validation), [`from_nodes_file`] /
 //!   [`parse_nodes_json`] (the `--nodes` format), [`from_sysfs_root`], [`presets`] (the paper's
-//!   `s1`/`s2`/`s3`, fan-out trees, meshes), and with the `hwloc` feature
-//!   `this_machine` / `from_xml_file` (hwloc through hwlocality).
+//!   `s1`/`s2`/`s3`, fan-out trees, meshes), [`this_machine`] (on Linux through sysfs and
+//!   procfs, without libhwloc; elsewhere through hwloc), and with the `hwloc` feature
+//!   [`from_xml_file`] and the [`hwloc`] module (discovery through hwlocality).
 //! - [`Topology::new`] builds levels, spans, the zone and victim orders; queries such as
 //!   [`Topology::distance`], [`Topology::level_between`], [`Topology::in_zone`],
 //!   [`Topology::numa_factor`] are O(1) and allocation-free; [`Topology::victims`] builds a
@@ -75,8 +76,26 @@ pub use machine::{
 pub use report::TopologyReport;
 pub use source::cpulist::{format_cpulist, parse_cpulist};
 #[cfg(feature = "hwloc")]
-pub use source::hwloc::{allowed_cpus, from_xml_file, this_machine, this_machine_unrestricted};
+pub use source::hwloc::from_xml_file;
+#[cfg(all(not(target_os = "linux"), feature = "hwloc"))]
+pub use source::hwloc::{allowed_cpus, this_machine, this_machine_unrestricted};
 pub use source::input::{MAX_INPUT_BYTES, MAX_XML_DEPTH};
+#[cfg(target_os = "linux")]
+pub use source::linux::{allowed_cpus, this_machine, this_machine_unrestricted};
 pub use source::nodes_json::{from_nodes_file, parse_nodes_json};
 pub use source::presets;
 pub use source::sysfs::from_sysfs_root;
+#[cfg(not(any(target_os = "linux", feature = "hwloc")))]
+pub use source::unsupported::{allowed_cpus, this_machine, this_machine_unrestricted};
+
+/// Discovery and XML through hwloc (hwlocality; needs libhwloc): this machine as hwloc sees
+/// it, and other machines' XML exports. On Linux the crate-level [`this_machine`],
+/// [`this_machine_unrestricted`] and [`allowed_cpus`] read sysfs and procfs instead and give
+/// the same [`Machine`]; elsewhere they are these.
+#[cfg(feature = "hwloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "hwloc")))]
+pub mod hwloc {
+    pub use crate::source::hwloc::{
+        allowed_cpus, from_xml_file, this_machine, this_machine_unrestricted,
+    };
+}

@@ -8,9 +8,9 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use zonal_topology::{
-    from_nodes_file, from_sysfs_root, TopologyError, MAX_INPUT_BYTES, MAX_XML_DEPTH,
-};
+#[cfg(feature = "hwloc")]
+use zonal_topology::MAX_XML_DEPTH;
+use zonal_topology::{from_nodes_file, from_sysfs_root, TopologyError, MAX_INPUT_BYTES};
 
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {

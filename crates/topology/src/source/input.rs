@@ -102,6 +102,7 @@ pub(crate) fn read_text(path: &Path) -> Result<String> {
 /// The deepest element nesting of an XML document, counted on its tags (`<a>` opens, `</a>`
 /// and `<a/>` close; declarations, comments and processing instructions do not count). A
 /// rough count, enough to refuse a document before a recursive parser sees it.
+#[cfg_attr(not(feature = "hwloc"), allow(dead_code))]
 pub(crate) fn xml_depth(bytes: &[u8]) -> usize {
     let (mut depth, mut max) = (0usize, 0usize);
     let mut i = 0;
@@ -133,6 +134,7 @@ pub(crate) fn xml_depth(bytes: &[u8]) -> usize {
 ///
 /// # Errors
 /// [`TopologyError::XmlTooDeep`].
+#[cfg_attr(not(feature = "hwloc"), allow(dead_code))]
 pub(crate) fn check_xml_depth(path: &Path, bytes: &[u8]) -> Result<()> {
     let depth = xml_depth(bytes);
     if depth > MAX_XML_DEPTH {

@@ -29,6 +29,24 @@ pub fn from_sysfs_root(root: impl AsRef<Path>) -> Result<Machine> {
 }
 
 fn read_root(root: &Path) -> Result<Machine> {
+    let (specs, matrix) = node_specs(root)?;
+    let offline = super::offline::offline_cpus(root)?;
+    Ok(
+        Machine::from_specs(root.display().to_string(), specs, matrix)?
+            .with_offline_cpus(|id| offline.get(&id).cloned().unwrap_or_default()),
+    )
+}
+
+/// Distance rows, one per node in the nodes' order.
+pub(crate) type Rows = Vec<Vec<u64>>;
+
+/// The nodes of a sysfs root (ascending OS id, each CPU [`CpuSpec::alone`]) and their
+/// distance rows (`None` when no node has a `distance` file), unvalidated: what
+/// [`from_sysfs_root`] and this machine's discovery (`linux.rs`) build on.
+///
+/// # Errors
+/// As [`from_sysfs_root`], without the validation of [`Machine::from_specs`] and unwrapped.
+pub(crate) fn node_specs(root: &Path) -> Result<(Vec<NodeSpec>, Option<Rows>)> {
     let dir = root.join("sys/devices/system/node");
     let entries = std::fs::read_dir(&dir).map_err(|source| TopologyError::Io {
         path: dir.clone(),
@@ -94,11 +112,7 @@ fn read_root(root: &Path) -> Result<Machine> {
             Some(rows.into_iter().filter_map(|(_, r)| r).collect())
         }
     };
-    let offline = super::offline::offline_cpus(root)?;
-    Ok(
-        Machine::from_specs(root.display().to_string(), specs, matrix)?
-            .with_offline_cpus(|id| offline.get(&id).cloned().unwrap_or_default()),
-    )
+    Ok((specs, matrix))
 }
 
 /// A node's `distance` row: `nodes` unsigned decimals.
@@ -128,7 +142,7 @@ fn distance_row(path: &Path, text: &str, nodes: usize) -> Result<Vec<u64>> {
     Ok(row)
 }
 
-fn malformed(path: &Path, message: impl std::fmt::Display) -> TopologyError {
+pub(crate) fn malformed(path: &Path, message: impl std::fmt::Display) -> TopologyError {
     TopologyError::Sysfs {
         path: path.into(),
         message: message.to_string(),
@@ -138,7 +152,7 @@ fn malformed(path: &Path, message: impl std::fmt::Display) -> TopologyError {
 /// A node file that may be absent (a memory-only node has no `cpulist`): `None` when it does
 /// not exist; any other failure (unreadable, not a regular file, too large) is an error
 /// naming the file, never a silent default.
-fn optional_text(path: &Path) -> Result<Option<String>> {
+pub(crate) fn optional_text(path: &Path) -> Result<Option<String>> {
     match super::input::read_text(path) {
         Ok(text) => Ok(Some(text)),
         Err(TopologyError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
