@@ -32,7 +32,8 @@ static BUILDING: Mutex<()> = Mutex::new(());
 ///
 /// # Panics
 /// If the default pool cannot be built (the message says why: an invalid
-/// [`NUM_THREADS_VAR`], a topology hwloc cannot read, a worker that cannot be pinned, …).
+/// [`NUM_THREADS_VAR`], a topology that cannot be discovered, a worker that cannot be
+/// pinned, …).
 /// Lazy initialisation has no caller to return an error to; build it with
 /// [`ThreadPoolBuilder::build_global`] to handle the error instead.
 pub(crate) fn global_pool() -> &'static ThreadPool {

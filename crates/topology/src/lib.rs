@@ -9,7 +9,7 @@
 //!   [`parse_nodes_json`] (the `--nodes` format), [`from_sysfs_root`], [`presets`] (the paper's
 //!   `s1`/`s2`/`s3`, fan-out trees, meshes), [`this_machine`] (on Linux through sysfs and
 //!   procfs, without libhwloc; elsewhere through hwloc), and with the `hwloc` feature
-//!   [`from_xml_file`] and the [`hwloc`] module (discovery through hwlocality).
+//!   `from_xml_file` and the `hwloc` module (discovery through hwlocality).
 //! - [`Topology::new`] builds levels, spans, the zone and victim orders; queries such as
 //!   [`Topology::distance`], [`Topology::level_between`], [`Topology::in_zone`],
 //!   [`Topology::numa_factor`] are O(1) and allocation-free; [`Topology::victims`] builds a

@@ -73,19 +73,23 @@ pub(crate) fn number_cores_and_caches(root: &Path, specs: &mut [NodeSpec]) -> Re
             .chain(std::iter::once(inner.first))
             .collect()
     };
-    let cores: BTreeSet<Vec<u32>> = cpus.values().map(|c| key(c, c.core)).collect();
-    let mut caches: BTreeMap<u32, BTreeSet<Vec<u32>>> = BTreeMap::new();
+    // Ranks in tree order (a BTreeSet iterates its keys sorted).
+    let ranked = |set: BTreeSet<Vec<u32>>| -> BTreeMap<Vec<u32>, u32> {
+        set.into_iter().zip(0u32..).collect()
+    };
+    let cores = ranked(cpus.values().map(|c| key(c, c.core)).collect());
+    let mut by_level: BTreeMap<u32, BTreeSet<Vec<u32>>> = BTreeMap::new();
     for c in cpus.values() {
         for &(level, span) in &c.caches {
-            caches.entry(level).or_default().insert(key(c, span));
+            by_level.entry(level).or_default().insert(key(c, span));
         }
     }
-    let rank = |set: &BTreeSet<Vec<u32>>, k: &Vec<u32>| {
-        set.iter()
-            .position(|x| x == k)
-            .and_then(|i| u32::try_from(i).ok())
-            .unwrap_or(u32::MAX)
-    };
+    let caches: BTreeMap<u32, BTreeMap<Vec<u32>, u32>> = by_level
+        .into_iter()
+        .map(|(level, set)| (level, ranked(set)))
+        .collect();
+    let rank =
+        |set: &BTreeMap<Vec<u32>, u32>, k: &Vec<u32>| set.get(k).copied().unwrap_or(u32::MAX);
     for node in specs.iter_mut() {
         for spec in &mut node.cpus {
             let Some(c) = cpus.get(&spec.os_index) else {

@@ -22,6 +22,8 @@
 //!   same cores, caches and nodes from sysfs without touching any binding. The calling
 //!   thread's affinity, not the process's (which hwloc reads as the union over threads), is
 //!   the allowed set, as `sched_getaffinity(0)` and std's `available_parallelism` read it.
+//! - On Linux the crate's default discovery is `linux.rs` (sysfs and procfs), which gives the
+//!   same machine; this one is `zonal_topology::hwloc::this_machine`.
 //! - hwloc 2.x refuses exports written by hwloc 3 (`<topology version="3.0">`, which is what
 //!   hwloc's own test suite holds); [`from_xml_file`] retries those declared as 2.0.
 
