@@ -163,14 +163,15 @@ pub fn numa4() -> GuestSpec {
     GuestSpec::new("numa4", nodes, rows).expect("numa4 spec")
 }
 
-/// The S1-shaped guest: the `s1` preset's 16 nodes × 2 CPUs and distances, 64 MiB a node
+/// The S1-shaped guest: the `s1` preset's 16 nodes × 2 CPUs and distances, 96 MiB a node
 /// (the initramfs, some 30 MiB of binaries, is unpacked on one or two nodes, and buffers
-/// bound there must still find room: with 48 MiB the OOM killer ended `locality`).
+/// bound there must still find room: with 48 MiB the OOM killer ended `locality`, and with
+/// 64 MiB it once ended `service`, exit 137, when the binaries grew).
 pub fn s1() -> GuestSpec {
     let machine = zonal_topology::presets::preset_machine("s1").expect("s1 preset");
     let shape = Shape {
         cpus_per_node: CpuCount::AsSource,
-        memory_mib_per_node: 64,
+        memory_mib_per_node: 96,
     };
     GuestSpec::from_machine(&machine, &shape).expect("s1 guest spec")
 }
