@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 cargo build --release --examples
 
-echo "== This machine (hwloc)"
+echo "== This machine (discovered from sysfs and procfs)"
 cargo run -q --release --example topology
 
 shared="${ZONAL_TOPOLOGIES_DIR:-crates/topology/tests/data}"
