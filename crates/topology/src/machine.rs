@@ -612,17 +612,41 @@ impl Machine {
     }
 }
 
+/// Machines shared by the crate's unit tests.
 #[cfg(test)]
-mod test {
-    use super::*;
+pub(crate) mod fixtures {
+    use super::{CpuSpec, Machine, NodeSpec};
 
-    fn node(os_id: u32, cpus: &[u32]) -> NodeSpec {
+    /// Node `os_id` holding `cpus`, each its own core, no memory size.
+    pub(crate) fn node(os_id: u32, cpus: &[u32]) -> NodeSpec {
         NodeSpec {
             os_id,
             cpus: cpus.iter().map(|&c| CpuSpec::alone(c, os_id)).collect(),
             memory_bytes: None,
         }
     }
+
+    /// Four nodes: CPUs 0–1 on node 0, 2–3 on node 1, none on nodes 2 and 3 (before any
+    /// offline CPUs or restriction are applied to tell their kinds apart).
+    pub(crate) fn two_nodes_and_two_without_cpus() -> Machine {
+        Machine::from_specs(
+            "t",
+            vec![
+                node(0, &[0, 1]),
+                node(1, &[2, 3]),
+                node(2, &[]),
+                node(3, &[]),
+            ],
+            None,
+        )
+        .unwrap()
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::fixtures::{node, two_nodes_and_two_without_cpus};
+    use super::*;
 
     #[test]
     fn sorts_nodes_and_matrix_together() {
@@ -739,18 +763,13 @@ mod test {
 
     #[test]
     fn restricted_nodes_are_not_memory_only() {
-        let m = Machine::from_specs(
-            "t",
-            vec![
-                node(0, &[0, 1]),
-                node(1, &[2, 3]),
-                node(2, &[]),
-                node(3, &[]),
-            ],
-            None,
-        )
-        .unwrap()
-        .with_offline_cpus(|n| if n == 3 { vec![5, 4, 4] } else { vec![0] });
+        let m = two_nodes_and_two_without_cpus().with_offline_cpus(|n| {
+            if n == 3 {
+                vec![5, 4, 4]
+            } else {
+                vec![0]
+            }
+        });
         let r = m.restrict_cpus(|c| c != 2 && c != 3).unwrap();
         let kinds: Vec<NodeKind> = r.nodes().iter().map(NodeInfo::kind).collect();
         assert_eq!(

@@ -241,25 +241,10 @@ mod test {
 
     #[test]
     fn withheld_nodes_are_reported_apart_from_cpuless_ones() {
-        let node = |i: u32, cpus: &[u32]| crate::NodeSpec {
-            os_id: i,
-            cpus: cpus.iter().map(|&c| crate::CpuSpec::alone(c, i)).collect(),
-            memory_bytes: None,
-        };
-        let m = crate::Machine::from_specs(
-            "t",
-            vec![
-                node(0, &[0, 1]),
-                node(1, &[2, 3]),
-                node(2, &[]),
-                node(3, &[]),
-            ],
-            None,
-        )
-        .unwrap()
-        .with_offline_cpus(|n| if n == 3 { vec![4, 5] } else { Vec::new() })
-        .restrict_cpus(|c| c < 2)
-        .unwrap();
+        let m = crate::machine::fixtures::two_nodes_and_two_without_cpus()
+            .with_offline_cpus(|n| if n == 3 { vec![4, 5] } else { Vec::new() })
+            .restrict_cpus(|c| c < 2)
+            .unwrap();
         let r = TopologyReport::new(&Topology::new(m));
         assert_eq!(r.cpuless_nodes, [2, 3]);
         assert_eq!(r.cpus_not_allowed_nodes, [1]);
