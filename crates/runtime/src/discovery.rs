@@ -12,10 +12,11 @@ pub(crate) fn this_machine() -> Result<(Topology, bool), BuildError> {
     match zonal_topology::this_machine() {
         Ok(m) => Ok((Topology::new(m), false)),
         Err(e @ zonal_topology::TopologyError::NoDiscovery { .. }) => {
-            tracing::warn!("{e}; running over one node of {} CPUs", flat_cpus().len());
+            let cpus = flat_cpus();
+            tracing::warn!("{e}; running over one node of {} CPUs", cpus.len());
             let node = zonal_topology::NodeSpec {
                 os_id: 0,
-                cpus: flat_cpus()
+                cpus: cpus
                     .into_iter()
                     .map(|c| zonal_topology::CpuSpec::alone(c, 0))
                     .collect(),
