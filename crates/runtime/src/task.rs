@@ -95,6 +95,14 @@ impl Meta {
         *self == Self::fresh(node)
     }
 
+    /// Whether a thief's check of the representative task of a deque of `node` speaks for
+    /// this task: [`is_fresh_at`](Self::is_fresh_at) but for the placement, which no policy
+    /// reads.
+    #[inline]
+    pub(crate) fn is_representative_at(&self, node: u32) -> bool {
+        Self { flags: 0, ..*self }.is_fresh_at(node)
+    }
+
     /// Whether the origin was placed ([`PLACED`]).
     #[inline]
     pub(crate) const fn placed(&self) -> bool {
@@ -371,6 +379,31 @@ mod test {
         // From outside a pool: no origin until the router picks one.
         let m = TaskOptions::new().resolve(None, None);
         assert_eq!((m.origin, m.placed()), (NO_ORIGIN, false));
+    }
+
+    #[test]
+    fn a_placed_fresh_task_is_represented_but_not_bare() {
+        let placed = Meta {
+            flags: PLACED,
+            ..Meta::fresh(2)
+        };
+        assert!(placed.is_representative_at(2) && !placed.is_fresh_at(2));
+        assert!(!placed.is_representative_at(3));
+        assert!(!Meta {
+            migrations: 1,
+            ..Meta::fresh(2)
+        }
+        .is_representative_at(2));
+        assert!(!Meta {
+            group: 4,
+            ..Meta::fresh(2)
+        }
+        .is_representative_at(2));
+        assert!(!Meta {
+            weight: 2048,
+            ..Meta::fresh(2)
+        }
+        .is_representative_at(2));
     }
 
     #[test]

@@ -4,14 +4,12 @@
 
 use std::sync::atomic::Ordering;
 
-use zonal_policy::{
-    MoveContext, Probe, Refusal, Source, StealWalker, TaskMeta, VictimQueues, NICE_0_WEIGHT,
-};
+use zonal_policy::{MoveContext, Probe, Refusal, Source, StealWalker, TaskMeta, VictimQueues};
 use zonal_topology::{CpuId, Level};
 
 use crate::metrics::bump;
 use crate::registry::{Registry, WorkerShared};
-use crate::task::{Meta, Task, NO_GROUP, NO_ORIGIN};
+use crate::task::{Meta, Task, NO_ORIGIN};
 use crate::worker::{pop_injector, steal_loop, WorkerThread, CLOCK_REFRESH};
 
 /// Where a stolen task came from.
@@ -329,12 +327,7 @@ impl VictimQueues for Thief<'_> {
         let (_, vnode) = self.victim(slot);
         let r = &*self.me.registry;
         let m = t.meta(&r.fresh_meta[vnode as usize]);
-        if from == Source::Fresh
-            && m.origin == vnode
-            && m.migrations == 0
-            && m.weight == NICE_0_WEIGHT
-            && m.group == NO_GROUP
-        {
+        if from == Source::Fresh && m.is_representative_at(vnode) {
             // Exactly the representative task the walker already allowed (placement aside,
             // which no policy reads). A bare job always is: it never leaves its deque
             // through `put_back`. A child of a computation rooted on another node is not:
