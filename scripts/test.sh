@@ -33,6 +33,14 @@ for flags in --no-default-features --features=; do
         exit 1
     fi
 done
+# Light by default (issue 22): at most 20 unique packages in zonal's normal graph with its
+# default features, the four Zonal crates included (18 when written; README, "Features").
+packages=$(cargo tree -p zonal -e normal --prefix none | sed 's/ (\*)//' | sort -u | wc -l)
+if [ "$packages" -gt 20 ]; then
+    echo "test.sh: zonal's default build lists $packages unique packages (at most 20):" >&2
+    cargo tree -p zonal -e normal --prefix none | sed 's/ (\*)//' | sort -u >&2
+    exit 1
+fi
 # The optional tokio control plane.
 cargo test -p zonal-runtime --features tokio,control-plane
 # Model tests of the sleep protocol under loom (their own build: a cfg for our code only).

@@ -4,8 +4,6 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
 use crate::filters::{ConservativeFilter, ZoneMode};
 use crate::policies::linux::LinuxEra;
 use crate::policies::PolicyEntry;
@@ -97,22 +95,25 @@ impl FromStr for PolicyName {
     }
 }
 
-impl Serialize for PolicyName {
+#[cfg(feature = "serde")]
+impl serde::Serialize for PolicyName {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.as_str())
     }
 }
 
-impl<'de> Deserialize<'de> for PolicyName {
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for PolicyName {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
+        let s = <String as serde::Deserialize>::deserialize(d)?;
         s.parse().map_err(serde::de::Error::custom)
     }
 }
 
 /// How the origin-distance check treats tasks (docs/DESIGN.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[non_exhaustive]
 pub enum OriginRule {
     /// A task never moves farther from its origin than it already is (the default).
@@ -165,9 +166,11 @@ pub enum PolicyError {
         expected: String,
     },
     /// A TOML config did not parse.
+    #[cfg(feature = "config")]
     #[error("malformed TOML policy config: {0}")]
     Toml(#[from] toml::de::Error),
     /// A JSON config did not parse.
+    #[cfg(feature = "config")]
     #[error("malformed JSON policy config: {0}")]
     Json(#[from] serde_json::Error),
     /// A JSON config repeats a key in one object (serde_json would keep the last one
@@ -199,49 +202,50 @@ fn object_at(path: &str) -> String {
 }
 
 /// A policy by name plus its parameters. Unset parameters take the documented defaults.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct PolicyConfig {
     /// Which policy.
     pub name: PolicyName,
     /// Origin rule (conservative policies).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub origin: OriginRule,
     /// Migrations after which a task is aged (conservative policies and composed filters;
     /// default [`DEFAULT_AGE_LIMIT`](crate::DEFAULT_AGE_LIMIT) = 3; must be ≥ 1).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub age_limit: Option<u32>,
     /// Imbalance threshold at NUMA levels (≥ II), percent (Linux `imbalance_pct − 100`;
     /// default 25 as in the paper; at most 1000). Level I always uses 17.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub numa_imbalance_pct: Option<u32>,
     /// NUMALB's communication weight `a` (default
     /// [`DEFAULT_NUMALB_ALPHA`](crate::DEFAULT_NUMALB_ALPHA) = 1; finite, ≥ 0).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub numalb_alpha: Option<f64>,
     /// Compose the conservative filters (hard zone, `origin`, `age_limit`) with another
     /// policy's selection: accepted by `thread-aware`, `numalb` and `average-weight`.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub conservative_filters: Option<bool>,
     /// The kernel the Linux walk imitates (`linux`, the conservative policies,
     /// `thread-aware`, and the new-idle and fork placement of `numalb` and
     /// `average-weight`): `"modern"` (the default) or `"2.6"`, the paper's kernel
     /// ([`LinuxEra`]). Any other value is refused naming it.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub linux_era: LinuxEra,
     /// Linux's automatic NUMA balancing (`kernel.numa_balancing`,
     /// [`NumaBalancing`](crate::NumaBalancing)): a task's pages follow it to the node it runs
     /// on, at its scans. Default off; accepted for `linux` and `thread-aware` of the modern
     /// era only (refused, naming the field, with `linux_era = "2.6"` or another policy).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub numa_balancing: bool,
     /// `numa_balancing_scan_delay_ms` (default 1000; 1..=3600000; only with
     /// `numa_balancing`).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub numa_scan_delay_ms: Option<u32>,
     /// `numa_balancing_scan_period_min_ms` (default 1000; 1..=3600000; only with
     /// `numa_balancing`).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub numa_scan_period_min_ms: Option<u32>,
 }
 
@@ -271,18 +275,20 @@ impl PolicyConfig {
         Ok(Self::new(name.parse()?))
     }
 
-    /// Parses a TOML config.
+    /// Parses a TOML config (feature `config`).
     ///
     /// # Errors
     /// [`PolicyError::Toml`] (a key given twice included: TOML forbids it, and the parser
     /// refuses it naming the key), or [`PolicyError::BadValue`] for a parameter out of range.
+    #[cfg(feature = "config")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "config")))]
     pub fn from_toml_str(text: &str) -> Result<Self, PolicyError> {
         let cfg: Self = toml::from_str(text)?;
         crate::policies::validate(&cfg)?;
         Ok(cfg)
     }
 
-    /// Parses a JSON config.
+    /// Parses a JSON config (feature `config`).
     ///
     /// # Errors
     /// [`PolicyError::Json`], [`PolicyError::DuplicateKey`] for a key repeated in one
@@ -296,6 +302,8 @@ impl PolicyConfig {
     /// assert!(matches!(&err, PolicyError::DuplicateKey { key, .. } if key == "age_limit"));
     /// assert!(err.to_string().contains("\"age_limit\" appears twice"));
     /// ```
+    #[cfg(feature = "config")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "config")))]
     pub fn from_json_str(text: &str) -> Result<Self, PolicyError> {
         // A key repeated in any object is refused before anything is read (`zonal_topology::json_keys`).
         zonal_topology::json_keys::check(text).map_err(|e| match e {

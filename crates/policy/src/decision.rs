@@ -7,10 +7,9 @@ use zonal_topology::{CpuId, Level};
 use crate::view::TaskId;
 
 /// Why a move (steal or migration) was refused, or a victim skipped.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Refusal {
     /// The victim lies beyond the load-balancing zone (hard policy).
@@ -165,8 +164,9 @@ pub struct Migration {
 }
 
 /// How one balancing attempt (one CPU, one level) ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum AttemptOutcome {
     /// Tasks were chosen for migration.

@@ -52,8 +52,9 @@ use crate::policy::{Policy, Sides};
 pub type Constructor = fn(&PolicyConfig) -> Arc<dyn Policy>;
 
 /// Whether a policy accepts `conservative_filters`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[non_exhaustive]
 pub enum Filters {
     /// The policy is conservative: it always filters (`false` is refused).

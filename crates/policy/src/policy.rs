@@ -88,7 +88,8 @@ pub trait Policy: Send + Sync + fmt::Debug {
 }
 
 /// Which sides a policy has (catalogue rows and [`Policy::sides`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Sides {
     /// It answers steal-path questions (every policy does).
     pub steal: bool,

@@ -12,7 +12,7 @@ macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident($t:ty)) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-        #[derive(serde::Serialize, serde::Deserialize)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
         pub struct $name(pub $t);
     };
 }

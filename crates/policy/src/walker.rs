@@ -105,8 +105,9 @@ pub struct WalkSlot {
 }
 
 /// A kind of queue a victim holds (module docs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Source {
     /// Tasks at home that never moved (a worker's deque).

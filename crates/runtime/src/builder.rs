@@ -20,6 +20,7 @@ enum Source {
     Topology(Box<Topology>),
     Preset(String),
     Xml(PathBuf),
+    #[cfg(feature = "json")]
     Nodes(PathBuf),
 }
 
@@ -37,8 +38,9 @@ enum WorkerCpus {
 }
 
 /// Where the workers of a pool run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[non_exhaustive]
 pub enum Placement {
     /// One worker per CPU of this machine, each bound to its CPU.
@@ -164,7 +166,9 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// Uses a node dump in the `--nodes` JSON format (a virtual pool).
+    /// Uses a node dump in the `--nodes` JSON format (a virtual pool; feature `json`).
+    #[cfg(feature = "json")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "json")))]
     #[must_use]
     pub fn nodes_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.source = Source::Nodes(path.into());
@@ -448,6 +452,7 @@ impl ThreadPoolBuilder {
                 Source::Xml(p) => (Topology::new(zonal_topology::from_xml_file(p)?), true),
                 #[cfg(not(feature = "hwloc"))]
                 Source::Xml(path) => return Err(BuildError::new(ErrorKind::NoHwloc { path })),
+                #[cfg(feature = "json")]
                 Source::Nodes(p) => (Topology::new(zonal_topology::from_nodes_file(p)?), true),
             },
         )

@@ -28,8 +28,9 @@ use crate::os::{self, KernelPolicy, MemoryPolicy, PageRegion};
 use crate::{MemoryError, SpawnError, ThreadPool};
 
 /// How a [`NodeBuffer`]'s memory was placed.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[non_exhaustive]
 pub enum MemoryPlacement {
     /// `MPOL_BIND` to the node before first touch: the kernel allocated every page there.

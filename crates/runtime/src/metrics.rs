@@ -11,7 +11,6 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
-use serde::Serialize;
 use zonal_policy::Refusal;
 
 use crate::registry::Registry;
@@ -205,7 +204,8 @@ impl Refusals {
     }
 }
 
-impl Serialize for Refusals {
+#[cfg(feature = "serde")]
+impl serde::Serialize for Refusals {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_map(Refusal::ALL.iter().map(|&r| (r.as_str(), self.get(r))))
     }
@@ -214,7 +214,8 @@ impl Serialize for Refusals {
 /// One worker's counters (or, in [`PoolMetrics::total`], the sum over workers).
 ///
 /// Non-exhaustive: fields may be added; read them, or start from `Default`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct WorkerMetrics {
     /// Worker index (`usize::MAX` in a total).
@@ -350,7 +351,8 @@ impl WorkerMetrics {
 /// assert_eq!(m.total.steals_by_level.len(), 6);
 /// # Ok::<(), zonal_runtime::BuildError>(())
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct PoolMetrics {
     /// The current policy's name.

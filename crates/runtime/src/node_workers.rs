@@ -1,7 +1,6 @@
 //! Which nodes of a pool's topology have workers, and why the others have none
 //! ([`ThreadPool::node_workers`]).
 
-use serde::Serialize;
 use zonal_topology::NodeKind;
 
 use crate::pool::ThreadPool;
@@ -16,8 +15,9 @@ use crate::pool::ThreadPool;
 /// assert!(matches!(&nodes[0], NodeWorkers::Workers { workers } if workers.len() == 1));
 /// # Ok::<(), zonal_runtime::BuildError>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "kebab-case"))]
 #[non_exhaustive]
 pub enum NodeWorkers {
     /// Workers sit on it (their indexes, ascending).

@@ -203,7 +203,8 @@ impl Task {
 /// assert_eq!((info.group, info.weight), (None, 1024));
 /// # Ok::<(), zonal_runtime::BuildError>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct TaskInfo {
     /// The node its computation is rooted on: where its data lives (children inherit it).
     pub origin: NodeId,

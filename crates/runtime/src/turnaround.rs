@@ -18,8 +18,6 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use serde::Serialize;
-
 /// The buckets' upper bounds, inclusive, in nanoseconds: 10 µs · {1, 2, 5} · 10^k up to 100 s.
 const BOUNDS_NS: [u64; 22] = [
     10_000,
@@ -121,7 +119,8 @@ pub struct QuantileError {
 /// assert!(t.quantile(2.0).is_err());
 /// # Ok::<(), zonal_runtime::BuildError>(())
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct Turnaround {
     /// The buckets' upper bounds (inclusive), ns, ascending: [`Turnaround::upper_bounds`].

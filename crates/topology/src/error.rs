@@ -80,6 +80,7 @@ pub enum TopologyError {
         limit: usize,
     },
     /// A `--nodes` JSON document did not parse.
+    #[cfg(feature = "json")]
     #[error("malformed node dump {origin}: {source}")]
     Json {
         /// Where the JSON came from (a path or `<string>`).
@@ -268,12 +269,13 @@ impl TopologyError {
             | TopologyError::TooLarge { .. }
             | TopologyError::XmlTooDeep { .. }
             | TopologyError::Xml { .. }
-            | TopologyError::Json { .. }
             | TopologyError::DuplicateKey { .. }
             | TopologyError::Hwloc { .. }
             | TopologyError::Sysfs { .. }
             | TopologyError::ProcStatus { .. }
             | TopologyError::InFile { .. } => self,
+            #[cfg(feature = "json")]
+            TopologyError::Json { .. } => self,
             other => TopologyError::InFile {
                 path: path.into(),
                 source: Box::new(other),

@@ -41,8 +41,9 @@ use crate::machine::{CpuInfo, Machine, MAX_DISTANCE};
 const NO_LEVEL: u8 = u8::MAX;
 
 /// How close a victim sits inside its node, for ordering victims of one level.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[non_exhaustive]
 pub enum Tier {
     /// An SMT sibling (same core).

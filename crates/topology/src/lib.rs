@@ -62,8 +62,11 @@ mod error;
 mod hierarchy;
 mod ids;
 mod machine;
+#[cfg(feature = "json")]
 mod report;
 mod source;
+#[cfg(feature = "json")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 pub use source::json_keys;
 
 pub use error::{Result, TopologyError};
@@ -73,6 +76,8 @@ pub use machine::{
     CpuInfo, CpuSpec, DistanceOrigin, Machine, NodeInfo, NodeKind, NodeSpec, LOCAL_DISTANCE,
     MAX_CPUS, MAX_DISTANCE, MAX_NODES, REMOTE_DISTANCE,
 };
+#[cfg(feature = "json")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 pub use report::TopologyReport;
 pub use source::cpulist::{format_cpulist, parse_cpulist};
 #[cfg(feature = "hwloc")]
@@ -82,6 +87,8 @@ pub use source::hwloc::{allowed_cpus, this_machine, this_machine_unrestricted};
 pub use source::input::{MAX_INPUT_BYTES, MAX_XML_DEPTH};
 #[cfg(target_os = "linux")]
 pub use source::linux::{allowed_cpus, this_machine, this_machine_unrestricted};
+#[cfg(feature = "json")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 pub use source::nodes_json::{from_nodes_file, parse_nodes_json};
 pub use source::presets;
 pub use source::sysfs::from_sysfs_root;

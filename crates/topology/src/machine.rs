@@ -69,8 +69,9 @@ pub struct NodeSpec {
 }
 
 /// Where the distance matrix came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[non_exhaustive]
 pub enum DistanceOrigin {
     /// Read from the machine, an hwloc XML export, or a node dump.
@@ -115,8 +116,9 @@ pub struct NodeInfo {
 }
 
 /// Why a node has CPUs in the model or not ([`NodeInfo::kind`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[non_exhaustive]
 pub enum NodeKind {
     /// It has CPUs the model uses.

@@ -58,10 +58,9 @@ use crate::view::TaskMeta;
 pub const SOFT_VICTIM_PCT: u64 = 150;
 
 /// How the zone boundary is enforced.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[non_exhaustive]
 pub enum ZoneMode {
     /// Nothing beyond level S is ever a victim.

@@ -47,7 +47,6 @@ mod load;
 mod snapshot;
 mod synthetic;
 
-use serde::Serialize;
 use zonal_policy::RefusalCounts;
 use zonal_topology::{Level, NodeId};
 
@@ -56,7 +55,8 @@ pub(crate) use load::IdleSignal;
 pub use synthetic::SyntheticPool;
 
 /// One task a pass moved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct MoveRecord {
     /// The worker whose away queue it left.

@@ -24,7 +24,8 @@ use std::time::{Duration, Instant};
 use crate::metrics::MetricsHandle;
 
 /// What the control plane's balancer has done so far ([`ControlPlane::balance_stats`](super::ControlPlane::balance_stats)).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct BalanceStats {
     /// Passes run.

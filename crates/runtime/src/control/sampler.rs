@@ -8,7 +8,8 @@ use tokio::sync::watch;
 use crate::metrics::{MetricsHandle, PoolMetrics};
 
 /// One sample of the control plane.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Sample {
     /// Milliseconds since the control plane started.
     pub at_ms: u64,

@@ -39,8 +39,9 @@ pub(crate) use region::PageRegion;
 
 /// How memory is tied to its node: the user's choice for a
 /// [`NodeBuffer`](crate::NodeBuffer).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 pub enum MemoryPolicy {
     /// `MPOL_BIND`: pages come from the node only; when it is full the allocation fails
     /// (the kernel reclaims, then the OOM killer acts) rather than going elsewhere.
@@ -52,7 +53,8 @@ pub enum MemoryPolicy {
 }
 
 /// A memory policy as the kernel reports it for an address (`get_mempolicy(2)`).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct KernelPolicy {
     /// The mode.
     pub mode: PolicyMode,
@@ -61,8 +63,9 @@ pub struct KernelPolicy {
 }
 
 /// The kernel's memory-policy modes (`MPOL_*`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[non_exhaustive]
 pub enum PolicyMode {
     /// `MPOL_DEFAULT`: the task's policy, by default local allocation (first touch).

@@ -26,7 +26,8 @@ struct Victim {
 }
 
 /// What one steal did, for [`ThreadPoolBuilder::steal_observer`](crate::ThreadPoolBuilder::steal_observer).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct StealRecord {
     /// The stealing worker.
     pub thief: usize,
@@ -54,8 +55,9 @@ pub struct StealRecord {
 }
 
 /// The queue a stolen task came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum QueueKind {
     /// A worker's deque of fresh tasks at home.

@@ -7,9 +7,11 @@ pub(crate) mod cpulist;
 #[cfg(feature = "hwloc")]
 pub(crate) mod hwloc;
 pub(crate) mod input;
+#[cfg(feature = "json")]
 pub mod json_keys;
 #[cfg(target_os = "linux")]
 pub(crate) mod linux;
+#[cfg(feature = "json")]
 pub(crate) mod nodes_json;
 pub(crate) mod offline;
 pub mod presets;

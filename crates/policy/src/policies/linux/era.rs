@@ -84,7 +84,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
 use zonal_topology::{Level, NodeId, Topology};
 
 use crate::config::PolicyError;
@@ -101,15 +100,16 @@ use super::groups::GroupStat;
 /// assert!("2.4".parse::<LinuxEra>().is_err());
 /// # Ok::<(), zonal_policy::PolicyError>(())
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum LinuxEra {
     /// Linux ≥ 5.5 (docs/reference/linux-lb.md): the default.
     #[default]
-    #[serde(rename = "modern")]
+    #[cfg_attr(feature = "serde", serde(rename = "modern"))]
     Modern,
     /// The 2.6-era balancer of the paper's kernel (module docs).
-    #[serde(rename = "2.6")]
+    #[cfg_attr(feature = "serde", serde(rename = "2.6"))]
     V2_6,
 }
 
