@@ -1,0 +1,1 @@
+//! Empty: this package only fetches rayon and rayon-core (see Cargo.toml).
