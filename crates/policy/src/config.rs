@@ -175,7 +175,7 @@ pub enum PolicyError {
     Json(#[from] serde_json::Error),
     /// A JSON config repeats a key in one object (serde_json would keep the last one
     /// silently). Checked at every nesting level before the config is read; TOML refuses
-    /// repeated keys itself ([`PolicyError::Toml`]).
+    /// repeated keys itself (`PolicyError::Toml`, feature `config`).
     #[error(
         "JSON policy config: key {key:?} appears twice in {} (line {line}, column {column})",
         object_at(.path)

@@ -5,8 +5,8 @@
 //! levels (MALs), per-node spans, the load-balancing zone, and per-CPU victim orders.
 //!
 //! ## Map
-//! - Sources → [`Machine`]: [`Machine::from_specs`] (validation), [`from_nodes_file`] /
-//!   [`parse_nodes_json`] (the `--nodes` format), [`from_sysfs_root`], [`presets`] (the paper's
+//! - Sources → [`Machine`]: [`Machine::from_specs`] (validation), `from_nodes_file` /
+//!   `parse_nodes_json` (the `--nodes` format; feature `json`), [`from_sysfs_root`], [`presets`] (the paper's
 //!   `s1`/`s2`/`s3`, fan-out trees, meshes), [`this_machine`] (on Linux through sysfs and
 //!   procfs, without libhwloc; elsewhere through hwloc), and with the `hwloc` feature
 //!   `from_xml_file` and the `hwloc` module (discovery through hwlocality).
@@ -15,7 +15,7 @@
 //!   [`Topology::numa_factor`] are O(1) and allocation-free; [`Topology::victims`] builds a
 //!   CPU's order the first time it is asked for (O(cpus)), then returns it without
 //!   allocating.
-//! - [`TopologyReport`] is the machine model as data: the JSON interface of
+//! - `TopologyReport` (feature `json`) is the machine model as data: the JSON interface of
 //!   `examples/topology`. The example (`examples/topology/`) holds the command line, the
 //!   choice of a source from its flags and the human view (an
 //!   lstopo-like tree, the levels table and the zones).
