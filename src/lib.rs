@@ -19,10 +19,13 @@ pub mod slice;
 
 // --- rayon's pool API at the root (`zonal::join`, `zonal::ThreadPoolBuilder`, ...) ---
 pub use zonal_runtime::{
-    broadcast, current_num_threads, current_thread_index, in_place_scope, join, scope, scope_fifo,
-    spawn, spawn_fifo, yield_now, BroadcastContext, BuildError, Scope, ScopeFifo, ThreadPool,
-    ThreadPoolBuilder, Yield,
+    broadcast, current_num_threads, current_thread_has_pending_tasks, current_thread_index,
+    in_place_scope, in_place_scope_fifo, join, max_num_threads, scope, scope_fifo, spawn,
+    spawn_broadcast, spawn_fifo, yield_local, yield_now, BroadcastContext, BuildError, Scope,
+    ScopeFifo, ThreadPool, ThreadPoolBuilder, Yield,
 };
+/// rayon's name for [`BuildError`].
+pub type ThreadPoolBuildError = BuildError;
 
 // --- async tasks on the pool's workers (`zonal::spawn_async`, `zonal::task::sleep`, ...) ---
 /// Spawns a future on the current pool (the global pool outside every pool); see

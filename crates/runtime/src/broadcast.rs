@@ -1,4 +1,5 @@
-//! `broadcast` (rayon's): run an operation once on every worker of a pool.
+//! `broadcast` and `spawn_broadcast` (rayon's): run an operation once on every worker of a
+//! pool, waiting for the results or not.
 //!
 //! The operation is entered on a worker of the pool (as `install`), which opens a scope and
 //! spawns one job per worker through the pinned route (`Target::Worker`: the worker's inbox,
@@ -12,7 +13,9 @@ use std::sync::Mutex;
 use crate::global::current_or_global;
 use crate::pool::ThreadPool;
 use crate::registry::Registry;
+use crate::route::Target;
 use crate::scope::scope_in_worker;
+use crate::task::TaskOptions;
 use crate::worker::WorkerThread;
 
 /// Where a [`broadcast`](ThreadPool::broadcast) operation runs (rayon's
@@ -113,4 +116,61 @@ where
         |w, op| broadcast_in_worker(w, op),
         |pool, op| pool.broadcast(op),
     )
+}
+
+/// Queues `op` once on every worker of `registry` through its inbox (`Target::Worker`), as
+/// `'static` tasks the pool counts as pending; returns without waiting.
+fn spawn_broadcast_in<OP>(registry: &Registry, op: OP)
+where
+    OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+{
+    let n = registry.num_workers();
+    let op = std::sync::Arc::new(op);
+    for index in 0..n {
+        let op = std::sync::Arc::clone(&op);
+        registry.spawn_static(TaskOptions::new(), Target::Worker(index), move || {
+            op(BroadcastContext {
+                index,
+                num_threads: n,
+                marker: PhantomData,
+            });
+        });
+    }
+}
+
+impl ThreadPool {
+    /// Runs `op` once on every worker of the pool, asynchronously (rayon's
+    /// `spawn_broadcast`): each worker runs its share when it next looks for work, and the
+    /// call returns at once. A panic goes to the pool's panic handler, as a `spawn`'s.
+    ///
+    /// ```
+    /// use std::sync::mpsc::channel;
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(4).build()?;
+    /// let (tx, rx) = channel();
+    /// let tx = std::sync::Mutex::new(tx);
+    /// pool.spawn_broadcast(move |ctx| tx.lock().unwrap().send(ctx.index()).unwrap());
+    /// let mut seen: Vec<usize> = rx.iter().take(4).collect();
+    /// seen.sort_unstable();
+    /// assert_eq!(seen, [0, 1, 2, 3]);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn spawn_broadcast<OP>(&self, op: OP)
+    where
+        OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+    {
+        spawn_broadcast_in(&self.registry, op);
+    }
+}
+
+/// [`ThreadPool::spawn_broadcast`] on the current pool: the current worker's, or outside
+/// every pool the global pool (built if needed).
+pub fn spawn_broadcast<OP>(op: OP)
+where
+    OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+{
+    current_or_global(
+        op,
+        |w, op| spawn_broadcast_in(&w.registry, op),
+        |pool, op| pool.spawn_broadcast(op),
+    );
 }

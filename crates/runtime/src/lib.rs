@@ -166,7 +166,7 @@ pub use async_task::{spawn_async, JoinError, JoinHandle};
 #[doc(hidden)]
 pub use balance::SyntheticPool;
 pub use balance::{MoveRecord, PassReport};
-pub use broadcast::{broadcast, BroadcastContext};
+pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
 #[cfg(feature = "control-plane")]
 pub use control::{
@@ -180,16 +180,16 @@ pub use join::join;
 pub use memory::{MemoryPlacement, NodeBuffer};
 pub use metrics::{MetricsHandle, PoolMetrics, Refusals, WorkerMetrics};
 pub use node_workers::NodeWorkers;
-pub use num_threads::MAX_THREADS;
+pub use num_threads::{max_num_threads, MAX_THREADS};
 pub use parallel::current_node_partition;
 pub use pool::{
     current_node, current_num_threads, current_task, current_thread_index, current_worker_index,
     scope, spawn, spawn_with, ThreadPool,
 };
 pub use scope::{in_place_scope, Scope};
-pub use scope_fifo::{scope_fifo, ScopeFifo};
+pub use scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};
 pub use steal::{QueueKind, StealRecord};
 pub use task::{TaskInfo, TaskOptions};
 pub use turnaround::{QuantileError, Turnaround};
-pub use yield_now::{yield_now, Yield};
+pub use yield_now::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
 pub use zonal_policy::NoPolicy;

@@ -26,6 +26,16 @@ use crate::error::{BuildError, ErrorKind};
 /// (the extra workers' virtual CPUs count against it).
 pub const MAX_THREADS: usize = zonal_topology::MAX_CPUS;
 
+/// The most workers a pool may have, [`MAX_THREADS`] (rayon's `max_num_threads`).
+///
+/// ```
+/// assert_eq!(zonal_runtime::max_num_threads(), zonal_runtime::MAX_THREADS);
+/// ```
+#[must_use]
+pub fn max_num_threads() -> usize {
+    MAX_THREADS
+}
+
 /// The workers' CPUs for `n` workers, and the topology they live in (with the extra
 /// workers' virtual CPUs, if any).
 pub(crate) struct Sized {

@@ -1,14 +1,18 @@
-//! `scope_fifo` (rayon's): a scope whose spawns run in FIFO order per spawning worker.
+//! `scope_fifo` and `in_place_scope_fifo` (rayon's): a scope whose spawns run in FIFO order
+//! per spawning worker.
 //!
 //! A [`ScopeFifo`] is a [`Scope`] (its latch, its panic, its pool) plus one [`FifoQueue`]
 //! per worker of the pool; `spawn_fifo` from a worker pushes the job on that worker's queue
 //! and a proxy on its deque (`fifo.rs`). The scope waits for its jobs as any scope does
 //! (its latch counts the jobs, not the proxies), so every queue is empty when it returns.
 
+use std::sync::Arc;
+
 use crate::fifo::FifoQueue;
 use crate::global::current_or_global;
 use crate::latch::Latch;
 use crate::pool::ThreadPool;
+use crate::registry::Registry;
 use crate::scope::{Scope, ScopePtr};
 use crate::task::TaskOptions;
 use crate::unwind;
@@ -40,6 +44,22 @@ where
             .collect(),
     };
     scope.base.complete(Some(wt), || op(&scope))
+}
+
+/// `in_place_scope_fifo` on `registry`'s pool: the body runs here, on the calling thread.
+fn in_place_scope_fifo_in<'scope, OP, R>(registry: &Arc<Registry>, op: OP) -> R
+where
+    OP: FnOnce(&ScopeFifo<'scope>) -> R,
+{
+    WorkerThread::with_current(|owner| {
+        let scope = ScopeFifo {
+            base: Scope::new(registry, owner),
+            fifos: (0..registry.num_workers())
+                .map(|_| FifoQueue::default())
+                .collect(),
+        };
+        scope.base.complete(owner, || op(&scope))
+    })
 }
 
 impl<'scope> ScopeFifo<'scope> {
@@ -94,6 +114,57 @@ impl ThreadPool {
     {
         self.registry
             .in_worker(|wt, _| scope_fifo_in_worker(wt, op))
+    }
+}
+
+impl ThreadPool {
+    /// [`scope_fifo`](Self::scope_fifo), but `op` runs on the *calling* thread (rayon's
+    /// `in_place_scope_fifo`); its spawns go to this pool.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(1).build()?;
+    /// let order = Mutex::new(Vec::new());
+    /// let caller = std::thread::current().id();
+    /// let here = pool.in_place_scope_fifo(|s| {
+    ///     for i in 0..3 {
+    ///         let order = &order;
+    ///         s.spawn_fifo(move |_| order.lock().unwrap().push(i));
+    ///     }
+    ///     std::thread::current().id()
+    /// });
+    /// assert_eq!(here, caller);
+    /// assert_eq!(order.into_inner().unwrap(), [0, 1, 2]);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R,
+    {
+        in_place_scope_fifo_in(&self.registry, op)
+    }
+}
+
+/// [`ThreadPool::in_place_scope_fifo`] on the current pool: the current worker's, or outside
+/// every pool the global pool (built if needed). `op` runs on the calling thread.
+///
+/// ```
+/// let mut v = vec![0; 4];
+/// zonal_runtime::in_place_scope_fifo(|s| {
+///     for (i, x) in v.iter_mut().enumerate() {
+///         s.spawn_fifo(move |_| *x = i);
+///     }
+/// });
+/// assert_eq!(v, [0, 1, 2, 3]);
+/// ```
+pub fn in_place_scope_fifo<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&ScopeFifo<'scope>) -> R,
+{
+    let registry = WorkerThread::with_current(|w| w.map(|w| Arc::clone(&w.registry)));
+    match registry {
+        Some(r) => in_place_scope_fifo_in(&r, op),
+        None => in_place_scope_fifo_in(&crate::global::global_pool().registry, op),
     }
 }
 

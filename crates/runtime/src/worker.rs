@@ -226,6 +226,21 @@ impl WorkerThread {
             .or_else(|| self.pop_injected())
     }
 
+    /// Work of this worker's own queues only: its deque, its inbox, its away queue; no
+    /// injector, no steal (`yield_local`).
+    pub(crate) fn find_local(&self) -> Option<(Task, Meta)> {
+        if let Some(t) = self.take_local() {
+            return Some((t, t.meta(&self.home)));
+        }
+        self.pop_inbox().or_else(|| self.pop_away())
+    }
+
+    /// Whether this worker's own queues (deque, inbox, away queue) hold a task.
+    pub(crate) fn has_local_work(&self) -> bool {
+        let me = &self.registry.shared[self.index];
+        !self.deque.is_empty() || !me.inbox.is_empty() || me.away_len.load(Ordering::Relaxed) > 0
+    }
+
     /// Our inbox: pinned and aged tasks, never stolen.
     #[inline]
     fn pop_inbox(&self) -> Option<(Task, Meta)> {

@@ -1,4 +1,5 @@
-//! `yield_now` (rayon's): a worker runs one pending task, if any, and returns.
+//! `yield_now` and `yield_local` (rayon's): a worker runs one pending task, if any, and
+//! returns; `current_thread_has_pending_tasks` says whether its own queues hold one.
 
 use crate::pool::ThreadPool;
 use crate::worker::WorkerThread;
@@ -18,6 +19,17 @@ impl WorkerThread {
     /// the global injector, then a steal walk), and runs it.
     fn yield_now(&self) -> Yield {
         match self.find_work() {
+            Some((task, meta)) => {
+                self.execute_with(task, meta);
+                Yield::Executed
+            }
+            None => Yield::Idle,
+        }
+    }
+
+    /// Runs one task of this worker's own queues (deque, inbox, away queue), if any.
+    fn yield_local(&self) -> Yield {
+        match self.find_local() {
             Some((task, meta)) => {
                 self.execute_with(task, meta);
                 Yield::Executed
@@ -52,5 +64,49 @@ impl ThreadPool {
     #[must_use = "the answer says whether a task ran"]
     pub fn yield_now(&self) -> Option<Yield> {
         WorkerThread::with_current_in(&self.registry, |w| w.map(WorkerThread::yield_now))
+    }
+}
+
+/// Like [`yield_now`], but runs only a task of the current worker's *own* queues (its deque,
+/// its inbox of pinned tasks, its away queue): no injected task and no steal (rayon's
+/// `yield_local`). `None` on a thread that is no worker.
+///
+/// ```
+/// use zonal_runtime::Yield;
+/// assert_eq!(zonal_runtime::yield_local(), None);
+/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(1).build()?;
+/// let r = pool.install(|| {
+///     let (tx, rx) = std::sync::mpsc::channel();
+///     zonal_runtime::spawn(move || tx.send(1).unwrap()); // onto this worker's deque
+///     let pending = zonal_runtime::current_thread_has_pending_tasks();
+///     (pending, zonal_runtime::yield_local(), rx.try_recv().ok(), zonal_runtime::yield_local())
+/// });
+/// assert_eq!(r, (Some(true), Some(Yield::Executed), Some(1), Some(Yield::Idle)));
+/// # Ok::<(), zonal_runtime::BuildError>(())
+/// ```
+pub fn yield_local() -> Option<Yield> {
+    WorkerThread::with_current(|w| w.map(WorkerThread::yield_local))
+}
+
+/// On a worker (of any pool), whether its own queues (deque, inbox, away queue) hold a task
+/// waiting to run; `None` on any other thread (rayon's `current_thread_has_pending_tasks`).
+/// Tasks in the injectors or other workers' queues do not count.
+#[must_use]
+pub fn current_thread_has_pending_tasks() -> Option<bool> {
+    WorkerThread::with_current(|w| w.map(WorkerThread::has_local_work))
+}
+
+impl ThreadPool {
+    /// [`yield_local`] if the current thread is a worker of this pool; `None` otherwise.
+    #[must_use = "the answer says whether a task ran"]
+    pub fn yield_local(&self) -> Option<Yield> {
+        WorkerThread::with_current_in(&self.registry, |w| w.map(WorkerThread::yield_local))
+    }
+
+    /// [`current_thread_has_pending_tasks`] if the current thread is a worker of this pool;
+    /// `None` otherwise.
+    #[must_use]
+    pub fn current_thread_has_pending_tasks(&self) -> Option<bool> {
+        WorkerThread::with_current_in(&self.registry, |w| w.map(WorkerThread::has_local_work))
     }
 }

@@ -279,3 +279,113 @@ fn many_fifo_spawns_from_many_threads_each_run_exactly_once() {
     });
     assert!(counts.iter().all(|c| c.load(Ordering::Relaxed) == 1));
 }
+
+#[test]
+fn spawn_broadcast_runs_once_on_every_worker_without_waiting() {
+    let pool = s1();
+    let n = pool.num_workers();
+    let counts: Arc<Vec<AtomicUsize>> = Arc::new((0..n).map(|_| AtomicUsize::new(0)).collect());
+    let (tx, rx) = mpsc::channel();
+    let tx = Mutex::new(tx);
+    let c = Arc::clone(&counts);
+    pool.spawn_broadcast(move |ctx| {
+        assert_eq!(ctx.num_threads(), n);
+        assert_eq!(zonal_runtime::current_thread_index(), Some(ctx.index()));
+        c[ctx.index()].fetch_add(1, Ordering::SeqCst);
+        tx.lock().unwrap().send(ctx.index()).unwrap();
+    });
+    let mut seen: Vec<usize> = rx.iter().take(n).collect();
+    seen.sort_unstable();
+    assert_eq!(seen, (0..n).collect::<Vec<_>>());
+    pool.shutdown_and_wait();
+    assert!(counts.iter().all(|c| c.load(Ordering::SeqCst) == 1));
+}
+
+#[test]
+fn spawn_broadcast_panics_go_to_the_panic_handler() {
+    let caught = Arc::new(AtomicUsize::new(0));
+    let c = Arc::clone(&caught);
+    let pool = ThreadPoolBuilder::new()
+        .preset("s1")
+        .num_threads(3)
+        .panic_handler(move |_| {
+            c.fetch_add(1, Ordering::SeqCst);
+        })
+        .build()
+        .unwrap();
+    pool.spawn_broadcast(|ctx| {
+        if ctx.index() == 1 {
+            panic!("worker 1");
+        }
+    });
+    pool.shutdown_and_wait();
+    assert_eq!(caught.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn yield_local_runs_only_this_workers_own_tasks() {
+    let pool = ThreadPoolBuilder::new()
+        .preset("s1")
+        .num_threads(2)
+        .no_policy()
+        .build()
+        .unwrap();
+    assert_eq!(pool.yield_local(), None);
+    assert_eq!(pool.current_thread_has_pending_tasks(), None);
+    // A task pinned to the other worker is in its inbox: not ours to run.
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    let (done_tx, done_rx) = mpsc::channel();
+    let r = pool.install(|| {
+        let me = zonal_runtime::current_thread_index().unwrap();
+        let other = 1 - me;
+        // Keep the other worker busy so that its inbox task waits.
+        pool.spawn_pinned(other, move || {
+            go_rx.recv().unwrap();
+        });
+        let done = done_tx.clone();
+        pool.spawn_pinned(other, move || done.send("other").unwrap());
+        let before = (
+            zonal_runtime::current_thread_has_pending_tasks(),
+            zonal_runtime::yield_local(),
+        );
+        // One of our own: found and run by yield_local.
+        zonal_runtime::spawn(move || done_tx.send("ours").unwrap());
+        let pending = zonal_runtime::current_thread_has_pending_tasks();
+        let ran = zonal_runtime::yield_local();
+        (before, pending, ran)
+    });
+    assert_eq!(r.0, (Some(false), Some(Yield::Idle)));
+    assert_eq!(r.1, Some(true));
+    assert_eq!(r.2, Some(Yield::Executed));
+    assert_eq!(done_rx.recv().unwrap(), "ours");
+    go_tx.send(()).unwrap();
+    assert_eq!(done_rx.recv().unwrap(), "other");
+}
+
+#[test]
+fn in_place_scope_fifo_runs_here_in_fifo_order_and_waits() {
+    let pool = one_worker();
+    let caller = std::thread::current().id();
+    let order = Mutex::new(Vec::new());
+    let here = pool.in_place_scope_fifo(|s| {
+        for i in 0..10 {
+            let order = &order;
+            s.spawn_fifo(move |_| order.lock().unwrap().push(i));
+        }
+        std::thread::current().id()
+    });
+    assert_eq!(here, caller);
+    assert_eq!(order.into_inner().unwrap().len(), 10);
+    // From a worker: FIFO among that worker's spawns.
+    let order = pool.install(|| {
+        let order = Mutex::new(Vec::new());
+        zonal_runtime::in_place_scope_fifo(|s| {
+            for i in 0..10 {
+                let order = &order;
+                s.spawn_fifo(move |_| order.lock().unwrap().push(i));
+            }
+        });
+        order.into_inner().unwrap()
+    });
+    assert_eq!(order, (0..10).collect::<Vec<_>>());
+}
