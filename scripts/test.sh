@@ -17,6 +17,8 @@ fi
 # machines with them inside (`cargo test` builds examples only in test mode, and another
 # package's binaries not at all).
 cargo build --workspace --bins --examples
+# The probe without hwloc, for crates/guest/tests/no_hwloc.rs (own target dir: 60-70 s cold).
+cargo build -p zonal-guest-probe --no-default-features --target-dir target/nohwloc
 # The guest tests must run here: a host that cannot boot them fails rather than skips.
 ZONAL_GUEST_REQUIRED=1 cargo test --workspace
 # Without hwloc (issue 22: `cargo add zonal` on Linux needs no libhwloc): the facade builds,

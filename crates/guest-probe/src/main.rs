@@ -4,6 +4,9 @@
 //! test decides what the findings mean), 1 when it could not run, 2 on a usage error.
 //!
 //! Checks: `pinning`, `memory`, `zones`, `locality`, `faults`, `cpuset` (see each module).
+//!
+//! Feature `hwloc` (default): `pinning` also runs hwloc's discovery. Without it
+//! (`--no-default-features`) the probe links no libhwloc.
 
 use std::process::ExitCode;
 

@@ -5,8 +5,13 @@
 //! `NodeBuffer` on each node; during and after async tasks that yield; under a control
 //! plane balancing every 4 ms, and after `balance_now`; while a second pool lives, and after
 //! it is dropped; after the default discovery (`this_machine`: sysfs and procfs) and hwloc's
-//! (`hwloc::this_machine`, the regression that re-bound the process) run again; at the end. Each phase lists, per worker, its expected CPU (the
-//! pool's, as an OS index), the kernel's allowed list and the CPU it last ran on.
+//! (`hwloc::this_machine`, the regression that re-bound the process) run again; at the end.
+//! Each phase lists, per worker, its expected CPU (the pool's, as an OS index), the kernel's
+//! allowed list and the CPU it last ran on.
+//!
+//! Built without the `hwloc` feature, the probe skips hwloc's discovery: the phase
+//! `after-hwloc-discovery` and the field `rediscovered_cpus_hwloc` are absent, and `hwloc`
+//! is `false`.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -114,15 +119,14 @@ pub(crate) fn run(args: &[String]) -> crate::Outcome {
         .map(|m| m.cpus().len())
         .map_err(|e| e.to_string());
     phases.push(snapshot("after-default-discovery", PREFIX, &expected)?);
-    let rediscovered_hwloc = zonal_topology::hwloc::this_machine()
-        .map(|m| m.cpus().len())
-        .map_err(|e| e.to_string());
-    phases.push(snapshot("after-hwloc-discovery", PREFIX, &expected)?);
+    let rediscovered_hwloc = hwloc_cpus();
+    if rediscovered_hwloc.is_some() {
+        phases.push(snapshot("after-hwloc-discovery", PREFIX, &expected)?);
+    }
 
     // Both discoveries again while the workers are busy, then one more iterator.
     let busy = pool.spawn_handle(|| zonal_topology::this_machine().map(|m| m.cpus().len()));
-    let busy_hwloc =
-        pool.spawn_handle(|| zonal_topology::hwloc::this_machine().map(|m| m.cpus().len()));
+    let busy_hwloc = pool.spawn_handle(hwloc_cpus);
     parallel_iterator(&pool, &expected, &inside, items / 4);
     let _ = busy.join();
     let _ = busy_hwloc.join();
@@ -130,8 +134,9 @@ pub(crate) fn run(args: &[String]) -> crate::Outcome {
     phases.push(snapshot("final", PREFIX, &expected)?);
 
     let mismatched: u64 = phases.iter().filter_map(|p| p["mismatched"].as_u64()).sum();
-    Ok(json!({
+    let mut report = json!({
         "check": "pinning",
+        "hwloc": cfg!(feature = "hwloc"),
         "workers": expected.len(),
         "expected_cpus": expected,
         "main_thread_affinity": zonal_runtime::os::thread_affinity().map_err(|e| e.to_string()),
@@ -139,10 +144,29 @@ pub(crate) fn run(args: &[String]) -> crate::Outcome {
         "balance_passes": passes,
         "balance_now_moves": balance_now_moves,
         "rediscovered_cpus": rediscovered,
-        "rediscovered_cpus_hwloc": rediscovered_hwloc,
         "phases": phases,
         "mismatched_total": mismatched,
-    }))
+    });
+    if let Some(found) = rediscovered_hwloc {
+        report["rediscovered_cpus_hwloc"] = json!(found);
+    }
+    Ok(report)
+}
+
+/// How many CPUs hwloc's discovery (`hwloc::this_machine`) finds on this machine.
+#[cfg(feature = "hwloc")]
+fn hwloc_cpus() -> Option<Result<usize, String>> {
+    Some(
+        zonal_topology::hwloc::this_machine()
+            .map(|m| m.cpus().len())
+            .map_err(|e| e.to_string()),
+    )
+}
+
+/// `None`: this probe was built without the `hwloc` feature, and links no libhwloc.
+#[cfg(not(feature = "hwloc"))]
+fn hwloc_cpus() -> Option<Result<usize, String>> {
+    None
 }
 
 /// A node-partitioned iterator whose first item of each quarter reads the kernel's view.

@@ -168,6 +168,13 @@ impl Initramfs {
         self
     }
 
+    /// The guest paths of the files the archive holds, in order: busybox, `/init`, the job,
+    /// each binary and the shared libraries added with it, and the added files (the
+    /// directories and device nodes [`write`](Self::write) adds are left out).
+    pub fn paths(&self) -> impl Iterator<Item = &str> + '_ {
+        self.files.keys().map(String::as_str)
+    }
+
     /// Writes the archive to `path`.
     ///
     /// # Errors
@@ -450,6 +457,23 @@ mod test {
         assert!(text.contains("TRAILER!!!"));
         // File size field: the 7th field.
         assert_eq!(&buf[6 + 6 * 8..6 + 7 * 8], b"00000005");
+    }
+
+    #[test]
+    fn paths_list_the_files_added() {
+        let dir = std::env::temp_dir().join(format!("zonal-guest-paths-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fake = dir.join("busybox");
+        std::fs::write(&fake, b"#!bb").unwrap();
+        let archive = Initramfs::new(&fake)
+            .unwrap()
+            .file("/etc/x.conf", "x", 0o644)
+            .unwrap();
+        assert_eq!(
+            archive.paths().collect::<Vec<_>>(),
+            ["/bin/busybox", "/etc/x.conf", "/init", "/job.sh"]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

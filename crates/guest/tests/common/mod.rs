@@ -1,7 +1,9 @@
 //! What the probe tests share: the binaries they boot (`zonal-probe`, the `workload` and
-//! `service` examples), the two guest shapes, one boot per shape and job (kept on disk under
-//! `CARGO_TARGET_TMPDIR`, keyed by the binaries and the job, so that the test files that
-//! read the same guest boot it once), and the parsing of each step's output.
+//! `service` examples, and the probe built without hwloc), the two guest shapes, one boot
+//! per shape and job (kept on disk under `CARGO_TARGET_TMPDIR`, keyed by the binaries and
+//! the job, so that the test files that read the same guest boot it once), the parsing of
+//! each step's output, and the assertions on the `pinning` and `memory` checks that more
+//! than one boot makes.
 //!
 //! A missing binary fails with the command that builds it. A host without QEMU, busybox or
 //! a kernel skips (prints why and returns `None`) unless `ZONAL_GUEST_REQUIRED` is set.
@@ -12,6 +14,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
@@ -110,6 +113,26 @@ pub fn probe_binary() -> PathBuf {
     binary("zonal-probe", "cargo build -p zonal-guest-probe")
 }
 
+/// The command that builds the probe without hwloc (issue 22), run from the workspace root.
+pub const NOHWLOC_PROBE_BUILD: &str =
+    "cargo build -p zonal-guest-probe --no-default-features --target-dir target/nohwloc";
+
+/// The probe built without hwloc: `target/nohwloc/debug/zonal-probe` under the workspace
+/// root, or a panic naming [`NOHWLOC_PROBE_BUILD`].
+pub fn nohwloc_probe_binary() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .expect("crates/guest under the workspace root");
+    let p = root.join("target/nohwloc/debug/zonal-probe");
+    assert!(
+        p.is_file(),
+        "{} is missing: build it first with `{NOHWLOC_PROBE_BUILD}`",
+        p.display()
+    );
+    p
+}
+
 pub fn example(name: &str) -> PathBuf {
     binary(
         &format!("examples/{name}"),
@@ -177,26 +200,51 @@ pub fn s1() -> GuestSpec {
 }
 
 /// Binaries go into the guest stripped (debug info is most of a debug binary, and the
-/// initramfs lives in guest memory); the copy sits next to the cache.
+/// initramfs lives in guest memory); the copy sits next to the cache, named after the host
+/// path (two builds of `zonal-probe` are booted), and replaces an older copy in one rename
+/// (tests that run at once may strip the same binary).
 fn stripped(host: &Path) -> PathBuf {
+    static COPIES: AtomicUsize = AtomicUsize::new(0);
     let name = host
         .file_name()
         .expect("file name")
         .to_string_lossy()
         .into_owned();
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("stripped-{name}"));
+    let mut h = DefaultHasher::new();
+    host.hash(&mut h);
+    let out =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("stripped-{name}-{:016x}", h.finish()));
+    let tmp = out.with_extension(format!(
+        "{}-{}.tmp",
+        std::process::id(),
+        COPIES.fetch_add(1, Ordering::Relaxed)
+    ));
     let fresh = std::process::Command::new("strip")
         .arg("--strip-debug")
         .arg("-o")
-        .arg(&out)
+        .arg(&tmp)
         .arg(host)
         .status()
-        .is_ok_and(|s| s.success());
+        .is_ok_and(|s| s.success())
+        && std::fs::rename(&tmp, &out).is_ok();
     if fresh {
         out
     } else {
+        let _ = std::fs::remove_file(&tmp);
         host.to_path_buf()
     }
+}
+
+/// The initramfs a boot with `binaries` (host path, guest path) starts from: busybox and
+/// each binary, stripped, with the shared libraries `ldd` lists for it; no job yet.
+pub fn initramfs(binaries: &[(PathBuf, &str)]) -> Initramfs {
+    let mut initramfs = Initramfs::new(&find_busybox().expect("busybox")).expect("initramfs");
+    for (host, guest) in binaries {
+        initramfs = initramfs
+            .binary(stripped(host), guest)
+            .unwrap_or_else(|e| panic!("adding {}: {e}", host.display()));
+    }
+    initramfs
 }
 
 /// Boots `spec` once with `steps` and returns what each step printed, reusing a boot of
@@ -242,13 +290,7 @@ pub fn boot(spec: &GuestSpec, binaries: &[(PathBuf, &str)], steps: &[Step]) -> O
             }
         }
     }
-    let mut initramfs = Initramfs::new(&find_busybox().expect("busybox")).expect("initramfs");
-    for (host, guest) in binaries {
-        initramfs = initramfs
-            .binary(stripped(host), guest)
-            .unwrap_or_else(|e| panic!("adding {}: {e}", host.display()));
-    }
-    let initramfs = initramfs.job(&script);
+    let initramfs = initramfs(binaries).job(&script);
     let run = Guest::new(spec.clone(), initramfs)
         .timeout(Duration::from_secs(300))
         .run()
@@ -345,6 +387,19 @@ pub fn s1_boot() -> Option<Boot> {
     boot(&s1(), &binaries, &steps)
 }
 
+/// The 4-node guest booted with the probe built without hwloc ([`nohwloc_probe_binary`])
+/// and nothing else of ours: `pinning`, `memory`, and every shared library in the guest's
+/// root file system (step `shared-libraries`, one path a line).
+pub fn numa4_nohwloc_boot() -> Option<Boot> {
+    let binaries = [(nohwloc_probe_binary(), "/bin/zonal-probe")];
+    let mut steps = Vec::from(pinning_and_memory());
+    steps.push(Step {
+        name: "shared-libraries",
+        command: "find / -xdev -name '*.so*'".into(),
+    });
+    boot(&numa4(), &binaries, &steps)
+}
+
 /// Each node's free memory (diagnostics for a step the OOM killer ends).
 fn free_memory(name: &'static str) -> Step {
     Step {
@@ -355,17 +410,24 @@ fn free_memory(name: &'static str) -> Step {
     }
 }
 
+/// The probe's `pinning` and `memory` checks.
+fn pinning_and_memory() -> [Step; 2] {
+    [
+        Step {
+            name: "pinning",
+            command: "/bin/zonal-probe pinning".into(),
+        },
+        Step {
+            name: "memory",
+            command: "/bin/zonal-probe memory".into(),
+        },
+    ]
+}
+
 fn common_steps(all: bool) -> Vec<Step> {
     let mut steps = Vec::new();
     if all {
-        steps.push(Step {
-            name: "pinning",
-            command: "/bin/zonal-probe pinning".into(),
-        });
-        steps.push(Step {
-            name: "memory",
-            command: "/bin/zonal-probe memory".into(),
-        });
+        steps.extend(pinning_and_memory());
     }
     steps.push(Step {
         name: "zones",
@@ -383,4 +445,113 @@ fn common_steps(all: bool) -> Vec<Step> {
             .into(),
     });
     steps
+}
+
+/// The phases every build of `zonal-probe pinning` reads (one built with hwloc adds
+/// `after-hwloc-discovery`).
+pub const PINNING_PHASES: [&str; 11] = [
+    "after-build",
+    "during-parallel-iterator",
+    "after-nodebuffer-node3",
+    "during-async-tasks",
+    "during-control-plane",
+    "after-balance-now",
+    "while-second-pool",
+    "second-pool-itself",
+    "after-second-pool-dropped",
+    "after-default-discovery",
+    "final",
+];
+
+/// Asserts what `zonal-probe pinning` found in the 4-node guest (`r`, its result): one
+/// worker on each of the 8 CPUs, the [`PINNING_PHASES`] read, in every phase each worker's
+/// kernel affinity exactly its CPU, a control plane that balanced, buffers bound.
+pub fn assert_workers_pinned(r: &Value) {
+    let expected: Vec<u64> = r["expected_cpus"]
+        .as_array()
+        .expect("expected_cpus")
+        .iter()
+        .map(|c| c.as_u64().expect("cpu"))
+        .collect();
+    let mut distinct = expected.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(
+        distinct.len(),
+        expected.len(),
+        "workers share CPUs: {expected:?}"
+    );
+    assert_eq!(
+        distinct,
+        (0..8).collect::<Vec<u64>>(),
+        "one worker per guest CPU"
+    );
+
+    let phases = r["phases"].as_array().expect("phases");
+    let names: Vec<&str> = phases
+        .iter()
+        .map(|p| p["phase"].as_str().unwrap_or(""))
+        .collect();
+    for want in PINNING_PHASES {
+        assert!(names.contains(&want), "phase {want} missing: {names:?}");
+    }
+    for p in phases {
+        let workers = p["workers"].as_array().expect("workers");
+        assert_eq!(workers.len(), 8, "{p}");
+        for w in workers {
+            let cpu = w["expected"].as_u64().expect("expected");
+            assert_eq!(
+                w["allowed"],
+                serde_json::json!([cpu]),
+                "phase {}: worker {} allowed {} instead of [{cpu}]",
+                p["phase"],
+                w["worker"],
+                w["allowed"]
+            );
+        }
+        assert_eq!(p["mismatched"], 0, "{p}");
+    }
+    assert_eq!(r["mismatched_total"], 0);
+    assert!(
+        r["balance_passes"].as_u64().unwrap_or(0) > 0,
+        "the control plane never balanced: {r}"
+    );
+    for b in r["buffers"].as_array().expect("buffers") {
+        assert_eq!(b["placement"], "bound", "{b}");
+    }
+}
+
+/// Asserts what `zonal-probe memory` found in the 4-node guest (`r`, its result): each of
+/// the 16 buffers (bind and preferred, two sizes, four nodes) has every page on its node
+/// (`move_pages`) under the policy Zonal reports (`get_mempolicy`, `numa_maps`), and no
+/// other mapping carries a policy.
+pub fn assert_buffers_on_their_nodes(r: &Value) {
+    let buffers = r["buffers"].as_array().expect("buffers");
+    assert_eq!(buffers.len(), 4 * 4, "2 policies × 2 sizes on 4 nodes");
+    for b in buffers {
+        let (placement, mode, tag) = match b["policy"].as_str() {
+            Some("bind") => ("bound", "bind", "bind"),
+            Some("preferred") => ("preferred", "preferred", "prefer"),
+            other => panic!("policy {other:?}"),
+        };
+        let os = b["node_os_id"].as_u64().expect("node");
+        assert_eq!(b["placement"], placement, "{b}");
+        assert_eq!(
+            b["kernel_policy"]["Ok"],
+            serde_json::json!({ "mode": mode, "nodes": [os] }),
+            "{b}"
+        );
+        assert_eq!(b["all_pages_on_node"], true, "{b}");
+        let pages = b["page_nodes"]["Ok"]["pages"].as_u64().expect("pages");
+        let bytes = b["bytes"].as_u64().expect("bytes");
+        assert_eq!(pages, bytes.div_ceil(4096), "{b}");
+        assert_eq!(b["pages_on_node"], pages, "{b}");
+        assert_eq!(b["numa_maps"]["policy"], format!("{tag}:{os}"), "{b}");
+    }
+    assert!(r["other_mappings_checked"].as_u64().unwrap_or(0) > 0, "{r}");
+    assert_eq!(
+        r["other_mappings_with_policy"],
+        serde_json::json!([]),
+        "a policy leaked onto another mapping"
+    );
 }
