@@ -8,6 +8,7 @@ use zonal_policy::{Policy, PolicyConfig};
 use zonal_topology::{CpuId, Topology};
 
 use crate::construct::{Hooks, Threads};
+use crate::discovery::Origin;
 use crate::error::{BuildError, ErrorKind};
 use crate::pool::ThreadPool;
 use crate::StealRecord;
@@ -31,6 +32,17 @@ enum PolicyChoice {
     Object(Arc<dyn Policy>),
 }
 
+/// [`ThreadPoolBuilder::pin`]'s three modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PinMode {
+    /// Not set: pin where possible, run unpinned where not (the default).
+    WherePossible,
+    /// `pin(true)`: a worker that cannot be pinned fails the build.
+    Required,
+    /// `pin(false)`: never pin.
+    Off,
+}
+
 enum WorkerCpus {
     All,
     Subset(Vec<u32>),
@@ -43,9 +55,11 @@ enum WorkerCpus {
 #[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[non_exhaustive]
 pub enum Placement {
-    /// One worker per CPU of this machine, each bound to its CPU.
+    /// One worker per CPU of this machine, each bound to its CPU (but the
+    /// [`ThreadPool::pin_fallback_workers`], if pinning failed for some only).
     Pinned,
-    /// Not bound (pinning turned off, or a virtual topology left unpinned).
+    /// Not bound (pinning turned off, a virtual topology left unpinned, the flat fallback
+    /// over an undiscovered machine, or pinning failed for every worker).
     Unpinned,
     /// A virtual topology (not this machine's): one worker per virtual CPU, bound round-robin
     /// over this process's allowed CPUs.
@@ -69,8 +83,29 @@ pub(crate) type NameFn = Box<dyn FnMut(usize) -> String>;
 ///
 /// Defaults: this machine's topology (sysfs on Linux, else hwloc with the `hwloc` feature,
 /// restricted to the calling thread's allowed CPUs), the
-/// [`DEFAULT_POLICY`], a worker on every allowed CPU, each pinned to it (a pinning failure
-/// is an error naming the CPU), threads named `zonal-worker-{i}`.
+/// [`DEFAULT_POLICY`], a worker on every allowed CPU, each pinned to it where possible,
+/// threads named `zonal-worker-{i}`.
+///
+/// # Runs anywhere
+///
+/// Pinning has three modes ([`pin`](Self::pin)):
+/// - **unset** (the default): pin where possible. A worker that cannot be pinned (a
+///   platform without thread affinity, a CPU the cpuset refuses) runs unpinned, and the
+///   pool builds: one `tracing` warning per pool names how many workers and the first CPU
+///   and reason, and [`ThreadPool::pin_fallback_workers`] /
+///   [`PoolMetrics::pin_fallback_reason`](crate::PoolMetrics::pin_fallback_reason) (and
+///   the Prometheus gauge `zonal_pin_fallback_workers`) report it;
+/// - **`pin(true)`**: required. A worker that cannot be pinned makes
+///   [`build`](Self::build) fail with a [`BuildError`] naming the worker, the CPU and the
+///   reason ([`BuildError::is_pinning_error`]);
+/// - **`pin(false)`**: off. Workers are left to the OS scheduler.
+///
+/// Where this machine cannot be discovered (neither Linux nor the `hwloc` feature), the
+/// pool runs over one flat node of `available_parallelism` CPUs, unpinned (those CPU
+/// numbers are not known to be the OS's), with a `tracing` warning;
+/// [`ThreadPool::is_topology_discovered`] (the gauge `zonal_topology_discovered`) says
+/// so, and `pin(true)` is then a pinning error. So a default pool, the global pool
+/// included, builds on any platform.
 ///
 /// A pool built over another topology ([`preset`](Self::preset), [`xml_file`](Self::xml_file),
 /// [`nodes_file`](Self::nodes_file), [`topology`](Self::topology)) is *virtual*: one worker
@@ -93,7 +128,7 @@ pub struct ThreadPoolBuilder {
     policy: PolicyChoice,
     cpus: WorkerCpus,
     num_threads: Option<usize>,
-    pin: bool,
+    pin: PinMode,
     virtual_placement: VirtualPlacement,
     thread_name: Option<NameFn>,
     stack_size: Option<usize>,
@@ -130,7 +165,7 @@ impl ThreadPoolBuilder {
             policy: PolicyChoice::Default,
             cpus: WorkerCpus::All,
             num_threads: None,
-            pin: true,
+            pin: PinMode::WherePossible,
             virtual_placement: VirtualPlacement::default(),
             thread_name: None,
             stack_size: None,
@@ -250,15 +285,49 @@ impl ThreadPoolBuilder {
         matches!(self.cpus, WorkerCpus::All) && self.num_threads.unwrap_or(0) == 0
     }
 
-    /// Pin workers to their CPUs (default `true`). With `false` a failure to pin cannot
-    /// happen: workers are left to the OS scheduler.
+    /// Whether workers must be pinned to their CPUs. Three modes:
+    /// - not called (the default): **pin where possible**. Each worker of a pool over this
+    ///   machine is pinned to its CPU; one whose pinning fails (no thread affinity on this
+    ///   platform, a CPU refused by the cpuset) runs unpinned instead, and the pool builds.
+    ///   One `tracing` warning per pool names how many workers fell back and the first CPU
+    ///   and reason; [`ThreadPool::pin_fallback_workers`] and
+    ///   [`PoolMetrics::pin_fallback_workers`](crate::PoolMetrics::pin_fallback_workers) /
+    ///   [`pin_fallback_reason`](crate::PoolMetrics::pin_fallback_reason) report it, and
+    ///   such a worker is never pinned later (its
+    ///   [`WorkerMetrics::pinned`](crate::WorkerMetrics::pinned) is `false`; it is no
+    ///   displaced worker to re-pin). A pool over an undiscovered machine (the flat
+    ///   fallback, see the type's docs) pins nothing.
+    /// - `pin(true)`: **required**. A worker that cannot be pinned makes
+    ///   [`build`](Self::build) fail with a [`BuildError`] naming the worker, the CPU and the
+    ///   reason ([`BuildError::is_pinning_error`]), as does a machine that cannot be
+    ///   discovered (its CPU numbers are not known).
+    /// - `pin(false)`: **off**. No worker is pinned, so no pinning can fail: workers are left
+    ///   to the OS scheduler.
+    ///
+    /// Virtual pools (a topology that is not this machine's) are unpinned unless
+    /// [`virtual_placement`](Self::virtual_placement) asks for
+    /// [`VirtualPlacement::Spread`], which is itself an explicit request: a spread worker
+    /// that cannot be pinned fails the build in the default mode as with `pin(true)`; only
+    /// `pin(false)` leaves it unpinned.
+    ///
+    /// ```
+    /// use zonal_runtime::ThreadPoolBuilder;
+    /// let pool = ThreadPoolBuilder::new().pin(false).no_policy().build()?;
+    /// assert_eq!(pool.unpinned_workers(), pool.num_workers());
+    /// assert_eq!(pool.pin_fallback_workers(), 0);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
     #[must_use]
     pub fn pin(mut self, pin: bool) -> Self {
-        self.pin = pin;
+        self.pin = if pin { PinMode::Required } else { PinMode::Off };
         self
     }
 
-    /// How a virtual pool places its workers (default: unpinned).
+    /// How a virtual pool places its workers (default: unpinned). [`Spread`]'s binding is
+    /// required: a worker that cannot be bound fails the build (unless `pin(false)`, which
+    /// leaves every worker unpinned).
+    ///
+    /// [`Spread`]: VirtualPlacement::Spread
     #[must_use]
     pub fn virtual_placement(mut self, p: VirtualPlacement) -> Self {
         self.virtual_placement = p;
@@ -372,13 +441,15 @@ impl ThreadPoolBuilder {
     /// # Errors
     /// A [`BuildError`] when the topology cannot be loaded, the policy cannot be built, a
     /// selected CPU is not available (named in the message), no worker would run, a worker
-    /// cannot be pinned (naming the CPU and the reason), a thread cannot be spawned (naming
+    /// cannot be pinned while pinning is required (`pin(true)`, or a spread virtual pool;
+    /// naming the worker, the CPU and the reason), a thread cannot be spawned (naming
     /// the worker and the OS's error: out of memory for its stack, out of threads), or a
     /// thread name holds a NUL byte. On any failure after the first worker started, the
     /// workers already started are stopped and joined before the error is returned.
     pub fn build(mut self) -> Result<ThreadPool, BuildError> {
         self.check_num_threads()?;
-        let (topo, is_virtual) = self.load_topology()?;
+        let (topo, origin) = self.load_topology()?;
+        let is_virtual = origin.is_virtual();
         let policy = self.take_policy()?;
         let (topo, cpus, extra) = match self.num_threads {
             Some(n) if n > 0 => {
@@ -392,7 +463,7 @@ impl ThreadPoolBuilder {
                 (topo, cpus, extra)
             }
         };
-        let (placement, mut targets) = self.pin_targets(&topo, &cpus, is_virtual, &extra)?;
+        let (placement, mut targets) = self.pin_targets(&topo, &cpus, &origin, &extra)?;
         // Extra workers run on virtual CPUs: never bound.
         for (t, &x) in targets.iter_mut().zip(&extra) {
             if x {
@@ -404,6 +475,10 @@ impl ThreadPoolBuilder {
             is_virtual,
             unpinned_workers: targets.iter().filter(|t| t.is_none()).count(),
             extra_workers: extra.iter().filter(|&&x| x).count(),
+            facts: Arc::new(crate::metrics::PoolFacts {
+                topology_discovered: origin == Origin::Discovered,
+                ..Default::default()
+            }),
         };
         if is_virtual {
             tracing::info!(
@@ -414,7 +489,8 @@ impl ThreadPoolBuilder {
                 placement
             );
         }
-        let (hooks, threads) = self.take_hooks_and_threads();
+        let (hooks, mut threads) = self.take_hooks_and_threads();
+        threads.pin_required = self.pin == PinMode::Required || placement == Placement::Spread;
         crate::construct::start(
             Arc::new(topo),
             policy,
@@ -441,19 +517,25 @@ impl ThreadPoolBuilder {
         Err(BuildError::new(ErrorKind::Conflict { threads: n, other }))
     }
 
-    /// The topology chosen, and whether it is virtual (not this machine's).
-    fn load_topology(&mut self) -> Result<(Topology, bool), BuildError> {
+    /// The topology chosen, and where it came from.
+    fn load_topology(&mut self) -> Result<(Topology, Origin), BuildError> {
         Ok(
             match std::mem::replace(&mut self.source, Source::ThisMachine) {
                 Source::ThisMachine => crate::discovery::this_machine()?,
-                Source::Topology(t) => (*t, true),
-                Source::Preset(name) => (zonal_topology::presets::preset(&name)?, true),
+                Source::Topology(t) => (*t, Origin::Virtual),
+                Source::Preset(name) => (zonal_topology::presets::preset(&name)?, Origin::Virtual),
                 #[cfg(feature = "hwloc")]
-                Source::Xml(p) => (Topology::new(zonal_topology::from_xml_file(p)?), true),
+                Source::Xml(p) => (
+                    Topology::new(zonal_topology::from_xml_file(p)?),
+                    Origin::Virtual,
+                ),
                 #[cfg(not(feature = "hwloc"))]
                 Source::Xml(path) => return Err(BuildError::new(ErrorKind::NoHwloc { path })),
                 #[cfg(feature = "json")]
-                Source::Nodes(p) => (Topology::new(zonal_topology::from_nodes_file(p)?), true),
+                Source::Nodes(p) => (
+                    Topology::new(zonal_topology::from_nodes_file(p)?),
+                    Origin::Virtual,
+                ),
             },
         )
     }
@@ -484,6 +566,7 @@ impl ThreadPoolBuilder {
         let threads = Threads {
             name: self.thread_name.take(),
             stack_size: self.stack_size,
+            pin_required: false,
             #[cfg(feature = "tokio")]
             tokio: self.tokio.take(),
         };
@@ -536,18 +619,24 @@ impl ThreadPoolBuilder {
         Ok(cpus)
     }
 
-    /// Per worker, the OS CPU to bind to (or none), and the resulting placement.
+    /// Per worker, the OS CPU to bind to (or none), and the resulting placement (before
+    /// any pinning fails).
     fn pin_targets(
         &self,
         topo: &Topology,
         cpus: &[CpuId],
-        is_virtual: bool,
+        origin: &Origin,
         extra: &[bool],
     ) -> Result<(Placement, Vec<Option<u32>>), BuildError> {
-        if !self.pin {
+        if self.pin == PinMode::Off {
             return Ok((Placement::Unpinned, vec![None; cpus.len()]));
         }
-        if !is_virtual {
+        if let (PinMode::Required, Origin::Fallback { why }) = (self.pin, origin) {
+            return Err(BuildError::new(ErrorKind::PinUndiscovered {
+                why: why.clone(),
+            }));
+        }
+        if *origin == Origin::Discovered {
             let t = cpus
                 .iter()
                 .zip(extra)
@@ -615,9 +704,76 @@ fn compress(cpus: &[u32]) -> String {
 
 #[cfg(test)]
 mod test {
+    use super::*;
+    use crate::discovery::test_undiscovered::Undiscovered;
+
     #[test]
     fn cpu_lists_are_compressed() {
         assert_eq!(super::compress(&[0, 1, 2, 5, 7, 8]), "0-2,5,7-8");
         assert_eq!(super::compress(&[]), "");
+    }
+
+    /// Where this machine cannot be discovered (off Linux without `hwloc`; made so here on
+    /// this thread), a default pool is one flat node of `available_parallelism` CPUs,
+    /// unpinned, and says its topology was not discovered.
+    #[test]
+    fn an_undiscovered_machine_gives_one_unpinned_node_marked_not_discovered() {
+        let _undiscovered = Undiscovered::new();
+        let pool = ThreadPoolBuilder::new().no_policy().build().unwrap();
+        let cpus = std::thread::available_parallelism().unwrap().get();
+        assert_eq!(pool.num_workers(), cpus);
+        assert_eq!(pool.topology().node_count(), 1);
+        assert!(pool.is_virtual());
+        assert!(!pool.is_topology_discovered());
+        assert_eq!(pool.placement(), Placement::Unpinned);
+        assert_eq!(pool.unpinned_workers(), cpus);
+        let m = pool.metrics();
+        assert!(!m.topology_discovered);
+        assert_eq!(m.pin_fallback_workers, 0, "nothing was tried");
+        assert!(m.workers.iter().all(|w| !w.pinned));
+        assert!(!pool.metrics_handle().snapshot().topology_discovered);
+        assert_eq!(pool.install(|| 1 + 1), 2);
+    }
+
+    /// `pin(true)` asks for what an undiscovered machine cannot give: a pinning error.
+    #[test]
+    fn pin_true_on_an_undiscovered_machine_is_a_pinning_error() {
+        let _undiscovered = Undiscovered::new();
+        let e = ThreadPoolBuilder::new()
+            .no_policy()
+            .pin(true)
+            .build()
+            .unwrap_err();
+        assert!(e.is_pinning_error(), "{e}");
+        assert!(e.to_string().contains("test"), "{e}");
+        // Off is off.
+        let pool = ThreadPoolBuilder::new().pin(false).build().unwrap();
+        assert!(!pool.is_topology_discovered());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn this_machine_is_discovered_and_a_preset_is_not() {
+        let pool = ThreadPoolBuilder::new().no_policy().build().unwrap();
+        assert!(pool.is_topology_discovered() && pool.metrics().topology_discovered);
+        let pool = ThreadPoolBuilder::new().preset("s1").build().unwrap();
+        assert!(!pool.is_topology_discovered() && !pool.metrics().topology_discovered);
+    }
+
+    /// A spread virtual pool asked to be bound: a worker that cannot be is the build's
+    /// error, in the default pinning mode too.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_spread_worker_that_cannot_be_pinned_fails_the_build() {
+        let allowed = crate::os::thread_affinity().unwrap();
+        let _fail = crate::os::fail_pins::FailPins::new("pinfail-spread-", &allowed);
+        let e = ThreadPoolBuilder::new()
+            .preset("s1")
+            .no_policy()
+            .virtual_placement(VirtualPlacement::Spread)
+            .thread_name(|i| format!("pinfail-spread-{i}"))
+            .build()
+            .unwrap_err();
+        assert!(e.is_pinning_error(), "{e}");
     }
 }

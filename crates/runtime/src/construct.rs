@@ -9,7 +9,7 @@ use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use crossbeam_deque::{Injector, Worker};
+use crossbeam_deque::{Injector, Stealer, Worker};
 use crossbeam_utils::CachePadded;
 use zonal_policy::Policy;
 use zonal_topology::{CpuId, Topology};
@@ -17,7 +17,7 @@ use zonal_topology::{CpuId, Topology};
 use crate::async_task::AsyncTasks;
 use crate::balance::{Balancer, IdleSignal};
 use crate::blocks::SharedBlocks;
-use crate::builder::NameFn;
+use crate::builder::{NameFn, Placement};
 use crate::error::{BuildError, ErrorKind};
 use crate::fifo::FifoQueue;
 use crate::metrics::WorkerCounters;
@@ -40,13 +40,18 @@ pub(crate) struct Hooks {
 pub(crate) struct Threads {
     pub(crate) name: Option<NameFn>,
     pub(crate) stack_size: Option<usize>,
+    /// Whether a worker that cannot be pinned fails the build (`pin(true)`, or a spread
+    /// virtual pool) rather than running unpinned (the default).
+    pub(crate) pin_required: bool,
     /// The tokio runtime each worker enters for its life (feature `tokio`).
     #[cfg(feature = "tokio")]
     pub(crate) tokio: Option<tokio::runtime::Handle>,
 }
 
-/// Builds the registry for workers on `cpus` and starts one thread per worker, pinned to
-/// `targets[i]` where given. On an error the workers already started are stopped.
+/// Starts one thread per worker, pinned to `targets[i]` where given, then builds the
+/// registry for workers on `cpus` and lets the workers run. A worker whose pinning failed
+/// runs unpinned, unless `threads.pin_required` (then the build fails, naming the worker,
+/// the CPU and the reason). On an error the workers already started are stopped.
 pub(crate) fn start(
     topo: Arc<Topology>,
     policy: Arc<dyn Policy>,
@@ -54,30 +59,101 @@ pub(crate) fn start(
     targets: &[Option<u32>],
     hooks: Hooks,
     threads: Threads,
-    layout: Layout,
+    mut layout: Layout,
 ) -> Result<ThreadPool, BuildError> {
-    let (registry, deques) = registry(topo, policy, cpus, targets, hooks);
-    start_workers(registry, deques, targets, threads, layout)
+    let deques: Vec<Worker<Task>> = (0..cpus.len()).map(|_| Worker::new_lifo()).collect();
+    let stealers: Vec<Stealer<Task>> = deques.iter().map(Worker::stealer).collect();
+    let required = threads.pin_required;
+    let mut started = start_threads(deques, targets, threads);
+    let failed = await_pinning(&started.reports, started.handles.len());
+    if let (true, Some(first)) = (required, failed.first()) {
+        started
+            .stopped
+            .get_or_insert(Stopped::Failed(first.clone().into_error()));
+    }
+    // The pins that held: the registry (and each worker's displacement watch, which reads
+    // it) knows a worker whose pinning failed as never pinned, so it never tries again.
+    let mut pins = targets.to_vec();
+    for f in &failed {
+        pins[f.worker] = None;
+    }
+    if started.stopped.is_none() && !failed.is_empty() {
+        fall_back(&mut layout, &failed, targets, &pins);
+    }
+    let registry = registry(topo, policy, cpus, &pins, stealers, hooks);
+    for go in started.go.drain(..) {
+        // Every started worker waits for this; one that is gone (it could only have
+        // panicked) has nothing to run.
+        let _ = go.send(Arc::clone(&registry));
+    }
+    let pool = ThreadPool::new(registry, started.handles, layout);
+    match started.stopped {
+        None => Ok(pool),
+        Some(why) => {
+            pool.shutdown_and_wait(); // terminates and joins the workers already started
+            match why {
+                Stopped::Failed(e) => Err(e),
+                Stopped::Panicked(payload) => std::panic::resume_unwind(payload),
+            }
+        }
+    }
 }
 
-/// The shared state of a pool, and the deques its workers will own.
+/// The default pinning mode's fallback: the `failed` workers run unpinned. Says so once
+/// (a `tracing` warning naming how many and the first CPU and reason) and records it in
+/// `layout` (the pool's metrics report it); a pool none of whose workers is pinned any
+/// more is [`Placement::Unpinned`].
+fn fall_back(
+    layout: &mut Layout,
+    failed: &[PinFailure],
+    targets: &[Option<u32>],
+    pins: &[Option<u32>],
+) {
+    let first = &failed[0];
+    let tried = targets.iter().filter(|t| t.is_some()).count();
+    tracing::warn!(
+        target: "zonal_runtime",
+        workers = failed.len(),
+        cpu = first.cpu,
+        reason = %first.reason,
+        "cannot pin {} of {tried} workers (first: worker {} to CPU {}: {}); they run \
+         unpinned (`pin(true)` makes this an error, `pin(false)` does not try)",
+        failed.len(),
+        first.worker,
+        first.cpu,
+        first.reason
+    );
+    layout.unpinned_workers += failed.len();
+    if pins.iter().all(Option::is_none) {
+        layout.placement = Placement::Unpinned;
+    }
+    let facts = Arc::make_mut(&mut layout.facts);
+    facts.pin_fallback_workers = failed.len();
+    facts.pin_fallback_reason = Some(format!(
+        "worker {}, CPU {}: {}",
+        first.worker, first.cpu, first.reason
+    ));
+}
+
+/// The shared state of a pool, around the stealers of its workers' deques; `pins[i]` is
+/// the CPU worker `i` is pinned to, if it is.
 fn registry(
     topo: Arc<Topology>,
     policy: Arc<dyn Policy>,
     cpus: Vec<CpuId>,
-    targets: &[Option<u32>],
+    pins: &[Option<u32>],
+    stealers: Vec<Stealer<Task>>,
     hooks: Hooks,
-) -> (Arc<Registry>, Vec<Worker<Task>>) {
+) -> Arc<Registry> {
     let n = cpus.len();
-    let deques: Vec<Worker<Task>> = (0..n).map(|_| Worker::new_lifo()).collect();
-    let shared = worker_shared(&deques, topo.mal_count(), targets);
+    let shared = worker_shared(stealers, topo.mal_count(), pins);
     let worker_node: Box<[u32]> = cpus.iter().map(|&c| topo.node_of(c).0).collect();
     let nodes = topo.node_count();
-    let registry = Arc::new(Registry {
+    Arc::new(Registry {
         topo: Arc::clone(&topo),
         shared,
         worker_cpu: cpus.clone().into_boxed_slice(),
-        worker_pin: targets.into(),
+        worker_pin: pins.into(),
         worker_node,
         policy: PolicySlot::new(policy, &topo, &cpus),
         balancer: Balancer::default(),
@@ -100,22 +176,21 @@ fn registry(
         epoch: Instant::now(),
         turnaround: CachePadded::default(),
         async_tasks: AsyncTasks::default(),
-    });
-    (registry, deques)
+    })
 }
 
 /// Each worker's shared half, around the stealer of its deque.
 fn worker_shared(
-    deques: &[Worker<Task>],
+    stealers: Vec<Stealer<Task>>,
     levels: usize,
-    targets: &[Option<u32>],
+    pins: &[Option<u32>],
 ) -> Box<[CachePadded<WorkerShared>]> {
-    deques
-        .iter()
-        .zip(targets)
-        .map(|(d, pin)| {
+    stealers
+        .into_iter()
+        .zip(pins)
+        .map(|(stealer, pin)| {
             CachePadded::new(WorkerShared {
-                stealer: d.stealer(),
+                stealer,
                 inbox: Injector::new(),
                 away: Injector::new(),
                 away_len: AtomicUsize::new(0),
@@ -154,30 +229,61 @@ enum Stopped {
     Panicked(Box<dyn Any + Send>),
 }
 
-/// Starts one thread per worker; waits until each is pinned (or failed to be).
+/// A worker that could not be pinned.
+#[derive(Clone, Debug)]
+struct PinFailure {
+    worker: usize,
+    cpu: u32,
+    /// The call and the OS's error (`sched_setaffinity: Invalid argument (os error 22)`).
+    reason: String,
+}
+
+impl PinFailure {
+    /// The build's error when pinning is required.
+    fn into_error(self) -> BuildError {
+        BuildError::new(ErrorKind::Pin {
+            worker: self.worker,
+            cpu: self.cpu,
+            reason: self.reason,
+        })
+    }
+}
+
+/// The worker threads started so far.
+struct Started {
+    handles: Vec<JoinHandle<()>>,
+    /// Per started worker: where its registry is sent once every worker has pinned.
+    go: Vec<mpsc::Sender<Arc<Registry>>>,
+    /// Where the workers report how pinning went: a failure, or none.
+    reports: mpsc::Receiver<Option<PinFailure>>,
+    /// Why no further worker was started, if one was not.
+    stopped: Option<Stopped>,
+}
+
+/// Starts one thread per worker: each pins itself, reports, and waits for the registry.
 ///
 /// On the first failure — a name the OS cannot take, a thread the OS refuses (out of
-/// memory for its stack, out of threads: `std::thread::Builder::spawn`'s error), a worker
-/// that cannot be pinned, a panicking name callback — no further worker is started, and
-/// the ones already started are stopped and joined (dropping the pool sets `terminate`,
-/// wakes every sleeper and joins each thread) before the error is returned: no thread of
-/// the failed pool outlives `build`.
-fn start_workers(
-    registry: Arc<Registry>,
+/// memory for its stack, out of threads: `std::thread::Builder::spawn`'s error), a
+/// panicking name callback — no further worker is started; the caller then stops and
+/// joins the ones already started (dropping the pool sets `terminate`, wakes every
+/// sleeper and joins each thread) before it returns the error: no thread of the failed
+/// pool outlives `build`. A worker that cannot be pinned is such a failure only when
+/// pinning is required (the caller decides, from the reports).
+fn start_threads(
     deques: Vec<Worker<Task>>,
     targets: &[Option<u32>],
     mut threads: Threads,
-    layout: Layout,
-) -> Result<ThreadPool, BuildError> {
-    let (tx, rx) = mpsc::channel::<Result<(), BuildError>>();
+) -> Started {
+    let (tx, reports) = mpsc::channel();
     let workers = deques.len();
     // Sized by the worker count, which `num_threads::check` and the topology's `MAX_CPUS`
     // bound before anything is allocated.
     let mut handles = Vec::with_capacity(workers);
+    let mut go = Vec::with_capacity(workers);
     let mut stopped = None;
     for (i, deque) in deques.into_iter().enumerate() {
         let pin = targets[i];
-        let reg = Arc::clone(&registry);
+        let (go_tx, go_rx) = mpsc::channel();
         let started = thread_name(&mut threads, i).and_then(|name| {
             let how = Spawn {
                 name,
@@ -185,7 +291,7 @@ fn start_workers(
                 #[cfg(feature = "tokio")]
                 tokio: threads.tokio.clone(),
             };
-            spawn_worker(how, (deque, i, reg), pin, tx.clone()).map_err(|source| {
+            spawn_worker(how, (deque, i), pin, tx.clone(), go_rx).map_err(|source| {
                 Stopped::Failed(BuildError::new(ErrorKind::Spawn {
                     worker: i,
                     workers,
@@ -194,27 +300,21 @@ fn start_workers(
             })
         });
         match started {
-            Ok(h) => handles.push(h),
+            Ok(h) => {
+                handles.push(h);
+                go.push(go_tx);
+            }
             Err(e) => {
                 stopped = Some(e);
                 break;
             }
         }
     }
-    drop(tx);
-    if let Err(e) = await_pinning(&rx, handles.len()) {
-        stopped.get_or_insert(Stopped::Failed(e));
-    }
-    let pool = ThreadPool::new(registry, handles, layout);
-    match stopped {
-        None => Ok(pool),
-        Some(why) => {
-            pool.shutdown_and_wait(); // terminates and joins the workers already started
-            match why {
-                Stopped::Failed(e) => Err(e),
-                Stopped::Panicked(payload) => std::panic::resume_unwind(payload),
-            }
-        }
+    Started {
+        handles,
+        go,
+        reports,
+        stopped,
     }
 }
 
@@ -245,14 +345,16 @@ struct Spawn {
 }
 
 /// Starts the thread of worker `i` (with its deque), named `how.name`, with
-/// `how.stack_size` bytes of stack if given; bound to `pin`'s CPU if given; it reports how
-/// binding went on `report`, then runs the worker (inside `how.tokio`'s runtime context if
-/// given). The OS's error if the thread cannot be created.
+/// `how.stack_size` bytes of stack if given; it binds itself to `pin`'s CPU if given,
+/// reports how that went on `report`, waits for the pool's registry on `go` (none: the
+/// build gave up, and the thread ends), then runs the worker (inside `how.tokio`'s runtime
+/// context if given). The OS's error if the thread cannot be created.
 fn spawn_worker(
     how: Spawn,
-    (deque, i, registry): (Worker<Task>, usize, Arc<Registry>),
+    (deque, i): (Worker<Task>, usize),
     pin: Option<u32>,
-    report: mpsc::Sender<Result<(), BuildError>>,
+    report: mpsc::Sender<Option<PinFailure>>,
+    go: mpsc::Receiver<Arc<Registry>>,
 ) -> std::io::Result<JoinHandle<()>> {
     let mut b = std::thread::Builder::new().name(how.name);
     if let Some(s) = how.stack_size {
@@ -261,16 +363,18 @@ fn spawn_worker(
     #[cfg(feature = "tokio")]
     let tokio = how.tokio;
     b.spawn(move || {
-        let res = pin.map_or(Ok(()), |cpu| {
-            crate::os::pin_current_thread(cpu).map_err(|e| {
-                BuildError::new(ErrorKind::Pin {
+        let failed = pin.and_then(|cpu| {
+            crate::os::pin_current_thread(cpu)
+                .err()
+                .map(|e| PinFailure {
                     worker: i,
                     cpu,
-                    reason: format!("sched_setaffinity: {e}"),
+                    reason: format!("{}: {e}", crate::os::PIN_CALL),
                 })
-            })
         });
-        let _ = report.send(res);
+        let _ = report.send(failed);
+        drop(report);
+        let Ok(registry) = go.recv() else { return };
         // The worker's whole life, start and exit handlers included, in the runtime's
         // context; the guard drops after `run` returns (no other guard nests inside it).
         #[cfg(feature = "tokio")]
@@ -279,20 +383,189 @@ fn spawn_worker(
     })
 }
 
-/// Waits for the binding reports of `started` workers; the first error, if any.
-fn await_pinning(
-    reports: &mpsc::Receiver<Result<(), BuildError>>,
-    started: usize,
-) -> Result<(), BuildError> {
-    let mut first_err = None;
-    for _ in 0..started {
-        match reports.recv() {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => {
-                first_err.get_or_insert(e);
+/// Waits for the pinning reports of `started` workers; the failures, by worker.
+fn await_pinning(reports: &mpsc::Receiver<Option<PinFailure>>, started: usize) -> Vec<PinFailure> {
+    let mut failed: Vec<PinFailure> = reports.iter().take(started).flatten().collect();
+    failed.sort_by_key(|f| f.worker);
+    failed
+}
+
+/// Pinning that fails, made to fail here by the test seam `os::fail_pins` (on the workers
+/// of the test's own pool, named by the test), and the three pinning modes.
+#[cfg(all(test, target_os = "linux", not(zonal_loom)))]
+mod tests {
+    use std::sync::atomic::{AtomicU8, Ordering};
+
+    use crate::builder::Placement;
+    use crate::os::fail_pins::FailPins;
+    use crate::{ThreadPool, ThreadPoolBuilder};
+
+    /// The CPUs the test thread (and so a fresh worker thread, which inherits its mask) may
+    /// run on.
+    fn allowed() -> Vec<u32> {
+        crate::os::thread_affinity().unwrap()
+    }
+
+    /// A pool over this machine whose workers are named `{prefix}{i}`.
+    fn builder(prefix: &'static str) -> ThreadPoolBuilder {
+        ThreadPoolBuilder::new()
+            .no_policy()
+            .thread_name(move |i| format!("{prefix}{i}"))
+    }
+
+    /// Each worker's affinity as the kernel says, read on the worker, by worker index.
+    fn affinities(pool: &ThreadPool) -> Vec<Vec<u32>> {
+        pool.broadcast(|_| crate::os::thread_affinity().unwrap())
+    }
+
+    /// The OS CPU worker `w` stands for.
+    fn os_cpu(pool: &ThreadPool, w: usize) -> u32 {
+        pool.topology()
+            .machine()
+            .cpu(pool.registry().worker_cpu[w])
+            .os_index
+    }
+
+    /// Many tasks, by a scope and by nested joins, each run exactly once.
+    fn every_task_runs_once(pool: &ThreadPool) {
+        const N: usize = 10_000;
+        let runs: Vec<AtomicU8> = (0..N).map(|_| AtomicU8::new(0)).collect();
+        pool.scope(|s| {
+            for r in &runs {
+                s.spawn(move |_| {
+                    r.fetch_add(1, Ordering::Relaxed);
+                });
             }
-            Err(_) => break,
+        });
+        fn halves(pool: &ThreadPool, runs: &[AtomicU8]) {
+            if let [r] = runs {
+                r.fetch_add(1, Ordering::Relaxed);
+            } else {
+                let (a, b) = runs.split_at(runs.len() / 2);
+                pool.join(|| halves(pool, a), || halves(pool, b));
+            }
+        }
+        halves(pool, &runs);
+        assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) == 2));
+    }
+
+    #[test]
+    fn by_default_a_worker_that_cannot_be_pinned_runs_unpinned() {
+        let allowed = allowed();
+        let cpu = allowed[0];
+        let _fail = FailPins::new("pinfail-default-", &[cpu]);
+        let pool = builder("pinfail-default-").build().unwrap();
+        let n = pool.num_workers();
+        let w = (0..n).find(|&w| os_cpu(&pool, w) == cpu).unwrap();
+
+        // Said by the pool, its metrics and the registry the displacement watch reads.
+        assert_eq!(pool.pin_fallback_workers(), 1);
+        assert_eq!(pool.unpinned_workers(), 1);
+        let want = if n == 1 {
+            Placement::Unpinned
+        } else {
+            Placement::Pinned
+        };
+        assert_eq!(pool.placement(), want);
+        let m = pool.metrics();
+        assert_eq!(m.pin_fallback_workers, 1);
+        let reason = m.pin_fallback_reason.clone().unwrap();
+        assert!(
+            reason.starts_with(&format!("worker {w}, CPU {cpu}: sched_setaffinity: "))
+                && reason.contains("refused by the test"),
+            "{reason}"
+        );
+        assert!(m.topology_discovered);
+        assert_eq!(pool.registry().worker_pin[w], None);
+        for (i, wm) in m.workers.iter().enumerate() {
+            assert_eq!(wm.pinned, i != w, "worker {i}: {wm:?}");
+        }
+
+        // The kernel agrees: the worker's mask is the one it inherited, not its CPU; the
+        // others are on theirs.
+        let masks = affinities(&pool);
+        for (i, mask) in masks.iter().enumerate() {
+            if i == w {
+                assert_eq!(*mask, allowed, "worker {i}");
+                if allowed.len() > 1 {
+                    assert_ne!(*mask, [cpu], "worker {i} is pinned");
+                }
+            } else {
+                assert_eq!(*mask, [os_cpu(&pool, i)], "worker {i}");
+            }
+        }
+
+        // Every task runs once; past many displacement checks (`CHECK_EVERY` tasks, parks),
+        // the unpinned worker is no displaced worker and was never pinned again.
+        every_task_runs_once(&pool);
+        let m = pool.metrics();
+        let wm = &m.workers[w];
+        assert_eq!((wm.pinned, wm.displaced), (false, false), "{wm:?}");
+        assert_eq!((wm.displacements, wm.repins), (0, 0), "{wm:?}");
+        assert_eq!(affinities(&pool)[w], allowed);
+    }
+
+    #[test]
+    fn by_default_a_pool_none_of_whose_workers_can_be_pinned_builds_unpinned() {
+        let allowed = allowed();
+        let _fail = FailPins::new("pinfail-all-", &allowed);
+        let pool = builder("pinfail-all-").build().unwrap();
+        let n = pool.num_workers();
+        assert_eq!(pool.placement(), Placement::Unpinned);
+        assert_eq!(
+            (pool.pin_fallback_workers(), pool.unpinned_workers()),
+            (n, n)
+        );
+        let m = pool.metrics();
+        assert_eq!(m.pin_fallback_workers, n);
+        assert!(m.pin_fallback_reason.unwrap().starts_with("worker 0, CPU "));
+        assert!(m.workers.iter().all(|w| !w.pinned));
+        assert!(affinities(&pool).iter().all(|m| *m == allowed));
+        every_task_runs_once(&pool);
+    }
+
+    #[test]
+    fn pin_true_makes_the_failure_the_builds_error() {
+        let cpu = allowed()[0];
+        let _fail = FailPins::new("pinfail-required-", &[cpu]);
+        let e = builder("pinfail-required-").pin(true).build().unwrap_err();
+        assert!(e.is_pinning_error(), "{e}");
+        assert!(!e.is_input_error());
+        assert_eq!(e.cpu(), Some(cpu));
+        assert!(e.worker().is_some());
+        let msg = e.to_string();
+        assert!(
+            msg.contains(&format!("to CPU {cpu}: sched_setaffinity: "))
+                && msg.contains("refused by the test"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn pin_false_never_pins() {
+        let allowed = allowed();
+        // Were pinning tried, it would fail (and be counted).
+        let _fail = FailPins::new("pinfail-off-", &allowed);
+        let pool = builder("pinfail-off-").pin(false).build().unwrap();
+        let n = pool.num_workers();
+        assert_eq!(pool.placement(), Placement::Unpinned);
+        assert_eq!(
+            (pool.pin_fallback_workers(), pool.unpinned_workers()),
+            (0, n)
+        );
+        let m = pool.metrics();
+        assert_eq!((m.pin_fallback_workers, m.pin_fallback_reason), (0, None));
+        assert!(m.workers.iter().all(|w| !w.pinned));
+        assert!(affinities(&pool).iter().all(|m| *m == allowed));
+    }
+
+    #[test]
+    fn a_pool_that_pins_reports_no_fallback() {
+        let pool = builder("pinfail-none-").build().unwrap();
+        assert_eq!(pool.pin_fallback_workers(), 0);
+        assert_eq!(pool.metrics().pin_fallback_reason, None);
+        for (i, mask) in affinities(&pool).iter().enumerate() {
+            assert_eq!(*mask, [os_cpu(&pool, i)], "worker {i}");
         }
     }
-    first_err.map_or(Ok(()), Err)
 }

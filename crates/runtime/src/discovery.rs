@@ -1,19 +1,56 @@
 //! This machine's topology for a pool: discovered (sysfs on Linux, hwloc elsewhere with the
 //! `hwloc` feature), or, where it cannot be, one flat node of `available_parallelism` CPUs.
 
-use zonal_topology::Topology;
+use zonal_topology::{Machine, Topology, TopologyError};
 
 use crate::error::BuildError;
 
-/// This machine's topology, not virtual; where it cannot be discovered (neither Linux nor
-/// the `hwloc` feature), one node holding `available_parallelism` CPUs, as a virtual pool
-/// (its CPU numbers are not known to be the OS's, so nothing is pinned to them).
-pub(crate) fn this_machine() -> Result<(Topology, bool), BuildError> {
-    match zonal_topology::this_machine() {
-        Ok(m) => Ok((Topology::new(m), false)),
-        Err(e @ zonal_topology::TopologyError::NoDiscovery { .. }) => {
+/// Where a pool's topology came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// This machine, discovered.
+    Discovered,
+    /// This machine could not be discovered (`why`): one flat node of
+    /// `available_parallelism` CPUs whose numbers are not known to be the OS's.
+    Fallback {
+        /// The discovery error, as text.
+        why: String,
+    },
+    /// Not this machine (a preset, a file, a topology object).
+    Virtual,
+}
+
+impl Origin {
+    /// Whether the pool is virtual: its CPU numbers are not this machine's (the flat
+    /// fallback is, too: nothing is pinned to its CPUs unless asked).
+    pub(crate) fn is_virtual(&self) -> bool {
+        !matches!(self, Origin::Discovered)
+    }
+}
+
+/// This machine's topology ([`Origin::Discovered`]); where it cannot be discovered (neither
+/// Linux nor the `hwloc` feature), one node holding `available_parallelism` CPUs
+/// ([`Origin::Fallback`]: a virtual pool, since its CPU numbers are not known to be the
+/// OS's, so nothing is pinned to them), with a `tracing` warning.
+pub(crate) fn this_machine() -> Result<(Topology, Origin), BuildError> {
+    #[cfg(test)]
+    if test_undiscovered::active() {
+        return from_discovery(Err(TopologyError::NoDiscovery { os: "test" }));
+    }
+    from_discovery(zonal_topology::this_machine())
+}
+
+/// What discovery's result `found` gives a pool.
+fn from_discovery(found: Result<Machine, TopologyError>) -> Result<(Topology, Origin), BuildError> {
+    match found {
+        Ok(m) => Ok((Topology::new(m), Origin::Discovered)),
+        Err(e @ TopologyError::NoDiscovery { .. }) => {
             let cpus = flat_cpus();
-            tracing::warn!("{e}; running over one node of {} CPUs", cpus.len());
+            tracing::warn!(
+                target: "zonal_runtime",
+                "{e}; running over one node of {} CPUs, unpinned",
+                cpus.len()
+            );
             let node = zonal_topology::NodeSpec {
                 os_id: 0,
                 cpus: cpus
@@ -22,12 +59,8 @@ pub(crate) fn this_machine() -> Result<(Topology, bool), BuildError> {
                     .collect(),
                 memory_bytes: None,
             };
-            let m = zonal_topology::Machine::from_specs(
-                "this machine (undiscovered)",
-                vec![node],
-                None,
-            )?;
-            Ok((Topology::new(m), true))
+            let m = Machine::from_specs("this machine (undiscovered)", vec![node], None)?;
+            Ok((Topology::new(m), Origin::Fallback { why: e.to_string() }))
         }
         Err(e) => Err(e.into()),
     }
@@ -35,9 +68,9 @@ pub(crate) fn this_machine() -> Result<(Topology, bool), BuildError> {
 
 /// The CPUs the calling thread may run on; where this machine cannot be discovered,
 /// `0..available_parallelism`.
-pub(crate) fn allowed_cpus() -> Result<Vec<u32>, zonal_topology::TopologyError> {
+pub(crate) fn allowed_cpus() -> Result<Vec<u32>, TopologyError> {
     match zonal_topology::allowed_cpus() {
-        Err(zonal_topology::TopologyError::NoDiscovery { .. }) => Ok(flat_cpus()),
+        Err(TopologyError::NoDiscovery { .. }) => Ok(flat_cpus()),
         other => other,
     }
 }
@@ -45,4 +78,68 @@ pub(crate) fn allowed_cpus() -> Result<Vec<u32>, zonal_topology::TopologyError> 
 fn flat_cpus() -> Vec<u32> {
     let n = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     (0..u32::try_from(n).unwrap_or(1)).collect()
+}
+
+/// Unit tests only: makes [`this_machine`] fail to discover this machine, as it does off
+/// Linux without the `hwloc` feature, on the calling thread (where a builder loads its
+/// topology) while a guard lives; other threads, and the tests on them, are unaffected.
+#[cfg(test)]
+pub(crate) mod test_undiscovered {
+    use std::cell::Cell;
+
+    thread_local! {
+        static ACTIVE: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// Discovery fails on this thread until the guard is dropped.
+    #[derive(Debug)]
+    pub(crate) struct Undiscovered(());
+
+    impl Undiscovered {
+        pub(crate) fn new() -> Self {
+            ACTIVE.with(|a| a.set(true));
+            Self(())
+        }
+    }
+
+    impl Drop for Undiscovered {
+        fn drop(&mut self) {
+            ACTIVE.with(|a| a.set(false));
+        }
+    }
+
+    pub(super) fn active() -> bool {
+        ACTIVE.with(Cell::get)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_undiscoverable_machine_is_one_flat_node_marked_fallback() {
+        let (topo, origin) =
+            from_discovery(Err(TopologyError::NoDiscovery { os: "plan9" })).unwrap();
+        let Origin::Fallback { why } = &origin else {
+            panic!("{origin:?}")
+        };
+        assert!(why.contains("plan9"), "{why}");
+        assert!(origin.is_virtual());
+        assert_eq!(topo.node_count(), 1);
+        assert_eq!(topo.cpu_count(), flat_cpus().len());
+    }
+
+    #[test]
+    fn other_discovery_errors_stay_errors() {
+        assert!(from_discovery(Err(TopologyError::NoCpus)).is_err());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn this_machine_is_discovered_here_unless_a_test_says_otherwise() {
+        assert_eq!(this_machine().unwrap().1, Origin::Discovered);
+        let _g = test_undiscovered::Undiscovered::new();
+        assert!(matches!(this_machine().unwrap().1, Origin::Fallback { .. }));
+    }
 }

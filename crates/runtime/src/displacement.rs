@@ -41,7 +41,12 @@
 //!
 //! Nothing moves a task: displacement only changes where the thread runs, so the
 //! exactly-once guarantee of the queues is untouched. Unpinned workers (virtual topologies,
-//! `pin(false)`) have no target and skip every step.
+//! `pin(false)`) have no target and skip every step. So does a worker whose pinning failed
+//! when the pool was built (the default pinning mode runs it unpinned): the build records
+//! it in the registry as never pinned (`worker_pin` is `None`, `pin_state` is
+//! `UNPINNED`), since that worker was never on its CPU, a CPU it cannot be pinned to would
+//! only make step 4 fail at every check, and a displaced worker never parks for good
+//! (step 5).
 
 use std::cell::Cell;
 use std::sync::atomic::Ordering;

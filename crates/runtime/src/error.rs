@@ -103,6 +103,11 @@ pub(crate) enum ErrorKind {
         cpu: u32,
         reason: String,
     },
+    #[error(
+        "cannot pin the workers: {why}; the CPUs of this machine are not known (leave \
+         `pin` unset to run unpinned)"
+    )]
+    PinUndiscovered { why: String },
     #[error("cannot spawn worker thread {worker} of {workers}: {source}")]
     Spawn {
         worker: usize,
@@ -185,6 +190,7 @@ impl BuildError {
             #[cfg(not(feature = "hwloc"))]
             ErrorKind::NoHwloc { .. } => true,
             ErrorKind::Pin { .. }
+            | ErrorKind::PinUndiscovered { .. }
             | ErrorKind::Spawn { .. }
             | ErrorKind::GlobalPoolAlreadyInitialized => false,
         }
@@ -246,11 +252,16 @@ impl BuildError {
         }
     }
 
-    /// Whether pinning a worker failed (opt out with
-    /// [`ThreadPoolBuilder::pin`](crate::ThreadPoolBuilder::pin)`(false)`).
+    /// Whether pinning a worker failed while pinning was required
+    /// ([`ThreadPoolBuilder::pin`](crate::ThreadPoolBuilder::pin)`(true)`, or a spread
+    /// virtual pool), or was required on a machine that cannot be discovered. In the default
+    /// pinning mode such a worker runs unpinned instead; `pin(false)` never pins.
     #[must_use]
     pub fn is_pinning_error(&self) -> bool {
-        matches!(self.kind, ErrorKind::Pin { .. })
+        matches!(
+            self.kind,
+            ErrorKind::Pin { .. } | ErrorKind::PinUndiscovered { .. }
+        )
     }
 }
 

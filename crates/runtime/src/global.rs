@@ -1,7 +1,9 @@
 //! The global pool, as rayon's: the pool the free functions ([`join`](fn@crate::join),
 //! [`scope`](fn@crate::scope), [`spawn`](fn@crate::spawn), …) use on a thread that is no worker
 //! of any pool. It is built on first use from [`ThreadPoolBuilder::new`] (this machine,
-//! the default policy, one pinned worker per allowed CPU), with [`NUM_THREADS_VAR`]
+//! the default policy, one worker per allowed CPU, pinned where possible: a worker that
+//! cannot be pinned runs unpinned, and a machine that cannot be discovered is one flat
+//! node, so that it builds on any platform), with [`NUM_THREADS_VAR`]
 //! honoured, or installed once by [`ThreadPoolBuilder::build_global`]. It lives as long
 //! as the process.
 //!
@@ -31,9 +33,12 @@ static BUILDING: Mutex<()> = Mutex::new(());
 /// The global pool, built on first use.
 ///
 /// # Panics
-/// If the default pool cannot be built (the message says why: an invalid
-/// [`NUM_THREADS_VAR`], a topology that cannot be discovered, a worker that cannot be
-/// pinned, …).
+/// If the default pool cannot be built (the message says why): an invalid
+/// [`NUM_THREADS_VAR`] (as rayon does with `RAYON_NUM_THREADS`), or the system failing
+/// otherwise (sysfs present but unreadable or malformed, a worker thread the OS refuses).
+/// Never because of pinning: the default mode runs a worker that cannot be pinned
+/// unpinned, and a platform without discovery gets one flat node
+/// ([`ThreadPoolBuilder`]'s "Runs anywhere").
 /// Lazy initialisation has no caller to return an error to; build it with
 /// [`ThreadPoolBuilder::build_global`] to handle the error instead.
 pub(crate) fn global_pool() -> &'static ThreadPool {
@@ -133,5 +138,26 @@ impl ThreadPoolBuilder {
             Some(n) => self.num_threads(n).build(),
             None => self.build(),
         }
+    }
+}
+
+#[cfg(all(test, target_os = "linux", not(zonal_loom)))]
+mod tests {
+    use super::*;
+
+    /// The global pool's build path (the default pinning mode) where no worker can be
+    /// pinned, as on a platform without thread affinity: the pool builds, unpinned, so the
+    /// lazy global pool does not panic. (On the test's own workers, by name: the real
+    /// global pool of this test binary is left alone.)
+    #[test]
+    fn the_global_pools_build_does_not_fail_on_pinning() {
+        let allowed = crate::os::thread_affinity().unwrap();
+        let _fail = crate::os::fail_pins::FailPins::new("pinfail-global-", &allowed);
+        let pool = ThreadPoolBuilder::new()
+            .thread_name(|i| format!("pinfail-global-{i}"))
+            .build_global_pool()
+            .unwrap();
+        assert_eq!(pool.pin_fallback_workers(), pool.num_workers());
+        assert_eq!(pool.install(|| crate::join(|| 1, || 2)), (1, 2));
     }
 }

@@ -8,7 +8,11 @@
 //! ## Map
 //! - [`ThreadPoolBuilder`] → [`ThreadPool`]: topology (this machine, XML, node dump,
 //!   preset), policy by name or object, worker CPUs, pinning, handlers. Errors:
-//!   [`BuildError`].
+//!   [`BuildError`]. Runs anywhere: by default a worker that cannot be pinned runs
+//!   unpinned ([`ThreadPool::pin_fallback_workers`]; `pin(true)` makes it an error), and a
+//!   machine that cannot be discovered is one flat node
+//!   ([`ThreadPool::is_topology_discovered`]), each with a `tracing` warning
+//!   ([`ThreadPoolBuilder`]'s "Runs anywhere").
 //! - Work: [`ThreadPool::install`], [`ThreadPool::join`] / [`join`](fn@join), [`ThreadPool::scope`]
 //!   ([`Scope::spawn`], [`Scope::spawn_on`]), [`ThreadPool::spawn`],
 //!   [`ThreadPool::spawn_on`], [`ThreadPool::spawn_pinned`], [`TaskOptions`] (origin,
@@ -41,7 +45,8 @@
 //!   [`current_num_threads`], [`current_node_partition`]) use the current worker's pool,
 //!   and on any other thread the global pool: built on first use from
 //!   [`ThreadPoolBuilder::new`] with [`NUM_THREADS_VAR`] (`ZONAL_NUM_THREADS`) honoured —
-//!   it panics if that cannot be built, saying why — or installed once by
+//!   it panics if that cannot be built, saying why (an invalid `ZONAL_NUM_THREADS`; never
+//!   a pinning failure, which falls back to unpinned workers) — or installed once by
 //!   [`ThreadPoolBuilder::build_global`].
 //! - Where am I: [`current_worker_index`] ([`current_thread_index`]), [`current_node`],
 //!   [`current_task`].

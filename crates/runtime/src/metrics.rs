@@ -376,6 +376,20 @@ pub struct PoolMetrics {
     /// Task turnaround (queued to completed) of the tasks that record it: async tasks and
     /// spawned tasks with a handle (`turnaround.rs`).
     pub turnaround: Turnaround,
+    /// Whether the topology is this machine's, discovered (sysfs on Linux, hwloc with the
+    /// `hwloc` feature). `false` where this machine could not be discovered and the pool
+    /// runs over the flat fallback (one node of `available_parallelism` CPUs, unpinned,
+    /// said with a `tracing` warning at the build), and for a pool over a topology that is
+    /// not this machine's ([`ThreadPool::is_virtual`](crate::ThreadPool::is_virtual)).
+    pub topology_discovered: bool,
+    /// Workers that were to be pinned but run unpinned because pinning them failed (the
+    /// default pinning mode of [`ThreadPoolBuilder::pin`](crate::ThreadPoolBuilder::pin)):
+    /// 0 when every pin held or none was tried. Fixed at the build.
+    pub pin_fallback_workers: usize,
+    /// Why the first of those workers could not be pinned, e.g. `worker 0, CPU 3:
+    /// sched_setaffinity: Invalid argument (os error 22)`; `None` when
+    /// [`pin_fallback_workers`](Self::pin_fallback_workers) is 0.
+    pub pin_fallback_reason: Option<String>,
 }
 
 impl PoolMetrics {
@@ -411,6 +425,9 @@ impl PoolMetrics {
             total,
             displaced_workers,
             turnaround: Turnaround::default(),
+            topology_discovered: false,
+            pin_fallback_workers: 0,
+            pin_fallback_reason: None,
         }
     }
 
@@ -421,8 +438,31 @@ impl PoolMetrics {
     }
 }
 
+/// What a pool's build found about where it runs, fixed for the pool's life and folded
+/// into each of its snapshots ([`PoolFacts::snapshot`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PoolFacts {
+    /// [`PoolMetrics::topology_discovered`].
+    pub(crate) topology_discovered: bool,
+    /// [`PoolMetrics::pin_fallback_workers`].
+    pub(crate) pin_fallback_workers: usize,
+    /// [`PoolMetrics::pin_fallback_reason`].
+    pub(crate) pin_fallback_reason: Option<String>,
+}
+
+impl PoolFacts {
+    /// A snapshot of `registry`'s metrics with these facts.
+    pub(crate) fn snapshot(&self, registry: &Registry) -> PoolMetrics {
+        let mut m = registry.metrics();
+        m.topology_discovered = self.topology_discovered;
+        m.pin_fallback_workers = self.pin_fallback_workers;
+        m.pin_fallback_reason.clone_from(&self.pin_fallback_reason);
+        m
+    }
+}
+
 impl Registry {
-    /// A snapshot of the pool's metrics.
+    /// A snapshot of the pool's metrics, less the build's [`PoolFacts`].
     pub(crate) fn metrics(&self) -> PoolMetrics {
         let workers = self
             .shared
@@ -459,11 +499,12 @@ impl Registry {
 #[derive(Clone, Debug)]
 pub struct MetricsHandle {
     registry: Arc<Registry>,
+    facts: Arc<PoolFacts>,
 }
 
 impl MetricsHandle {
-    pub(crate) fn new(registry: Arc<Registry>) -> Self {
-        Self { registry }
+    pub(crate) fn new(registry: Arc<Registry>, facts: Arc<PoolFacts>) -> Self {
+        Self { registry, facts }
     }
 
     /// The pool's registry (the control plane's balancer runs its passes on it).
@@ -475,7 +516,7 @@ impl MetricsHandle {
     /// A snapshot, as [`ThreadPool::metrics`](crate::ThreadPool::metrics).
     #[must_use]
     pub fn snapshot(&self) -> PoolMetrics {
-        self.registry.metrics()
+        self.facts.snapshot(&self.registry)
     }
 
     /// A fresh snapshot's exposition in the OpenMetrics text format (feature

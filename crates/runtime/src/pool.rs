@@ -12,7 +12,7 @@ use crate::balance::PassReport;
 use crate::builder::Placement;
 use crate::error::SpawnError;
 use crate::global::current_or_global;
-use crate::metrics::{MetricsHandle, PoolMetrics};
+use crate::metrics::{MetricsHandle, PoolFacts, PoolMetrics};
 use crate::registry::Registry;
 use crate::route::Target;
 use crate::scope::{in_place_scope_in, scope_in_worker, Scope};
@@ -41,15 +41,17 @@ pub struct ThreadPool {
     terminated: bool,
 }
 
-/// Where a pool's workers run, as the builder decided.
-#[derive(Clone, Copy, Debug)]
+/// Where a pool's workers run, as the builder decided and the build found.
+#[derive(Clone, Debug)]
 pub(crate) struct Layout {
     pub(crate) placement: Placement,
     pub(crate) is_virtual: bool,
-    /// Workers bound to no CPU.
+    /// Workers bound to no CPU (those whose pinning failed included).
     pub(crate) unpinned_workers: usize,
     /// Workers beyond one per CPU (`num_threads`), on virtual CPUs.
     pub(crate) extra_workers: usize,
+    /// The topology's origin and the pinning fallback, as every snapshot reports them.
+    pub(crate) facts: Arc<PoolFacts>,
 }
 
 impl std::fmt::Debug for ThreadPool {
@@ -338,7 +340,8 @@ impl ThreadPool {
     }
 
     /// How many workers are bound to no CPU: all of them in an unpinned pool, and the
-    /// [`extra_workers`](Self::extra_workers) of a pinned or spread one.
+    /// [`extra_workers`](Self::extra_workers) of a pinned or spread one, and the
+    /// [`pin_fallback_workers`](Self::pin_fallback_workers).
     ///
     /// ```
     /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").build()?;
@@ -359,10 +362,36 @@ impl ThreadPool {
         self.layout.extra_workers
     }
 
-    /// Whether the topology is not this machine's (one worker per virtual CPU).
+    /// Whether the topology is not this machine's (one worker per virtual CPU). The flat
+    /// fallback over a machine that cannot be discovered is virtual too: see
+    /// [`is_topology_discovered`](Self::is_topology_discovered).
     #[must_use]
     pub fn is_virtual(&self) -> bool {
         self.layout.is_virtual
+    }
+
+    /// Whether the topology is this machine's, discovered; `false` for the flat fallback
+    /// (one node of `available_parallelism` CPUs, where this machine cannot be discovered:
+    /// neither Linux nor the `hwloc` feature) and for a virtual pool. As
+    /// [`PoolMetrics::topology_discovered`].
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").build()?;
+    /// assert!(!pool.is_topology_discovered()); // a preset is not this machine
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    #[must_use]
+    pub fn is_topology_discovered(&self) -> bool {
+        self.layout.facts.topology_discovered
+    }
+
+    /// How many workers run unpinned because pinning them failed (the default pinning
+    /// mode of [`ThreadPoolBuilder::pin`](crate::ThreadPoolBuilder::pin); the build logged
+    /// a warning). As [`PoolMetrics::pin_fallback_workers`], whose
+    /// [`pin_fallback_reason`](PoolMetrics::pin_fallback_reason) says why.
+    #[must_use]
+    pub fn pin_fallback_workers(&self) -> usize {
+        self.layout.facts.pin_fallback_workers
     }
 
     /// The node (dense index) of worker `worker`.
@@ -386,7 +415,7 @@ impl ThreadPool {
     /// A snapshot of the metrics (cheap: a few relaxed loads per worker).
     #[must_use]
     pub fn metrics(&self) -> PoolMetrics {
-        self.registry.metrics()
+        self.layout.facts.snapshot(&self.registry)
     }
 
     /// A cloneable, `Send` handle that takes metric snapshots from any thread, even after
@@ -401,7 +430,7 @@ impl ThreadPool {
     /// ```
     #[must_use]
     pub fn metrics_handle(&self) -> MetricsHandle {
-        MetricsHandle::new(Arc::clone(&self.registry))
+        MetricsHandle::new(Arc::clone(&self.registry), Arc::clone(&self.layout.facts))
     }
 }
 

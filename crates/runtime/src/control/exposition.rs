@@ -24,6 +24,12 @@
 //! | `zonal_idle_seconds_total` | | `total.idle_ns` |
 //! | `zonal_job_memory_bytes` (gauge) | | `total.job_memory_bytes` |
 //! | `zonal_workers` (gauge) | | `workers.len()` |
+//! | `zonal_workers_pinned` (gauge) | | `workers[w].pinned` (count) |
+//! | `zonal_workers_displaced` (gauge) | | `displaced_workers` |
+//! | `zonal_displacements_total` | | `total.displacements` |
+//! | `zonal_repins_total` | | `total.repins` |
+//! | `zonal_pin_fallback_workers` (gauge) | | `pin_fallback_workers` |
+//! | `zonal_topology_discovered` (gauge, 0 or 1) | | `topology_discovered` |
 //! | `zonal_policy_info` | `policy`, `levels`, `zone_depth` | the pool's policy and topology |
 //!
 //! Levels are labelled by the paper's roman numerals: `level="I"` is index 0 of the
@@ -262,6 +268,21 @@ fn series(m: &PoolMetrics, emit: &mut Emit<'_>) -> fmt::Result {
         &counter(m.total.repins),
     )?;
     emit(
+        "zonal_pin_fallback_workers",
+        "Workers that run unpinned because pinning them failed at the build (the default \
+         pinning mode; the build's warning says why).",
+        None,
+        &gauge(m.pin_fallback_workers as u64),
+    )?;
+    emit(
+        "zonal_topology_discovered",
+        "1 when the topology is this machine's, discovered; 0 for the flat fallback (one \
+         node, unpinned, where this machine cannot be discovered) and for a virtual \
+         topology.",
+        None,
+        &gauge(u64::from(m.topology_discovered)),
+    )?;
+    emit(
         "zonal_policy",
         "The pool's stealing policy and topology.",
         None,
@@ -423,6 +444,12 @@ mod tests {
             "zonal_workers_displaced 0",
             "zonal_displacements_total 0",
             "zonal_repins_total 0",
+            "# HELP zonal_pin_fallback_workers Workers that run unpinned because pinning",
+            "# TYPE zonal_pin_fallback_workers gauge",
+            "zonal_pin_fallback_workers 0",
+            "# HELP zonal_topology_discovered 1 when the topology is this machine's",
+            "# TYPE zonal_topology_discovered gauge",
+            "zonal_topology_discovered 0", // a preset is not this machine
             "zonal_policy_info{policy=\"none\",levels=\"6\",zone_depth=",
             "# EOF",
         ] {
@@ -463,6 +490,36 @@ mod tests {
             })
             .collect();
         assert_eq!(lines("zonal_queue_length{"), queues);
+    }
+
+    /// The two gauges follow the snapshot: a pinning fallback and a discovered topology.
+    #[test]
+    fn the_pin_fallback_and_discovery_gauges_follow_the_snapshot() {
+        let mut m = busy_s1_pool().metrics();
+        m.pin_fallback_workers = 3;
+        m.pin_fallback_reason = Some("worker 0, CPU 0: refused".into());
+        m.topology_discovered = true;
+        let text = encode_metrics(&m).unwrap();
+        for series in [
+            "zonal_pin_fallback_workers 3\n",
+            "zonal_topology_discovered 1\n",
+        ] {
+            assert!(text.contains(series), "{series} missing from\n{text}");
+        }
+    }
+
+    /// A pool over this machine, as built here: discovered (Linux), nothing fell back.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_pool_over_this_machine_reports_its_topology_discovered() {
+        let pool = ThreadPoolBuilder::new().no_policy().build().unwrap();
+        let text = pool.metrics_handle().encode().unwrap();
+        for series in [
+            "zonal_pin_fallback_workers 0\n",
+            "zonal_topology_discovered 1\n",
+        ] {
+            assert!(text.contains(series), "{series} missing from\n{text}");
+        }
     }
 
     #[test]

@@ -22,6 +22,8 @@ fn check(ret: libc::c_long) -> io::Result<libc::c_long> {
     }
 }
 
+pub(super) const PIN_CALL: &str = "sched_setaffinity";
+
 pub(super) fn pin_current_thread(cpu: u32) -> io::Result<()> {
     set_thread_affinity(&[cpu])
 }

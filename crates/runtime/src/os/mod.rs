@@ -101,8 +101,15 @@ impl MemoryPolicy {
 /// The kernel's error: `EINVAL` for a CPU that is offline or outside the process's cpuset,
 /// for example. On platforms without thread affinity, [`io::ErrorKind::Unsupported`].
 pub fn pin_current_thread(cpu: u32) -> io::Result<()> {
+    #[cfg(test)]
+    if let Some(e) = fail_pins::injected(cpu) {
+        return Err(e);
+    }
     imp::pin_current_thread(cpu)
 }
+
+/// The call behind [`pin_current_thread`], to name in a pinning failure's reason.
+pub(crate) const PIN_CALL: &str = imp::PIN_CALL;
 
 /// Lets the calling thread run on every CPU in `cpus` (OS indexes).
 ///
@@ -215,3 +222,56 @@ pub(crate) fn ids_of(mask: &[u64]) -> Vec<u32> {
 
 #[cfg(test)]
 mod test;
+
+/// Unit tests only: makes [`pin_current_thread`] fail, as on a platform or in a cpuset
+/// where pinning is refused, for chosen CPUs on threads whose name starts with a chosen
+/// prefix (a pool's workers, named by the test with `thread_name`), so that tests running
+/// in parallel in the same process, and their pools, are not affected. Not compiled
+/// outside `cargo test`.
+#[cfg(test)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))] // its tests read Linux affinities
+pub(crate) mod fail_pins {
+    use std::io;
+    use std::sync::Mutex;
+
+    /// `(thread name prefix, CPUs)`: the failures in force.
+    static FAILING: Mutex<Vec<(String, Vec<u32>)>> = Mutex::new(Vec::new());
+
+    /// Pinning to any of `cpus` fails on threads named `prefix…` while this lives.
+    #[derive(Debug)]
+    pub(crate) struct FailPins {
+        prefix: String,
+    }
+
+    impl FailPins {
+        pub(crate) fn new(prefix: &str, cpus: &[u32]) -> Self {
+            let mut f = FAILING.lock().unwrap_or_else(|e| e.into_inner());
+            assert!(
+                f.iter()
+                    .all(|(p, _)| !p.starts_with(prefix) && !prefix.starts_with(p)),
+                "failure prefixes must not overlap: {prefix:?}"
+            );
+            f.push((prefix.to_owned(), cpus.to_vec()));
+            Self {
+                prefix: prefix.to_owned(),
+            }
+        }
+    }
+
+    impl Drop for FailPins {
+        fn drop(&mut self) {
+            let mut f = FAILING.lock().unwrap_or_else(|e| e.into_inner());
+            f.retain(|(p, _)| *p != self.prefix);
+        }
+    }
+
+    /// The injected error for pinning the calling thread to `cpu`, if any.
+    pub(super) fn injected(cpu: u32) -> Option<io::Error> {
+        let thread = std::thread::current();
+        let name = thread.name()?;
+        let f = FAILING.lock().unwrap_or_else(|e| e.into_inner());
+        f.iter()
+            .any(|(p, cpus)| name.starts_with(p.as_str()) && cpus.contains(&cpu))
+            .then(|| io::Error::new(io::ErrorKind::PermissionDenied, "refused by the test"))
+    }
+}

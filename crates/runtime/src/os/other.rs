@@ -14,6 +14,8 @@ fn unsupported(what: &str) -> io::Error {
     )
 }
 
+pub(super) const PIN_CALL: &str = "core_affinity";
+
 pub(super) fn pin_current_thread(cpu: u32) -> io::Result<()> {
     if core_affinity::set_for_current(core_affinity::CoreId { id: cpu as usize }) {
         Ok(())
