@@ -100,15 +100,15 @@ pub(crate) type NameFn = Box<dyn FnMut(usize) -> String>;
 ///   reason ([`BuildError::is_pinning_error`]);
 /// - **`pin(false)`**: off. Workers are left to the OS scheduler.
 ///
-/// Where this machine cannot be discovered (neither Linux nor the `hwloc` feature), the
-/// pool runs over one flat node of `available_parallelism` CPUs, unpinned (those CPU
+/// Where this machine cannot be discovered (neither Linux nor the `hwloc` feature, or a
+/// Linux whose sysfs is not mounted), the pool runs over one flat node of `available_parallelism` CPUs, unpinned (those CPU
 /// numbers are not known to be the OS's), with a `tracing` warning;
 /// [`ThreadPool::is_topology_discovered`] (the gauge `zonal_topology_discovered`) says
 /// so, and `pin(true)` is then a pinning error. So a default pool, the global pool
 /// included, builds on any platform.
 ///
 /// A pool built over another topology ([`preset`](Self::preset), [`xml_file`](Self::xml_file),
-/// [`nodes_file`](Self::nodes_file), [`topology`](Self::topology)) is *virtual*: one worker
+/// `nodes_file` (feature `json`), [`topology`](Self::topology)) is *virtual*: one worker
 /// per virtual CPU, unpinned or spread over the allowed CPUs ([`ThreadPool::placement`]
 /// says which, and the build logs it). That is how behaviour on big machines is tested here.
 ///

@@ -44,7 +44,7 @@ pub(crate) fn this_machine() -> Result<(Topology, Origin), BuildError> {
 fn from_discovery(found: Result<Machine, TopologyError>) -> Result<(Topology, Origin), BuildError> {
     match found {
         Ok(m) => Ok((Topology::new(m), Origin::Discovered)),
-        Err(e @ TopologyError::NoDiscovery { .. }) => {
+        Err(e @ (TopologyError::NoDiscovery { .. } | TopologyError::NoSysfs { .. })) => {
             let cpus = flat_cpus();
             tracing::warn!(
                 target: "zonal_runtime",
@@ -70,7 +70,7 @@ fn from_discovery(found: Result<Machine, TopologyError>) -> Result<(Topology, Or
 /// `0..available_parallelism`.
 pub(crate) fn allowed_cpus() -> Result<Vec<u32>, TopologyError> {
     match zonal_topology::allowed_cpus() {
-        Err(TopologyError::NoDiscovery { .. }) => Ok(flat_cpus()),
+        Err(TopologyError::NoDiscovery { .. } | TopologyError::NoSysfs { .. }) => Ok(flat_cpus()),
         other => other,
     }
 }
@@ -128,6 +128,17 @@ mod tests {
         assert!(origin.is_virtual());
         assert_eq!(topo.node_count(), 1);
         assert_eq!(topo.cpu_count(), flat_cpus().len());
+    }
+
+    #[test]
+    fn linux_without_sysfs_is_one_flat_node_marked_fallback() {
+        let missing = std::path::PathBuf::from("/nonexistent/sys/devices/system");
+        let (topo, origin) = from_discovery(Err(TopologyError::NoSysfs { path: missing })).unwrap();
+        let Origin::Fallback { why } = &origin else {
+            panic!("{origin:?}")
+        };
+        assert!(why.contains("is sysfs mounted"), "{why}");
+        assert_eq!(topo.node_count(), 1);
     }
 
     #[test]

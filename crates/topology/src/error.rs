@@ -140,6 +140,18 @@ pub enum TopologyError {
         /// The OS (`std::env::consts::OS`).
         os: &'static str,
     },
+    /// This Linux machine cannot be discovered: neither `/sys/devices/system/node` nor
+    /// `/sys/devices/system/cpu/online` is there (sysfs not mounted, or masked).
+    #[error(
+        "cannot discover this machine: neither {}/node nor {}/cpu/online exists \
+         (is sysfs mounted?)",
+        .path.display(),
+        .path.display()
+    )]
+    NoSysfs {
+        /// `…/sys/devices/system` under the root read.
+        path: PathBuf,
+    },
     /// The description has no NUMA node at all.
     #[error("the machine description has no NUMA node")]
     NoNodes,
@@ -273,6 +285,7 @@ impl TopologyError {
             | TopologyError::Hwloc { .. }
             | TopologyError::Sysfs { .. }
             | TopologyError::ProcStatus { .. }
+            | TopologyError::NoSysfs { .. }
             | TopologyError::InFile { .. } => self,
             #[cfg(feature = "json")]
             TopologyError::Json { .. } => self,

@@ -449,4 +449,3 @@ fn common_steps(all: bool) -> Vec<Step> {
     });
     steps
 }
-

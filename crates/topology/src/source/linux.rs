@@ -10,6 +10,9 @@
 //!   [`DistanceOrigin::SingleNode`](crate::DistanceOrigin::SingleNode)).
 //! - Cores and last-level caches: `/sys/devices/system/cpu/cpuN/{topology,cache}`,
 //!   numbered as hwloc numbers its `Core` and cache objects (`cpu_topology.rs`).
+//! - A kernel without NUMA (`CONFIG_NUMA=n`) has no `node/` directory: as hwloc, one node
+//!   (OS id 0) holding the CPUs of `cpu/online`. Without either, [`TopologyError::NoSysfs`]
+//!   (sysfs not mounted), which a pool treats as an undiscoverable machine.
 //! - Offline CPUs: `cpu/online` and the nodes' `cpuM` links (`offline.rs`); as in
 //!   `hwloc.rs`, a `/sys` that cannot say records none.
 //! - The allowed CPUs: the calling thread's `Cpus_allowed_list` (`thread_affinity.rs`),
@@ -21,8 +24,8 @@
 
 use std::path::Path;
 
-use crate::error::Result;
-use crate::machine::Machine;
+use crate::error::{Result, TopologyError};
+use crate::machine::{CpuSpec, Machine, NodeSpec};
 
 const NAME: &str = "this machine";
 
@@ -74,7 +77,12 @@ pub(crate) fn restricted(root: &Path) -> Result<Machine> {
 
 /// The machine under a root, every online CPU included.
 pub(crate) fn discover(root: &Path) -> Result<Machine> {
-    let (mut specs, matrix) = super::sysfs::node_specs(root)?;
+    let system = root.join("sys/devices/system");
+    let (mut specs, matrix) = if system.join("node").exists() {
+        super::sysfs::node_specs(root)?
+    } else {
+        (vec![without_numa(&system)?], None)
+    };
     super::cpu_topology::number_cores_and_caches(root, &mut specs)?;
     // hwloc's `linux` backend reads `nodeN/distance` only when there are several nodes.
     let matrix = if specs.len() < 2 { None } else { matrix };
@@ -83,6 +91,22 @@ pub(crate) fn discover(root: &Path) -> Result<Machine> {
     Ok(match super::offline::offline_cpus(root) {
         Ok(off) => machine.with_offline_cpus(|id| off.get(&id).cloned().unwrap_or_default()),
         Err(_) => machine,
+    })
+}
+
+/// A kernel without NUMA: one node, OS id 0, holding the online CPUs.
+fn without_numa(system: &Path) -> Result<NodeSpec> {
+    let online = system.join("cpu/online");
+    let Some(text) = super::sysfs::optional_text(&online)? else {
+        return Err(TopologyError::NoSysfs {
+            path: system.to_path_buf(),
+        });
+    };
+    let cpus = super::cpulist::parse_cpulist(text.trim()).map_err(|e| e.in_file(&online))?;
+    Ok(NodeSpec {
+        os_id: 0,
+        cpus: cpus.into_iter().map(|c| CpuSpec::alone(c, 0)).collect(),
+        memory_bytes: None,
     })
 }
 
@@ -154,6 +178,32 @@ mod test {
         );
         assert_eq!(m.nodes()[1].withheld_cpus, [3]);
         assert_eq!(m.nodes()[2].offline_cpus, [4]);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// A kernel built without NUMA: no `node/` directory, one node of the online CPUs; and
+    /// a root without sysfs at all.
+    #[test]
+    fn a_kernel_without_numa_is_one_node_and_no_sysfs_is_named() {
+        let root = std::env::temp_dir().join(format!("zonal-linux-flat-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let p = root.join("sys/devices/system/cpu/online");
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, "0-2\n").unwrap();
+        let m = discover(&root).unwrap();
+        assert_eq!(m.nodes().len(), 1);
+        assert_eq!(m.nodes()[0].os_id, 0);
+        let cpus: Vec<u32> = m.cpus().iter().map(|c| c.os_index).collect();
+        assert_eq!(cpus, [0, 1, 2]);
+
+        std::fs::write(&p, "0-x\n").unwrap();
+        let e = discover(&root).unwrap_err();
+        assert!(e.to_string().contains("cpu/online"), "{e}");
+
+        std::fs::remove_dir_all(root.join("sys")).unwrap();
+        let e = discover(&root).unwrap_err();
+        assert!(matches!(e, TopologyError::NoSysfs { .. }), "{e}");
+        assert!(e.to_string().contains("is sysfs mounted"), "{e}");
         std::fs::remove_dir_all(&root).unwrap();
     }
 }
