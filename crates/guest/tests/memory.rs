@@ -13,5 +13,5 @@ fn buffers_live_on_their_nodes_under_the_reported_policy() {
     let step = boot.step("memory");
     assert_eq!(step.rc, Some(0), "{}", step.text);
     let r = step.probe();
-    common::assert_buffers_on_their_nodes(&r);
+    common::assertions::assert_buffers_on_their_nodes(&r);
 }

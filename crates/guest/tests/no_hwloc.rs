@@ -83,9 +83,9 @@ fn workers_stay_pinned_and_memory_stays_local_without_hwloc() {
         serde_json::json!({ "Ok": 8 }),
         "{r}"
     );
-    common::assert_workers_pinned(&r);
+    common::assertions::assert_workers_pinned(&r);
 
     let step = boot.step("memory");
     assert_eq!(step.rc, Some(0), "{}", step.text);
-    common::assert_buffers_on_their_nodes(&step.probe());
+    common::assertions::assert_buffers_on_their_nodes(&step.probe());
 }

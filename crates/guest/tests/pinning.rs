@@ -16,7 +16,7 @@ fn workers_stay_pinned_in_every_phase_on_four_nodes() {
         boot.elapsed.as_secs_f64(),
         boot.cached
     );
-    common::assert_workers_pinned(&r);
+    common::assertions::assert_workers_pinned(&r);
     // This probe has hwloc: its phase, and its discovery agrees with the default one.
     assert!(
         r["phases"]

@@ -24,7 +24,6 @@ use zonal_guest::{
 };
 
 pub mod assertions;
-pub use assertions::*;
 
 /// Marks the start of a step's output in the job: `ZONAL-STEP name`.
 const STEP: &str = "ZONAL-STEP ";
