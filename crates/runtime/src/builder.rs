@@ -406,6 +406,7 @@ impl ThreadPoolBuilder {
     /// # Ok::<(), zonal_runtime::BuildError>(())
     /// ```
     #[cfg(feature = "tokio")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
     #[must_use]
     pub fn tokio_handle(mut self, handle: tokio::runtime::Handle) -> Self {
         self.tokio = Some(handle);

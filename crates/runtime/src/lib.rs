@@ -174,6 +174,7 @@ pub use balance::{MoveRecord, PassReport};
 pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
 #[cfg(feature = "control-plane")]
+#[cfg_attr(docsrs, doc(cfg(feature = "control-plane")))]
 pub use control::{
     encode_metrics, BalanceStats, ControlOptions, ControlPlane, PoolCollector, Sample, ServeError,
     ServeOptions, METRICS_CONTENT_TYPE,

@@ -538,6 +538,7 @@ impl MetricsHandle {
     /// # Errors
     /// A formatting error of the encoder (writing to a `String` does not fail).
     #[cfg(feature = "control-plane")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "control-plane")))]
     pub fn encode(&self) -> Result<String, std::fmt::Error> {
         crate::control::exposition::encode_snapshot(self.snapshot())
     }

@@ -81,6 +81,7 @@ pub use machine::{
 pub use report::TopologyReport;
 pub use source::cpulist::{format_cpulist, parse_cpulist};
 #[cfg(feature = "hwloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "hwloc")))]
 pub use source::hwloc::from_xml_file;
 #[cfg(all(not(target_os = "linux"), feature = "hwloc"))]
 pub use source::hwloc::{allowed_cpus, this_machine, this_machine_unrestricted};
