@@ -149,6 +149,12 @@ impl<'a, T> ChunksIter<'a, T> {
     }
 }
 
+impl<T> Clone for ChunksIter<'_, T> {
+    fn clone(&self) -> Self {
+        ChunksIter { ..*self }
+    }
+}
+
 impl<'a, T: Sync> Producer for ChunksIter<'a, T> {
     type Item = &'a [T];
     type IntoIter = std::slice::Chunks<'a, T>;
@@ -217,6 +223,12 @@ impl<'a, T> WindowsIter<'a, T> {
     pub(crate) fn new(slice: &'a [T], size: usize) -> Self {
         assert!(size != 0, "window size must be non-zero");
         WindowsIter { slice, size }
+    }
+}
+
+impl<T> Clone for WindowsIter<'_, T> {
+    fn clone(&self) -> Self {
+        WindowsIter { ..*self }
     }
 }
 
