@@ -474,3 +474,29 @@ fn long_inputs_really_split() {
         });
     }
 }
+
+#[test]
+fn char_ranges_equal_std_and_skip_surrogates() {
+    let cases = [
+        ('a', 'z'),
+        ('a', 'a'),
+        ('z', 'a'),
+        ('\u{D7F9}', '\u{E007}'),
+        ('\u{D7FF}', '\u{E000}'),
+        ('\0', char::MAX),
+        ('é', '🦀'),
+    ];
+    for (lo, hi) in cases {
+        let want: Vec<char> = (lo..hi).collect();
+        everywhere(&want, || (lo..hi).into_par_iter().collect());
+        assert_eq!((lo..hi).into_par_iter().len(), want.len());
+        let want: Vec<char> = (lo..=hi).collect();
+        everywhere(&want, || (lo..=hi).into_par_iter().collect());
+        everywhere(&want.iter().rev().copied().collect::<Vec<_>>(), || {
+            (lo..=hi).into_par_iter().rev().collect()
+        });
+    }
+    let mut exhausted = 'a'..='b';
+    exhausted.by_ref().for_each(drop);
+    assert_eq!(exhausted.into_par_iter().count(), 0);
+}

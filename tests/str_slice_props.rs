@@ -179,6 +179,17 @@ proptest! {
     }
 
     #[test]
+    fn char_ranges_equal_std(a in any::<char>(), len in 0u32..5000, k in 0usize..3) {
+        let b = char::from_u32(u32::from(a).saturating_add(len)).unwrap_or(char::MAX);
+        let got = on(k, || (
+            (a..b).into_par_iter().collect::<Vec<_>>(),
+            (a..=b).into_par_iter().collect::<Vec<_>>(),
+        ));
+        prop_assert_eq!(got.0, (a..b).collect::<Vec<_>>());
+        prop_assert_eq!(got.1, (a..=b).collect::<Vec<_>>());
+    }
+
+    #[test]
     fn sort_by_cached_key_equals_stable_sort(v in slice(), k in 0usize..3) {
         let pairs: Vec<(u8, usize)> = v.iter().copied().zip(0..).collect();
         let mut want = pairs.clone();
