@@ -500,3 +500,14 @@ fn char_ranges_equal_std_and_skip_surrogates() {
     exhausted.by_ref().for_each(drop);
     assert_eq!(exhausted.into_par_iter().count(), 0);
 }
+
+#[test]
+fn boxed_slices_are_parallel_iterators() {
+    let mut b: Box<[i32]> = (0..100).collect();
+    let sum: i32 = (&b).into_par_iter().sum();
+    assert_eq!(sum, 4950);
+    (&mut b).into_par_iter().for_each(|x| *x *= 2);
+    assert_eq!(b.par_iter().sum::<i32>(), 9900);
+    b.par_iter_mut().for_each(|x| *x += 1);
+    assert_eq!(b[..3], [1, 3, 5]);
+}

@@ -1,5 +1,5 @@
-//! Slices: `&[T]`, `&mut [T]` (and `&Vec<T>`, `&mut Vec<T>`, arrays), and the chunked and
-//! windowed views of [`ParallelSlice`](crate::slice::ParallelSlice) and
+//! Slices: `&[T]`, `&mut [T]` (and `&Vec<T>`, `&mut Vec<T>`, `&Box<[T]>`, arrays), and the
+//! chunked and windowed views of [`ParallelSlice`](crate::slice::ParallelSlice) and
 //! [`ParallelSliceMut`](crate::slice::ParallelSliceMut).
 
 use crate::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback};
@@ -107,6 +107,22 @@ impl<'a, T: Sync + 'a, const N: usize> IntoParallelIterator for &'a [T; N] {
     type Item = &'a T;
     fn into_par_iter(self) -> SliceIter<'a, T> {
         SliceIter { slice: self }
+    }
+}
+
+impl<'a, T: Sync + 'a> IntoParallelIterator for &'a Box<[T]> {
+    type Iter = SliceIter<'a, T>;
+    type Item = &'a T;
+    fn into_par_iter(self) -> SliceIter<'a, T> {
+        SliceIter { slice: self }
+    }
+}
+
+impl<'a, T: Send + 'a> IntoParallelIterator for &'a mut Box<[T]> {
+    type Iter = SliceIterMut<'a, T>;
+    type Item = &'a mut T;
+    fn into_par_iter(self) -> SliceIterMut<'a, T> {
+        SliceIterMut { slice: self }
     }
 }
 
