@@ -3,6 +3,8 @@
 //! A NUMA-aware work-stealing thread pool whose stealing obeys the conservative,
 //! zone-limited rules of Mehta & Kanungo. This facade re-exports the workspace crates and
 //! offers rayon's API: `use zonal::prelude::*;` in place of `use rayon::prelude::*;`.
+//! Parallel iterators over slices are in [`slice`](mod@slice), over strings in
+//! [`str`](mod@str).
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use zonal_policy as policy;
@@ -16,6 +18,7 @@ pub use zonal_topology as topology;
 pub mod iter;
 pub mod prelude;
 pub mod slice;
+pub mod str;
 
 // --- rayon's pool API at the root (`zonal::join`, `zonal::ThreadPoolBuilder`, ...) ---
 pub use zonal_runtime::{

@@ -1,5 +1,5 @@
-//! Slices: `&[T]`, `&mut [T]` (and `&Vec<T>`, `&mut Vec<T>`, arrays), and the chunked and
-//! windowed views of [`ParallelSlice`](crate::slice::ParallelSlice) and
+//! Slices: `&[T]`, `&mut [T]` (and `&Vec<T>`, `&mut Vec<T>`, `&Box<[T]>`, arrays), and the
+//! chunked and windowed views of [`ParallelSlice`](crate::slice::ParallelSlice) and
 //! [`ParallelSliceMut`](crate::slice::ParallelSliceMut).
 
 use crate::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback};
@@ -110,6 +110,22 @@ impl<'a, T: Sync + 'a, const N: usize> IntoParallelIterator for &'a [T; N] {
     }
 }
 
+impl<'a, T: Sync + 'a> IntoParallelIterator for &'a Box<[T]> {
+    type Iter = SliceIter<'a, T>;
+    type Item = &'a T;
+    fn into_par_iter(self) -> SliceIter<'a, T> {
+        SliceIter { slice: self }
+    }
+}
+
+impl<'a, T: Send + 'a> IntoParallelIterator for &'a mut Box<[T]> {
+    type Iter = SliceIterMut<'a, T>;
+    type Item = &'a mut T;
+    fn into_par_iter(self) -> SliceIterMut<'a, T> {
+        SliceIterMut { slice: self }
+    }
+}
+
 impl<'a, T: Send + 'a> IntoParallelIterator for &'a mut [T] {
     type Iter = SliceIterMut<'a, T>;
     type Item = &'a mut T;
@@ -146,6 +162,12 @@ impl<'a, T> ChunksIter<'a, T> {
     pub(crate) fn new(slice: &'a [T], size: usize) -> Self {
         assert!(size != 0, "chunk size must be non-zero");
         ChunksIter { slice, size }
+    }
+}
+
+impl<T> Clone for ChunksIter<'_, T> {
+    fn clone(&self) -> Self {
+        ChunksIter { ..*self }
     }
 }
 
@@ -217,6 +239,12 @@ impl<'a, T> WindowsIter<'a, T> {
     pub(crate) fn new(slice: &'a [T], size: usize) -> Self {
         assert!(size != 0, "window size must be non-zero");
         WindowsIter { slice, size }
+    }
+}
+
+impl<T> Clone for WindowsIter<'_, T> {
+    fn clone(&self) -> Self {
+        WindowsIter { ..*self }
     }
 }
 
