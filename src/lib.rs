@@ -15,10 +15,18 @@ pub use zonal_runtime as runtime;
 pub use zonal_sim as sim;
 pub use zonal_topology as topology;
 
+pub mod array;
+pub mod collections;
 pub mod iter;
+pub mod option;
 pub mod prelude;
+pub mod range;
+pub mod range_inclusive;
+pub mod result;
 pub mod slice;
 pub mod str;
+pub mod string;
+pub mod vec;
 
 // --- rayon's pool API at the root (`zonal::join`, `zonal::ThreadPoolBuilder`, ...) ---
 pub use zonal_runtime::{

@@ -9,8 +9,8 @@
 //! so every half yields, sequentially, exactly the pieces `str`'s own methods would, and
 //! `collect` keeps them in order.
 //!
-//! Char ranges (`'a'..'z'`, `'a'..='z'`) are parallel iterators too ([`CharRangeIter`],
-//! indexed), as in rayon.
+//! Char ranges (`'a'..'z'`, `'a'..='z'`) are parallel iterators too, as in rayon: see
+//! [`crate::range`].
 //!
 //! Patterns are those of rayon: a `char`, a `&[char]`, a `[char; N]`, a `&[char; N]`, or a
 //! closure `Fn(char) -> bool` (each matches one char at a time).
@@ -24,10 +24,8 @@
 //! assert_eq!(n, 3);
 //! ```
 
-use crate::iter::plumbing::{
-    bridge, bridge_unindexed, Consumer, Folder, Producer, ProducerCallback, UnindexedProducer,
-};
-use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use crate::iter::plumbing::{bridge_unindexed, Consumer, Folder, UnindexedProducer};
+use crate::iter::ParallelIterator;
 use crate::slice::{Fissile, FissionProducer};
 
 use self::private::Pattern;
@@ -627,117 +625,5 @@ impl<'ch> ParallelIterator for SplitAsciiWhitespace<'ch> {
         }
         .filter(|s| !s.is_empty())
         .drive_unindexed(consumer)
-    }
-}
-
-// --- char ranges ------------------------------------------------------------------------
-
-/// The chars of a range (`'a'..'z'`, `'a'..='z'`), surrogates skipped as `char` ranges do
-/// (indexed: the node cut applies). It sits with the strings until the integer ranges of
-/// [`crate::iter`] take chars too.
-///
-/// ```
-/// use zonal::prelude::*;
-/// let v: Vec<char> = ('a'..='e').into_par_iter().collect();
-/// assert_eq!(v, ['a', 'b', 'c', 'd', 'e']);
-/// // The 2048 surrogate code points are no chars: the range skips them.
-/// let n = ('\u{D7FF}'..'\u{E001}').into_par_iter().count();
-/// assert_eq!(n, 2);
-/// ```
-#[derive(Debug, Clone)]
-#[must_use = "iterator adaptors are lazy"]
-pub struct CharRangeIter {
-    /// The key of the first char (surrogates squeezed out, [`char_key`]).
-    start: u32,
-    len: usize,
-}
-
-/// The first surrogate code point and the number of them.
-const SURROGATES: (u32, u32) = (0xD800, 0x800);
-
-/// A char's position among all chars: its code point, less the surrogates below it.
-fn char_key(c: char) -> u32 {
-    let c = u32::from(c);
-    if c >= SURROGATES.0 {
-        c - SURROGATES.1
-    } else {
-        c
-    }
-}
-
-/// The char at a position among all chars ([`char_key`]'s inverse).
-fn key_char(key: u32) -> char {
-    let c = if key >= SURROGATES.0 {
-        key + SURROGATES.1
-    } else {
-        key
-    };
-    char::from_u32(c).expect("a key of a char")
-}
-
-impl CharRangeIter {
-    fn keys(start: u32, end: u32) -> Self {
-        CharRangeIter {
-            start,
-            len: end.saturating_sub(start) as usize,
-        }
-    }
-}
-
-impl Producer for CharRangeIter {
-    type Item = char;
-    type IntoIter = std::iter::Map<std::ops::Range<u32>, fn(u32) -> char>;
-    fn len(&self) -> usize {
-        self.len
-    }
-    fn into_iter(self) -> Self::IntoIter {
-        // `len` came from a `u32` difference: the end fits.
-        let end = self.start + self.len as u32;
-        (self.start..end).map(key_char as fn(u32) -> char)
-    }
-    fn split_at(self, index: usize) -> (Self, Self) {
-        let right = CharRangeIter {
-            start: self.start + index as u32,
-            len: self.len - index,
-        };
-        (CharRangeIter { len: index, ..self }, right)
-    }
-}
-
-impl ParallelIterator for CharRangeIter {
-    type Item = char;
-    fn drive_unindexed<C: Consumer<char>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
-    }
-    fn opt_len(&self) -> Option<usize> {
-        Some(self.len)
-    }
-}
-
-impl IndexedParallelIterator for CharRangeIter {
-    fn len(&self) -> usize {
-        self.len
-    }
-    fn with_producer<CB: ProducerCallback<char>>(self, callback: CB) -> CB::Output {
-        callback.callback(self)
-    }
-}
-
-impl IntoParallelIterator for std::ops::Range<char> {
-    type Iter = CharRangeIter;
-    type Item = char;
-    fn into_par_iter(self) -> CharRangeIter {
-        CharRangeIter::keys(char_key(self.start), char_key(self.end))
-    }
-}
-
-impl IntoParallelIterator for std::ops::RangeInclusive<char> {
-    type Iter = CharRangeIter;
-    type Item = char;
-    fn into_par_iter(self) -> CharRangeIter {
-        if self.is_empty() {
-            return CharRangeIter::keys(0, 0);
-        }
-        CharRangeIter::keys(char_key(*self.start()), char_key(*self.end()) + 1)
     }
 }

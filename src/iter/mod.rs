@@ -90,14 +90,164 @@ pub use par_bridge::{IterBridge, ParallelBridge};
 pub use rev::Rev;
 pub use skip_take::{Skip, Take};
 pub use sources::collections::IntoIter as CollectionIntoIter;
+pub use sources::drain::{Drain, ParallelDrainFull, ParallelDrainRange};
+pub use sources::empty::{Empty, Once};
+pub use sources::multizip::MultiZip;
 pub use sources::node::{par_iter_nodes, NodeIter, NodeVec};
 pub use sources::option::OptionIter;
-pub use sources::range::{RangeIter, RangeKey, UnindexedRangeIter};
+pub use sources::range::{
+    IndexedInclusiveRangeKey, IndexedRangeKey, RangeInclusiveIter, RangeIter, RangeKey,
+};
+pub use sources::repeat::{Repeat, RepeatN};
 pub use sources::slice::{ChunksIter, ChunksMutIter, SliceIter, SliceIterMut, WindowsIter};
+pub use sources::split::Split;
 pub use sources::vec::VecIntoIter;
+pub use sources::walk_tree::{WalkTree, WalkTreePostfix, WalkTreePrefix};
 pub use zip::Zip;
 
 use plumbing::{Consumer, ProducerCallback};
+
+// --- the free-function sources (rayon's `iter::empty`, `iter::once`, ...) ---
+
+/// A parallel iterator with no items (indexed).
+///
+/// ```
+/// use zonal::prelude::*;
+/// let v: Vec<u8> = zonal::iter::empty().collect();
+/// assert!(v.is_empty());
+/// assert_eq!(zonal::iter::empty::<u8>().chain([1, 2]).count(), 2);
+/// ```
+pub fn empty<T: Send>() -> Empty<T> {
+    Empty::new()
+}
+
+/// A parallel iterator with exactly one item (indexed).
+///
+/// ```
+/// use zonal::prelude::*;
+/// let v: Vec<i32> = (0..3).into_par_iter().chain(zonal::iter::once(-1)).collect();
+/// assert_eq!(v, [0, 1, 2, -1]);
+/// ```
+pub fn once<T: Send>(item: T) -> Once<T> {
+    Once::new(item)
+}
+
+/// An endless parallel iterator of clones of `element` (unindexed): bound it with
+/// [`Repeat::take`], [`Repeat::zip`] or a short-circuiting consumer.
+///
+/// ```
+/// use zonal::prelude::*;
+/// let found = zonal::iter::repeat(5u32).map(|x| x * 2).find_any(|&x| x == 10);
+/// assert_eq!(found, Some(10));
+/// ```
+pub fn repeat<T: Clone + Send>(element: T) -> Repeat<T> {
+    Repeat::new(element)
+}
+
+/// A parallel iterator of `n` clones of `element` (indexed; the element itself is the last
+/// item, and is dropped unused when `n` is 0).
+///
+/// ```
+/// use zonal::prelude::*;
+/// let v: Vec<String> = zonal::iter::repeat_n(String::from("ab"), 3).collect();
+/// assert_eq!(v, ["ab", "ab", "ab"]);
+/// assert_eq!(zonal::iter::repeat_n('x', 1000).len(), 1000);
+/// ```
+pub fn repeat_n<T: Clone + Send>(element: T, n: usize) -> RepeatN<T> {
+    RepeatN::new(element, n)
+}
+
+/// The former name of [`repeat_n`].
+#[deprecated(note = "use `repeat_n`")]
+pub fn repeatn<T: Clone + Send>(element: T, n: usize) -> RepeatN<T> {
+    repeat_n(element, n)
+}
+
+/// A parallel iterator over the pieces that `splitter` cuts `data` into (unindexed):
+/// `splitter` returns the two halves of a piece, or the piece and `None` when it is too
+/// small to split. The items are the pieces not split further, in order; how far the data
+/// is split depends on the pool (as rayon's `split`).
+///
+/// ```
+/// use zonal::prelude::*;
+/// // Ranges cut in halves down to 100 numbers at most, then summed.
+/// let sum: u64 = zonal::iter::split(0..10_000u64, |r| {
+///     if r.end - r.start <= 100 {
+///         (r, None)
+///     } else {
+///         let mid = r.start + (r.end - r.start) / 2;
+///         (r.start..mid, Some(mid..r.end))
+///     }
+/// })
+/// .map(|r| r.sum::<u64>())
+/// .sum();
+/// assert_eq!(sum, 49_995_000);
+/// ```
+pub fn split<D, S>(data: D, splitter: S) -> Split<D, S>
+where
+    D: Send,
+    S: Fn(D) -> (D, Option<D>) + Sync,
+{
+    Split::new(data, splitter)
+}
+
+/// The nodes of the tree rooted at `root` in prefix order: each node before its children's
+/// subtrees, first child first (`children_of` lists a node's children).
+///
+/// ```
+/// use zonal::prelude::*;
+/// //      1
+/// //    2   3
+/// //   4 5 6 7
+/// let children = |&n: &u32| if n < 4 { vec![2 * n, 2 * n + 1] } else { vec![] };
+/// let v: Vec<u32> = zonal::iter::walk_tree_prefix(1, children).collect();
+/// assert_eq!(v, [1, 2, 4, 5, 3, 6, 7]);
+/// ```
+pub fn walk_tree_prefix<S, B, I>(root: S, children_of: B) -> WalkTreePrefix<S, B>
+where
+    S: Send,
+    B: Fn(&S) -> I + Send + Sync,
+    I: IntoIterator<Item = S>,
+    I::IntoIter: DoubleEndedIterator,
+{
+    WalkTreePrefix::new(root, children_of)
+}
+
+/// The nodes of the tree rooted at `root` in postfix order: each node after its children's
+/// subtrees, first child first (`children_of` lists a node's children).
+///
+/// ```
+/// use zonal::prelude::*;
+/// let children = |&n: &u32| if n < 4 { vec![2 * n, 2 * n + 1] } else { vec![] };
+/// let v: Vec<u32> = zonal::iter::walk_tree_postfix(1, children).collect();
+/// assert_eq!(v, [4, 5, 2, 6, 7, 3, 1]);
+/// ```
+pub fn walk_tree_postfix<S, B, I>(root: S, children_of: B) -> WalkTreePostfix<S, B>
+where
+    S: Send,
+    B: Fn(&S) -> I + Send + Sync,
+    I: IntoIterator<Item = S>,
+{
+    WalkTreePostfix::new(root, children_of)
+}
+
+/// The nodes of the tree rooted at `root`, in no specified order (whichever walk is
+/// believed fastest; `children_of` lists a node's children).
+///
+/// ```
+/// use zonal::prelude::*;
+/// let children = |&n: &u32| if n < 4 { vec![2 * n, 2 * n + 1] } else { vec![] };
+/// assert_eq!(zonal::iter::walk_tree(1, children).sum::<u32>(), 28);
+/// ```
+pub fn walk_tree<S, B, I>(root: S, children_of: B) -> WalkTree<S, B>
+where
+    S: Send,
+    B: Fn(&S) -> I + Send + Sync,
+    I: IntoIterator<Item = S>,
+    I::IntoIter: DoubleEndedIterator,
+{
+    WalkTree::new(root, children_of)
+}
 
 /// A parallel iterator (rayon's `ParallelIterator`): the adaptors and consumers every
 /// parallel iterator has.

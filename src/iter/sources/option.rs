@@ -28,6 +28,12 @@ impl<T: Send> Producer for OptionIter<T> {
 }
 super::slice::self_producer!([T: Send] OptionIter<T>, T);
 
+impl<T> From<Option<T>> for OptionIter<T> {
+    fn from(opt: Option<T>) -> Self {
+        OptionIter { opt }
+    }
+}
+
 impl<T: Send> IntoParallelIterator for Option<T> {
     type Iter = OptionIter<T>;
     type Item = T;

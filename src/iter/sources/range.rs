@@ -1,10 +1,19 @@
-//! Integer ranges (`a..b`, `a..=b`) of every integer type. As in rayon, ranges whose length
-//! always fits a `usize` are indexed; the others (`u64`, `i64`, `u128`, `i128` ranges and
-//! wide inclusive ranges) are unindexed, split in halves.
+//! Ranges (`a..b`, `a..=b`) of every integer type and of `char`: [`range::Iter`] and
+//! [`range_inclusive::Iter`], as rayon's. As in rayon, a range type whose length always
+//! fits a `usize` is indexed (exclusive ranges of `u8`, `u16`, `u32`, `usize`, their signed
+//! twins and `char`; inclusive ranges of `u8`, `u16`, `i8`, `i16` and `char`); the others
+//! are plain parallel iterators, which still run as indexed ones (node cut included) when
+//! the length of the range at hand fits a `usize`, and otherwise split in halves
+//! (`0..10u128.pow(27)`).
 //!
-//! Every integer maps to a `u128` key preserving order (signed ones with their sign bit
-//! flipped), so one implementation serves every type.
+//! Every item maps to a `u128` key preserving order ([`RangeKey`]): integers with their
+//! sign bit flipped where signed, `char`s without the surrogate gap (`'\u{D7FF}'` and
+//! `'\u{E000}'` have adjacent keys), so one implementation serves every type.
+//!
+//! [`range::Iter`]: crate::range::Iter
+//! [`range_inclusive::Iter`]: crate::range_inclusive::Iter
 
+use std::marker::PhantomData;
 use std::ops::{Range, RangeInclusive};
 
 use crate::iter::plumbing::{
@@ -12,13 +21,20 @@ use crate::iter::plumbing::{
 };
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
-/// An integer type usable in parallel ranges: an order-preserving map to `u128`.
+/// A type usable in parallel ranges: an order-preserving, gapless map to `u128` (the
+/// successor of a value has the next key).
 pub trait RangeKey: Copy + Send + Sync + Ord + 'static {
     /// The key of `self`.
     fn to_key(self) -> u128;
-    /// The integer of a key (of a value of this type).
+    /// The value of a key (of a value of this type).
     fn from_key(key: u128) -> Self;
 }
+
+/// The types whose exclusive ranges are indexed: their length always fits a `usize`.
+pub trait IndexedRangeKey: RangeKey {}
+
+/// The types whose inclusive ranges are indexed: their length always fits a `usize`.
+pub trait IndexedInclusiveRangeKey: RangeKey {}
 
 macro_rules! unsigned_key {
     ($($t:ty)*) => {$(
@@ -53,44 +69,77 @@ macro_rules! signed_key {
 unsigned_key!(u8 u16 u32 u64 u128 usize);
 signed_key!(i8 i16 i32 i64 i128 isize);
 
-/// A parallel iterator over an integer range of known `usize` length (indexed).
-#[derive(Clone, Copy, Debug)]
-pub struct RangeIter<T> {
-    start: u128,
-    len: usize,
-    marker: std::marker::PhantomData<fn() -> T>,
+/// The first surrogate code point and the size of the gap.
+const SURROGATES: u32 = 0xD800;
+const GAP: u32 = 0x800;
+
+impl RangeKey for char {
+    #[inline]
+    fn to_key(self) -> u128 {
+        let c = u32::from(self);
+        u128::from(if c < SURROGATES { c } else { c - GAP })
+    }
+    #[inline]
+    fn from_key(key: u128) -> Self {
+        let k = key as u32;
+        let c = if k < SURROGATES { k } else { k + GAP };
+        char::from_u32(c).expect("the key of a char")
+    }
 }
 
-impl<T: RangeKey> RangeIter<T> {
+// rayon's choice: indexed where the length fits a `usize` on every platform.
+macro_rules! marker {
+    ($tr:ident: $($t:ty)*) => {$( impl $tr for $t {} )*};
+}
+marker!(IndexedRangeKey: u8 u16 u32 usize i8 i16 i32 isize char);
+marker!(IndexedInclusiveRangeKey: u8 u16 i8 i16 char);
+
+/// The keys `lo ..= hi` of a non-empty range, or `None`.
+type Keys = Option<(u128, u128)>;
+
+/// The number of keys, if it fits a `usize`.
+fn keys_len(keys: Keys) -> Option<usize> {
+    match keys {
+        None => Some(0),
+        Some((lo, hi)) => usize::try_from(hi - lo).ok()?.checked_add(1),
+    }
+}
+
+/// Runs the keys as an indexed iterator where their number fits a `usize`, else as an
+/// unindexed one split in halves.
+fn drive_keys<T: RangeKey, C: Consumer<T>>(keys: Keys, consumer: C) -> C::Result {
+    match (keys, keys_len(keys)) {
+        (Some((lo, _)), Some(len)) => bridge(KeyProducer::<T>::new(lo, len), consumer),
+        (None, _) => bridge(KeyProducer::<T>::new(0, 0), consumer),
+        (Some(_), None) => bridge_unindexed(
+            KeySpan::<T> {
+                keys,
+                marker: PhantomData,
+            },
+            consumer,
+        ),
+    }
+}
+
+/// The producer of `len` consecutive keys from `start`.
+#[derive(Debug)]
+struct KeyProducer<T> {
+    start: u128,
+    len: usize,
+    marker: PhantomData<fn() -> T>,
+}
+
+impl<T> KeyProducer<T> {
     fn new(start: u128, len: usize) -> Self {
-        RangeIter {
+        KeyProducer {
             start,
             len,
-            marker: std::marker::PhantomData,
+            marker: PhantomData,
         }
     }
 }
 
-impl<T: RangeKey> ParallelIterator for RangeIter<T> {
-    type Item = T;
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
-    }
-    fn opt_len(&self) -> Option<usize> {
-        Some(self.len)
-    }
-}
-
-impl<T: RangeKey> IndexedParallelIterator for RangeIter<T> {
-    fn len(&self) -> usize {
-        self.len
-    }
-    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
-        callback.callback(self)
-    }
-}
-
-impl<T: RangeKey> Producer for RangeIter<T> {
+impl<T: RangeKey> Producer for KeyProducer<T> {
     type Item = T;
     type IntoIter = KeyIter<T>;
     fn len(&self) -> usize {
@@ -100,23 +149,23 @@ impl<T: RangeKey> Producer for RangeIter<T> {
         KeyIter {
             next: self.start,
             left: self.len as u128,
-            marker: std::marker::PhantomData,
+            marker: PhantomData,
         }
     }
     fn split_at(self, index: usize) -> (Self, Self) {
         (
-            RangeIter::new(self.start, index),
-            RangeIter::new(self.start + index as u128, self.len - index),
+            KeyProducer::new(self.start, index),
+            KeyProducer::new(self.start + index as u128, self.len - index),
         )
     }
 }
 
 /// The sequential iteration of keys `next ..` (`left` of them).
 #[derive(Debug)]
-pub struct KeyIter<T> {
+struct KeyIter<T> {
     next: u128,
     left: u128,
-    marker: std::marker::PhantomData<fn() -> T>,
+    marker: PhantomData<fn() -> T>,
 }
 
 impl<T: RangeKey> Iterator for KeyIter<T> {
@@ -149,36 +198,21 @@ impl<T: RangeKey> DoubleEndedIterator for KeyIter<T> {
     }
 }
 
-/// A parallel iterator over an integer range whose length may not fit a `usize`
-/// (unindexed): keys `lo ..= hi`, or nothing.
-#[derive(Clone, Copy, Debug)]
-pub struct UnindexedRangeIter<T> {
-    bounds: Option<(u128, u128)>,
-    marker: std::marker::PhantomData<fn() -> T>,
+/// Keys `lo ..= hi` too many for a `usize`: split in halves.
+struct KeySpan<T> {
+    keys: Keys,
+    marker: PhantomData<fn() -> T>,
 }
 
-impl<T: RangeKey> ParallelIterator for UnindexedRangeIter<T> {
-    type Item = T;
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        bridge_unindexed(self, consumer)
-    }
-    fn opt_len(&self) -> Option<usize> {
-        match self.bounds {
-            None => Some(0),
-            Some((lo, hi)) => usize::try_from(hi - lo).ok()?.checked_add(1),
-        }
-    }
-}
-
-impl<T: RangeKey> UnindexedProducer for UnindexedRangeIter<T> {
+impl<T: RangeKey> UnindexedProducer for KeySpan<T> {
     type Item = T;
     fn split(self) -> (Self, Option<Self>) {
-        match self.bounds {
+        match self.keys {
             Some((lo, hi)) if hi > lo => {
                 let mid = lo + (hi - lo) / 2;
-                let part = |b| UnindexedRangeIter {
-                    bounds: Some(b),
-                    marker: std::marker::PhantomData,
+                let part = |b| KeySpan {
+                    keys: Some(b),
+                    marker: PhantomData,
                 };
                 (part((lo, mid)), Some(part((mid + 1, hi))))
             }
@@ -186,57 +220,94 @@ impl<T: RangeKey> UnindexedProducer for UnindexedRangeIter<T> {
         }
     }
     fn fold_with<F: Folder<T>>(self, folder: F) -> F {
-        match self.bounds {
+        match self.keys {
             None => folder,
             Some((lo, hi)) => folder.consume_iter(KeyIter {
                 next: lo,
                 left: (hi - lo).wrapping_add(1),
-                marker: std::marker::PhantomData,
+                marker: PhantomData,
             }),
         }
     }
 }
 
-fn keys_exclusive<T: RangeKey>(r: &Range<T>) -> Option<(u128, u128)> {
-    (r.start < r.end).then(|| (r.start.to_key(), r.end.to_key() - 1))
-}
+/// Generates one range iterator (`range::Iter` or `range_inclusive::Iter`).
+macro_rules! range_iter {
+    (
+        $(#[$doc:meta])*
+        $iter:ident, $range:ident, $indexed:ident, |$r:ident| $keys:expr
+    ) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug)]
+        pub struct $iter<T> {
+            range: $range<T>,
+        }
 
-fn keys_inclusive<T: RangeKey>(r: &RangeInclusive<T>) -> Option<(u128, u128)> {
-    (!r.is_empty()).then(|| (r.start().to_key(), r.end().to_key()))
-}
-
-macro_rules! indexed_range {
-    ($range:ident, $keys:ident: $($t:ty)*) => {$(
-        impl IntoParallelIterator for $range<$t> {
-            type Iter = RangeIter<$t>;
-            type Item = $t;
-            fn into_par_iter(self) -> RangeIter<$t> {
-                match $keys(&self) {
-                    None => RangeIter::new(0, 0),
-                    Some((lo, hi)) => RangeIter::new(lo, (hi - lo + 1) as usize),
-                }
+        impl<T: RangeKey> $iter<T> {
+            fn keys(&self) -> Keys {
+                let $r = &self.range;
+                $keys
             }
         }
-    )*};
-}
 
-macro_rules! unindexed_range {
-    ($range:ident, $keys:ident: $($t:ty)*) => {$(
-        impl IntoParallelIterator for $range<$t> {
-            type Iter = UnindexedRangeIter<$t>;
-            type Item = $t;
-            fn into_par_iter(self) -> UnindexedRangeIter<$t> {
-                UnindexedRangeIter {
-                    bounds: $keys(&self),
-                    marker: std::marker::PhantomData,
-                }
+        impl<T: RangeKey> IntoParallelIterator for $range<T> {
+            type Iter = $iter<T>;
+            type Item = T;
+            fn into_par_iter(self) -> $iter<T> {
+                $iter { range: self }
             }
         }
-    )*};
+
+        impl<T: RangeKey> ParallelIterator for $iter<T> {
+            type Item = T;
+            fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+                drive_keys(self.keys(), consumer)
+            }
+            fn opt_len(&self) -> Option<usize> {
+                keys_len(self.keys())
+            }
+        }
+
+        impl<T: $indexed> IndexedParallelIterator for $iter<T> {
+            fn len(&self) -> usize {
+                keys_len(self.keys()).expect("an indexed range's length fits a usize")
+            }
+            fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+                let len = IndexedParallelIterator::len(&self);
+                let start = self.keys().map_or(0, |(lo, _)| lo);
+                callback.callback(KeyProducer::new(start, len))
+            }
+        }
+    };
 }
 
-// rayon's choice: indexed where the length fits a `usize` on every platform.
-indexed_range!(Range, keys_exclusive: u8 u16 u32 usize i8 i16 i32 isize);
-unindexed_range!(Range, keys_exclusive: u64 i64 u128 i128);
-indexed_range!(RangeInclusive, keys_inclusive: u8 u16 i8 i16);
-unindexed_range!(RangeInclusive, keys_inclusive: u32 u64 u128 usize i32 i64 i128 isize);
+range_iter! {
+    /// A parallel iterator over a range `a..b` (rayon's `range::Iter`): indexed for the
+    /// [`IndexedRangeKey`] types.
+    ///
+    /// ```
+    /// use zonal::prelude::*;
+    /// let it: zonal::range::Iter<char> = ('a'..'e').into_par_iter();
+    /// assert_eq!(it.len(), 4);
+    /// assert_eq!(it.collect::<String>(), "abcd");
+    /// let big = 1u128 << 100;
+    /// assert_eq!((big..big + 3).into_par_iter().max(), Some(big + 2));
+    /// ```
+    RangeIter, Range, IndexedRangeKey,
+    |r| (r.start < r.end).then(|| (r.start.to_key(), r.end.to_key() - 1))
+}
+
+range_iter! {
+    /// A parallel iterator over a range `a..=b` (rayon's `range_inclusive::Iter`): indexed
+    /// for the [`IndexedInclusiveRangeKey`] types.
+    ///
+    /// ```
+    /// use zonal::prelude::*;
+    /// let it: zonal::range_inclusive::Iter<u8> = (250..=u8::MAX).into_par_iter();
+    /// assert_eq!(it.len(), 6);
+    /// assert_eq!((0..=u128::MAX).into_par_iter().opt_len(), None); // too long for a usize
+    /// assert_eq!((1..=100u64).into_par_iter().sum::<u64>(), 5050);
+    /// ```
+    RangeInclusiveIter, RangeInclusive, IndexedInclusiveRangeKey,
+    |r| (!r.is_empty()).then(|| (r.start().to_key(), r.end().to_key()))
+}
