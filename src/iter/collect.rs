@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, LinkedList, VecDequ
 use std::hash::{BuildHasher, Hash};
 
 use super::plumbing::{Consumer, Folder, Reducer};
-use super::{FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator};
+use super::{Either, FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator};
 
 /// The items of `iter`, as the pieces' vectors in order.
 pub(super) fn collect_list<I>(iter: I) -> LinkedList<Vec<I::Item>>
@@ -156,12 +156,9 @@ where
     FromA: Default + Send + ParallelExtend<A>,
     FromB: Default + Send + ParallelExtend<B>,
 {
-    let pairs = collect_vec(iter);
-    let (va, vb): (Vec<A>, Vec<B>) = pairs.into_iter().unzip();
-    let (mut fa, mut fb) = (FromA::default(), FromB::default());
-    fa.par_extend(va);
-    fb.par_extend(vb);
-    (fa, fb)
+    let mut ab = (FromA::default(), FromB::default());
+    ab.par_extend(iter);
+    ab
 }
 
 /// Collects the `Ok` items, or returns one of the errors (the items are all visited).
@@ -199,5 +196,114 @@ where
     fn from_par_iter<I: IntoParallelIterator<Item = Option<T>>>(par_iter: I) -> Self {
         let r: Result<C, ()> = par_iter.into_par_iter().map(|o| o.ok_or(())).collect();
         r.ok()
+    }
+}
+
+/// The pieces' lists of pairs, split into a list of vectors per side (order kept).
+fn split_pairs<I, A, B>(iter: I) -> (Vec<A>, Vec<B>)
+where
+    I: IntoParallelIterator<Item = (A, B)>,
+{
+    let list = collect_list(iter);
+    let n = list.iter().map(Vec::len).sum();
+    let (mut va, mut vb) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for part in list {
+        for (a, b) in part {
+            va.push(a);
+            vb.push(b);
+        }
+    }
+    (va, vb)
+}
+
+/// The pieces' lists of `Either`s, split into the lefts and the rights (order kept).
+fn split_either<I, L, R>(iter: I) -> (Vec<L>, Vec<R>)
+where
+    I: IntoParallelIterator<Item = Either<L, R>>,
+{
+    let (mut vl, mut vr) = (Vec::new(), Vec::new());
+    for part in collect_list(iter) {
+        for x in part {
+            match x {
+                Either::Left(l) => vl.push(l),
+                Either::Right(r) => vr.push(r),
+            }
+        }
+    }
+    (vl, vr)
+}
+
+/// `partition_map`: the items mapped to `Either`, gathered in order, each side extended
+/// into its collection.
+pub(super) fn partition_map<I, A, B, P, L, R>(iter: I, predicate: P) -> (A, B)
+where
+    I: ParallelIterator,
+    A: Default + Send + ParallelExtend<L>,
+    B: Default + Send + ParallelExtend<R>,
+    P: Fn(I::Item) -> Either<L, R> + Sync + Send,
+    L: Send,
+    R: Send,
+{
+    let mut ab = (A::default(), B::default());
+    ab.par_extend(iter.map(predicate));
+    ab
+}
+
+/// Extends each side with its half of the pairs, in order (as `unzip`).
+impl<A, B, FromA, FromB> ParallelExtend<(A, B)> for (FromA, FromB)
+where
+    A: Send,
+    B: Send,
+    FromA: Send + ParallelExtend<A>,
+    FromB: Send + ParallelExtend<B>,
+{
+    fn par_extend<I: IntoParallelIterator<Item = (A, B)>>(&mut self, par_iter: I) {
+        let (va, vb) = split_pairs(par_iter);
+        self.0.par_extend(va);
+        self.1.par_extend(vb);
+    }
+}
+
+/// Extends the first collection with the `Left`s and the second with the `Right`s (as
+/// `partition_map`).
+impl<L, R, A, B> ParallelExtend<Either<L, R>> for (A, B)
+where
+    L: Send,
+    R: Send,
+    A: Send + ParallelExtend<L>,
+    B: Send + ParallelExtend<R>,
+{
+    fn par_extend<I: IntoParallelIterator<Item = Either<L, R>>>(&mut self, par_iter: I) {
+        let (vl, vr) = split_either(par_iter);
+        self.0.par_extend(vl);
+        self.1.par_extend(vr);
+    }
+}
+
+/// Collects pairs into a pair of collections (as `unzip`).
+impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
+where
+    A: Send,
+    B: Send,
+    FromA: Send + FromParallelIterator<A>,
+    FromB: Send + FromParallelIterator<B>,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = (A, B)>>(par_iter: I) -> Self {
+        let (va, vb) = split_pairs(par_iter);
+        (FromA::from_par_iter(va), FromB::from_par_iter(vb))
+    }
+}
+
+/// Collects the `Left`s and the `Right`s (as `partition_map`).
+impl<L, R, A, B> FromParallelIterator<Either<L, R>> for (A, B)
+where
+    L: Send,
+    R: Send,
+    A: Send + FromParallelIterator<L>,
+    B: Send + FromParallelIterator<R>,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Either<L, R>>>(par_iter: I) -> Self {
+        let (vl, vr) = split_either(par_iter);
+        (A::from_par_iter(vl), B::from_par_iter(vr))
     }
 }

@@ -1,4 +1,4 @@
-//! `map` and its special cases `cloned`, `copied`, `inspect`: one adaptor over a
+//! `map` and its special cases `cloned`, `copied`, `inspect`, `update`: one adaptor over a
 //! [`MapOp`].
 
 use super::plumbing::{Consumer, Folder, Producer, ProducerCallback};
@@ -58,6 +58,19 @@ impl<T: Send, F: Fn(&T) + Sync + Send> MapOp<T> for InspectOp<F> {
     }
 }
 
+/// [`MapOp`] of [`ParallelIterator::update`].
+#[derive(Clone, Copy, Debug)]
+pub struct UpdateOp<F>(pub F);
+
+impl<T: Send, F: Fn(&mut T) + Sync + Send> MapOp<T> for UpdateOp<F> {
+    type Output = T;
+    #[inline]
+    fn call(&self, mut item: T) -> T {
+        (self.0)(&mut item);
+        item
+    }
+}
+
 /// Items mapped by a [`MapOp`] ([`ParallelIterator::map`]).
 #[derive(Clone, Debug)]
 #[must_use = "iterator adaptors are lazy"]
@@ -72,6 +85,8 @@ pub type Cloned<I> = Map<I, ClonedOp>;
 pub type Copied<I> = Map<I, CopiedOp>;
 /// [`ParallelIterator::inspect`].
 pub type Inspect<I, F> = Map<I, InspectOp<F>>;
+/// [`ParallelIterator::update`].
+pub type Update<I, F> = Map<I, UpdateOp<F>>;
 
 impl<I, F> Map<I, F> {
     pub(super) fn new(base: I, op: F) -> Self {

@@ -19,6 +19,12 @@ pub trait StateSource: Send + Sized {
 #[derive(Clone, Debug)]
 pub struct CloneSource<T>(T);
 
+impl<T> CloneSource<T> {
+    pub(super) fn new(item: T) -> Self {
+        CloneSource(item)
+    }
+}
+
 impl<T: Clone + Send> StateSource for CloneSource<T> {
     type State = T;
     fn split(&mut self) -> Self {
@@ -32,6 +38,12 @@ impl<T: Clone + Send> StateSource for CloneSource<T> {
 /// `map_init`'s source: a function called once per piece.
 #[derive(Debug)]
 pub struct InitSource<'f, F>(&'f F);
+
+impl<'f, F> InitSource<'f, F> {
+    pub(super) fn new(init: &'f F) -> Self {
+        InitSource(init)
+    }
+}
 
 impl<T, F: Fn() -> T + Sync> StateSource for InitSource<'_, F> {
     type State = T;
