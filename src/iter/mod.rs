@@ -76,8 +76,13 @@ mod zip;
 
 // rayon's adaptors and consumers beyond the first set (issue 23).
 mod any_while;
+mod blocks;
+mod fold_chunks;
+mod interleave;
 mod intersperse;
 mod panic_fuse;
+mod positions;
+mod step_by;
 mod take_any;
 mod try_fold;
 mod try_reduce;
@@ -109,16 +114,22 @@ pub use sources::vec::VecIntoIter;
 pub use zip::Zip;
 
 pub use any_while::{SkipAnyWhile, TakeAnyWhile};
+pub use blocks::{ExponentialBlocks, UniformBlocks};
 pub use either::Either;
 pub use fold::FoldWith;
+pub use fold_chunks::{FoldChunks, FoldChunksWith};
+pub use interleave::{Interleave, InterleaveShortest};
 pub use intersperse::Intersperse;
 pub use map::{Update, UpdateOp};
 pub use panic_fuse::PanicFuse;
+pub use positions::Positions;
+pub use step_by::StepBy;
 pub use take_any::{SkipAny, TakeAny};
 pub use try_fold::{TryFold, TryFoldWith};
 pub use while_some::WhileSome;
+pub use zip::ZipEq;
 
-use plumbing::{Consumer, ProducerCallback};
+use plumbing::{BridgeCallback, Consumer, ProducerCallback};
 
 /// A parallel iterator (rayon's `ParallelIterator`): the adaptors and consumers every
 /// parallel iterator has.
@@ -750,6 +761,12 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// Hands this iterator's producer to `callback` (the plumbing; see [`plumbing`]).
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output;
 
+    /// Runs the iterator into `consumer`, through its producer (the plumbing; see
+    /// [`plumbing`]).
+    fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+        self.with_producer(BridgeCallback(consumer))
+    }
+
     /// Pairs every item with its index.
     fn enumerate(self) -> Enumerate<Self> {
         Enumerate::new(self)
@@ -762,6 +779,238 @@ pub trait IndexedParallelIterator: ParallelIterator {
         Z::Iter: IndexedParallelIterator,
     {
         Zip::new(self, other.into_par_iter())
+    }
+
+    /// Pairs the items of both iterators, which must have the same length.
+    ///
+    /// # Panics
+    /// If the lengths differ.
+    fn zip_eq<Z>(self, other: Z) -> ZipEq<Self, Z::Iter>
+    where
+        Z: IntoParallelIterator,
+        Z::Iter: IndexedParallelIterator,
+    {
+        ZipEq::new(self, other.into_par_iter())
+    }
+
+    /// This iterator's and `other`'s items in turns, then the rest of the longer one.
+    fn interleave<I>(self, other: I) -> Interleave<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+    {
+        Interleave::new(self, other.into_par_iter())
+    }
+
+    /// This iterator's and `other`'s items in turns, up to the end of the shorter one.
+    fn interleave_shortest<I>(self, other: I) -> InterleaveShortest<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+    {
+        InterleaveShortest::new(self, other.into_par_iter())
+    }
+
+    /// Every `step`-th item, starting with the first.
+    ///
+    /// # Panics
+    /// If `step` is 0.
+    fn step_by(self, step: usize) -> StepBy<Self> {
+        StepBy::new(self, step)
+    }
+
+    /// Runs as a sequence of blocks, each in parallel: the first as large as the pool, then
+    /// each twice the one before; a short-circuiting consumer stops between blocks.
+    fn by_exponential_blocks(self) -> ExponentialBlocks<Self> {
+        ExponentialBlocks::new(self)
+    }
+
+    /// Runs as a sequence of blocks of `block_size` items, each in parallel.
+    ///
+    /// # Panics
+    /// If `block_size` is 0.
+    fn by_uniform_blocks(self, block_size: usize) -> UniformBlocks<Self> {
+        UniformBlocks::new(self, block_size)
+    }
+
+    /// Every chunk of `chunk_size` items (the last one may be shorter) folded from
+    /// `identity()`.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    fn fold_chunks<T, ID, F>(
+        self,
+        chunk_size: usize,
+        identity: ID,
+        fold_op: F,
+    ) -> FoldChunks<Self, ID, F>
+    where
+        ID: Fn() -> T + Send + Sync,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+        T: Send,
+    {
+        FoldChunks::new(self, chunk_size, identity, fold_op)
+    }
+
+    /// Every chunk of `chunk_size` items folded from a clone of `init`.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    fn fold_chunks_with<T, F>(
+        self,
+        chunk_size: usize,
+        init: T,
+        fold_op: F,
+    ) -> FoldChunksWith<Self, T, F>
+    where
+        T: Send + Clone,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+    {
+        FoldChunksWith::new(self, chunk_size, init, fold_op)
+    }
+
+    /// Compares lexicographically with `other`'s items (as `Iterator::cmp`).
+    ///
+    /// ```
+    /// use zonal::prelude::*;
+    /// use std::cmp::Ordering;
+    /// assert_eq!((0..3u32).into_par_iter().cmp(0..4u32), Ordering::Less);
+    /// assert_eq!((0..3u32).into_par_iter().cmp(vec![0, 2, 0]), Ordering::Less);
+    /// ```
+    fn cmp<I>(self, other: I) -> Ordering
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: Ord,
+    {
+        let other = other.into_par_iter();
+        let by_len = self.len().cmp(&other.len());
+        self.zip(other)
+            .map(|(x, y)| Ord::cmp(&x, &y))
+            .find_first(|&o| o != Ordering::Equal)
+            .unwrap_or(by_len)
+    }
+
+    /// Compares lexicographically with `other`'s items (as `Iterator::partial_cmp`).
+    fn partial_cmp<I>(self, other: I) -> Option<Ordering>
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        let other = other.into_par_iter();
+        let by_len = self.len().cmp(&other.len());
+        self.zip(other)
+            .map(|(x, y)| PartialOrd::partial_cmp(&x, &y))
+            .find_first(|&o| o != Some(Ordering::Equal))
+            .unwrap_or(Some(by_len))
+    }
+
+    /// Whether the items equal `other`'s (as `Iterator::eq`).
+    fn eq<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialEq<I::Item>,
+    {
+        let other = other.into_par_iter();
+        self.len() == other.len() && self.zip(other).all(|(x, y)| x.eq(&y))
+    }
+
+    /// Whether the items differ from `other`'s (as `Iterator::ne`).
+    fn ne<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialEq<I::Item>,
+    {
+        !self.eq(other)
+    }
+
+    /// Whether the items are lexicographically less than `other`'s.
+    fn lt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(Ordering::Less)
+    }
+
+    /// Whether the items are lexicographically less than or equal to `other`'s.
+    fn le<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(Ordering::Less | Ordering::Equal)
+        )
+    }
+
+    /// Whether the items are lexicographically greater than `other`'s.
+    fn gt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(Ordering::Greater)
+    }
+
+    /// Whether the items are lexicographically greater than or equal to `other`'s.
+    fn ge<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(Ordering::Greater | Ordering::Equal)
+        )
+    }
+
+    /// The index of the last item for which `predicate` holds.
+    fn position_last<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate)
+            .enumerate()
+            .find_last(|p| p.1)
+            .map(|p| p.0)
+    }
+
+    /// The indexes of the items for which `predicate` holds, in order.
+    fn positions<P>(self, predicate: P) -> Positions<Self, P>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        Positions::new(self, predicate)
+    }
+
+    /// Unzips pairs into `left` and `right` (both cleared first), in order.
+    ///
+    /// ```
+    /// use zonal::prelude::*;
+    /// let (mut a, mut b) = (vec![9], Vec::new());
+    /// (0..3u32).into_par_iter().map(|x| (x, x * 10)).unzip_into_vecs(&mut a, &mut b);
+    /// assert_eq!((a, b), (vec![0, 1, 2], vec![0, 10, 20]));
+    /// ```
+    fn unzip_into_vecs<A, B>(self, left: &mut Vec<A>, right: &mut Vec<B>)
+    where
+        Self: IndexedParallelIterator<Item = (A, B)>,
+        A: Send,
+        B: Send,
+    {
+        left.clear();
+        right.clear();
+        let (mut a, mut b): (Vec<A>, Vec<B>) = self.unzip();
+        left.append(&mut a);
+        right.append(&mut b);
     }
 
     /// The items in reverse order.
