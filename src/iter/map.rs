@@ -212,6 +212,8 @@ impl<I: Iterator, F: MapOp<I::Item>> Iterator for MapIter<'_, I, F> {
     }
 }
 
+impl<I: ExactSizeIterator, F: MapOp<I::Item>> ExactSizeIterator for MapIter<'_, I, F> {}
+
 impl<I: DoubleEndedIterator, F: MapOp<I::Item>> DoubleEndedIterator for MapIter<'_, I, F> {
     #[inline]
     fn next_back(&mut self) -> Option<F::Output> {

@@ -255,6 +255,11 @@ impl<I: Iterator, T, F: Fn(&mut T, I::Item) -> R, R> Iterator for StateIter<'_, 
     }
 }
 
+impl<I: ExactSizeIterator, T, F: Fn(&mut T, I::Item) -> R, R> ExactSizeIterator
+    for StateIter<'_, I, T, F>
+{
+}
+
 impl<I: DoubleEndedIterator, T, F: Fn(&mut T, I::Item) -> R, R> DoubleEndedIterator
     for StateIter<'_, I, T, F>
 {

@@ -133,7 +133,17 @@ impl<A: Iterator, B: Iterator> Iterator for ZipIter<A, B> {
     fn next(&mut self) -> Option<Self::Item> {
         Some((self.a.next()?, self.b.next()?))
     }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let (a, b) = (self.a.size_hint(), self.b.size_hint());
+        let hi = match (a.1, b.1) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        (a.0.min(b.0), hi)
+    }
 }
+
+impl<A: ExactSizeIterator, B: ExactSizeIterator> ExactSizeIterator for ZipIter<A, B> {}
 
 impl<A: DoubleEndedIterator, B: DoubleEndedIterator> DoubleEndedIterator for ZipIter<A, B> {
     #[inline]
