@@ -425,3 +425,25 @@ fn new_indexed_adaptors_keep_the_node_cut() {
         }
     }
 }
+
+#[test]
+fn panic_fuse_stops_the_other_pieces_through_producers() {
+    // As rayon's `iter_panic_fuse`: the fuse under an adaptor, run through its producer.
+    let pool = one_worker();
+    let count = AtomicUsize::new(0);
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        pool.install(|| {
+            (0..N)
+                .into_par_iter()
+                .with_max_len(1)
+                .panic_fuse()
+                .inspect(|&i| assert_ne!(i, N / 2, "boom"))
+                .rev()
+                .for_each(|_| {
+                    count.fetch_add(1, Ordering::Relaxed);
+                });
+        })
+    }));
+    assert!(r.is_err());
+    assert!(count.into_inner() < N - 1);
+}

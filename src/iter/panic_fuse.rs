@@ -96,15 +96,18 @@ struct FuseProducer<'f, P> {
     fuse: Fuse<'f>,
 }
 
-impl<P: Producer> Producer for FuseProducer<'_, P> {
+impl<'f, P: Producer> Producer for FuseProducer<'f, P> {
     type Item = P::Item;
-    type IntoIter = P::IntoIter;
+    type IntoIter = FuseIter<'f, P::IntoIter>;
 
     fn len(&self) -> usize {
         self.base.len()
     }
-    fn into_iter(self) -> P::IntoIter {
-        self.base.into_iter()
+    fn into_iter(self) -> Self::IntoIter {
+        FuseIter {
+            base: self.base.into_iter(),
+            fuse: self.fuse,
+        }
     }
     fn split_at(self, index: usize) -> (Self, Self) {
         let (a, b) = self.base.split_at(index);
@@ -137,6 +140,40 @@ impl<P: Producer> Producer for FuseProducer<'_, P> {
             .base
     }
 }
+
+/// The sequential iterator of a fused producer: holds the fuse (a panic while it is in use
+/// blows it) and ends early once the fuse is blown (its exact size then no longer holds,
+/// but the computation is panicking anyway).
+struct FuseIter<'f, I> {
+    base: I,
+    fuse: Fuse<'f>,
+}
+
+impl<I: Iterator> Iterator for FuseIter<'_, I> {
+    type Item = I::Item;
+    fn next(&mut self) -> Option<I::Item> {
+        if self.fuse.blown() {
+            None
+        } else {
+            self.base.next()
+        }
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.base.size_hint()
+    }
+}
+
+impl<I: DoubleEndedIterator> DoubleEndedIterator for FuseIter<'_, I> {
+    fn next_back(&mut self) -> Option<I::Item> {
+        if self.fuse.blown() {
+            None
+        } else {
+            self.base.next_back()
+        }
+    }
+}
+
+impl<I: ExactSizeIterator> ExactSizeIterator for FuseIter<'_, I> {}
 
 struct FuseConsumer<'f, C> {
     base: C,
