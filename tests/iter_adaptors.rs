@@ -447,3 +447,72 @@ fn panic_fuse_stops_the_other_pieces_through_producers() {
     assert!(r.is_err());
     assert!(count.into_inner() < N - 1);
 }
+
+/// Every adaptor is `Debug` without its closures being so, and `Clone` when its parts are
+/// (rayon's tests/debug.rs and tests/clones.rs, for the adaptors).
+fn check<I>(iter: I)
+where
+    I: ParallelIterator + Clone + std::fmt::Debug,
+    I::Item: PartialEq + std::fmt::Debug,
+{
+    assert!(!format!("{iter:?}").is_empty());
+    let a: Vec<_> = iter.clone().collect();
+    let b: Vec<_> = iter.collect();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn adaptors_are_debug_and_clone() {
+    let v: Vec<u32> = (0..1000).collect();
+    let o: Vec<Option<u32>> = v.iter().map(|&x| Some(x)).collect();
+    check(v.par_iter().by_exponential_blocks());
+    check(v.par_iter().by_uniform_blocks(100));
+    check(v.par_iter().chain(&v));
+    check(v.par_iter().cloned());
+    check(v.par_iter().copied());
+    check(v.par_iter().enumerate());
+    check(v.par_iter().filter(|_| true));
+    check(v.par_iter().filter_map(Some));
+    check(o.par_iter().flat_map(|x| *x));
+    check(o.par_iter().flat_map_iter(|x| *x));
+    check(o.par_iter().cloned().flatten());
+    check(o.par_iter().cloned().flatten_iter());
+    check(v.par_iter().with_max_len(1).fold(|| 0, |x, _| x));
+    check(v.par_iter().with_max_len(1).fold_with(0, |x, _| x));
+    check(v.par_iter().fold_chunks(3, || 0, |x, _| x));
+    check(v.par_iter().fold_chunks_with(3, 0, |x, _| x));
+    check(v.par_iter().with_max_len(1).try_fold(|| 0, |_, &x| Some(x)));
+    check(
+        v.par_iter()
+            .with_max_len(1)
+            .try_fold_with(0, |_, &x| Some(x)),
+    );
+    check(v.par_iter().inspect(|_| ()));
+    check(v.par_iter().copied().update(|_| ()));
+    check(v.par_iter().interleave(&v));
+    check(v.par_iter().interleave_shortest(&v));
+    check(v.par_iter().intersperse(&0));
+    check(v.par_iter().chunks(3));
+    check(v.par_iter().map(|x| x));
+    check(v.par_iter().map_with(0, |_, x| x));
+    check(v.par_iter().map_init(|| 0, |_, x| x));
+    check(v.par_iter().panic_fuse());
+    check(v.par_iter().positions(|_| true));
+    check(v.par_iter().rev());
+    check(v.par_iter().skip(42));
+    check(v.par_iter().skip_any_while(|_| false));
+    check(v.par_iter().take(42));
+    check(v.par_iter().take_any_while(|_| true));
+    check(o.par_iter().cloned().while_some());
+    check(v.par_iter().with_max_len(1));
+    check(v.par_iter().with_min_len(1));
+    check(v.par_iter().zip(&v));
+    check(v.par_iter().zip_eq(&v));
+    check(v.par_iter().step_by(2));
+    // Counted: which items they keep may differ between runs.
+    let it = v.par_iter().skip_any(42);
+    assert!(format!("{it:?}").starts_with("SkipAny"));
+    assert_eq!(it.clone().count(), it.count());
+    let it = v.par_iter().take_any(42);
+    assert_eq!(it.clone().count(), it.count());
+}

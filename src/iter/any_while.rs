@@ -14,11 +14,20 @@ use super::ParallelIterator;
 /// let v: Vec<u32> = (0..100u32).into_par_iter().take_any_while(|&x| x < 50).collect();
 /// assert!(v.iter().all(|&x| x < 50));
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adaptors are lazy"]
 pub struct TakeAnyWhile<I, P> {
     base: I,
     predicate: P,
+}
+
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, P> std::fmt::Debug for TakeAnyWhile<I, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TakeAnyWhile")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Items after `predicate` failed for some item ([`ParallelIterator::skip_any_while`]).
@@ -28,11 +37,20 @@ pub struct TakeAnyWhile<I, P> {
 /// let v: Vec<u32> = (0..100u32).into_par_iter().skip_any_while(|&x| x < 50).collect();
 /// assert!(v.iter().filter(|&&x| x >= 50).count() == 50); // those are never skipped
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adaptors are lazy"]
 pub struct SkipAnyWhile<I, P> {
     base: I,
     predicate: P,
+}
+
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, P> std::fmt::Debug for SkipAnyWhile<I, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkipAnyWhile")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, P> TakeAnyWhile<I, P> {

@@ -12,12 +12,21 @@ use super::ParallelIterator;
 /// let s: u32 = (1..=10u32).into_par_iter().fold(|| 0, |a, x| a + x).sum();
 /// assert_eq!(s, 55);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adaptors are lazy"]
 pub struct Fold<I, ID, F> {
     base: I,
     identity: ID,
     fold_op: F,
+}
+
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, ID, F> std::fmt::Debug for Fold<I, ID, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fold")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, ID, F> Fold<I, ID, F> {
@@ -67,12 +76,22 @@ where
 ///     .collect();
 /// assert_eq!(v.concat(), "abc");
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adaptors are lazy"]
 pub struct FoldWith<I, T, F> {
     base: I,
     item: T,
     fold_op: F,
+}
+
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, T: std::fmt::Debug, F> std::fmt::Debug for FoldWith<I, T, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FoldWith")
+            .field("base", &self.base)
+            .field("item", &self.item)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, T, F> FoldWith<I, T, F> {

@@ -12,13 +12,23 @@ use super::{IndexedParallelIterator, ParallelIterator};
 /// let sums: Vec<u32> = (1..11u32).into_par_iter().fold_chunks(4, || 0, |a, x| a + x).collect();
 /// assert_eq!(sums, [10, 26, 19]);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adaptors are lazy"]
 pub struct FoldChunks<I, ID, F> {
     base: I,
     chunk_size: usize,
     identity: ID,
     fold_op: F,
+}
+
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, ID, F> std::fmt::Debug for FoldChunks<I, ID, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FoldChunks")
+            .field("base", &self.base)
+            .field("chunk_size", &self.chunk_size)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Every chunk folded from a clone of `init` ([`IndexedParallelIterator::fold_chunks_with`]).
@@ -34,13 +44,24 @@ pub struct FoldChunks<I, ID, F> {
 ///     .collect();
 /// assert_eq!(v, [vec![0, 1], vec![2, 3], vec![4]]);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adaptors are lazy"]
 pub struct FoldChunksWith<I, T, F> {
     base: I,
     chunk_size: usize,
     item: T,
     fold_op: F,
+}
+
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, T: std::fmt::Debug, F> std::fmt::Debug for FoldChunksWith<I, T, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FoldChunksWith")
+            .field("base", &self.base)
+            .field("chunk_size", &self.chunk_size)
+            .field("item", &self.item)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, ID, F> FoldChunks<I, ID, F> {

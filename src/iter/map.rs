@@ -72,11 +72,20 @@ impl<T: Send, F: Fn(&mut T) + Sync + Send> MapOp<T> for UpdateOp<F> {
 }
 
 /// Items mapped by a [`MapOp`] ([`ParallelIterator::map`]).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adaptors are lazy"]
 pub struct Map<I, F> {
     base: I,
     op: F,
+}
+
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, F> std::fmt::Debug for Map<I, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Map")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 /// [`ParallelIterator::cloned`].

@@ -10,11 +10,20 @@ use super::{IndexedParallelIterator, ParallelIterator};
 /// let v: Vec<usize> = [1, 4, 6, 7, 8].par_iter().positions(|&x| x % 2 == 0).collect();
 /// assert_eq!(v, [1, 2, 4]);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adaptors are lazy"]
 pub struct Positions<I, P> {
     base: I,
     predicate: P,
+}
+
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, P> std::fmt::Debug for Positions<I, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Positions")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, P> Positions<I, P> {
