@@ -263,17 +263,14 @@ fn lengths_are_std_lengths() {
     for (a, b) in [(0usize, 0usize), (0, 5), (5, 0), (3, 3), (3, 10), (10, 3)] {
         let i = (0..a).into_par_iter();
         let j = (0..b).into_par_iter();
-        assert_eq!(i.clone().interleave(j.clone()).len(), a + b);
+        assert_eq!(i.interleave(j).len(), a + b);
         let shortest = if a <= b { 2 * a } else { 2 * b + 1 };
-        assert_eq!(i.clone().interleave_shortest(j.clone()).len(), shortest);
-        assert_eq!(i.clone().intersperse(0).len(), (2 * a).saturating_sub(1));
+        assert_eq!(i.interleave_shortest(j).len(), shortest);
+        assert_eq!(i.intersperse(0).len(), (2 * a).saturating_sub(1));
         for step in 1..5 {
-            assert_eq!(i.clone().step_by(step).len(), (0..a).step_by(step).len());
+            assert_eq!(i.step_by(step).len(), (0..a).step_by(step).len());
         }
-        assert_eq!(
-            i.clone().fold_chunks(4, || 0, |x, _| x).len(),
-            a.div_ceil(4)
-        );
+        assert_eq!(i.fold_chunks(4, || 0, |x, _| x).len(), a.div_ceil(4));
     }
     // Unindexed: separators between the items of the pieces.
     let s: String = (0..100u32)
@@ -515,4 +512,40 @@ fn adaptors_are_debug_and_clone() {
     assert_eq!(it.clone().count(), it.count());
     let it = v.par_iter().take_any(42);
     assert_eq!(it.clone().count(), it.count());
+}
+
+#[test]
+fn rayon_collections() {
+    use std::borrow::Cow;
+    use std::collections::{BinaryHeap, HashSet, LinkedList};
+    use std::ffi::{OsStr, OsString};
+    use std::rc::Rc;
+    use std::sync::Arc;
+    let v: Vec<u32> = (0..1000).collect();
+    let mut w = vec![7u32];
+    w.par_extend(v.par_iter());
+    assert_eq!(w.len(), 1001);
+    let mut set: HashSet<u32> = HashSet::new();
+    set.par_extend(&v);
+    assert_eq!(set.len(), 1000);
+    let heap: BinaryHeap<u32> = v.par_iter().copied().collect();
+    assert_eq!(heap.into_sorted_vec(), v);
+    let mut list = LinkedList::new();
+    list.par_extend(v.par_iter().copied());
+    assert!(list.iter().eq(v.iter()));
+    let b: Box<[u32]> = v.par_iter().copied().collect();
+    let r: Rc<[u32]> = v.par_iter().copied().collect();
+    let a: Arc<[u32]> = v.par_iter().copied().collect();
+    assert!(b[..] == v[..] && r[..] == v[..] && a[..] == v[..]);
+    let c: Cow<'_, [u32]> = v.par_iter().copied().collect();
+    assert_eq!(&*c, &v[..]);
+    let s: String = ["a", "b"]
+        .par_iter()
+        .map(|&x| Box::<str>::from(x))
+        .collect();
+    assert_eq!(s, "ab");
+    let o: OsString = ["x", "y"].par_iter().map(OsStr::new).collect();
+    assert_eq!(o, "xy");
+    let mut unit = ();
+    unit.par_extend((0..10u32).into_par_iter().map(|_| ()));
 }

@@ -1,8 +1,12 @@
 //! Collecting: the pieces' items gathered as a list of vectors, in order, then moved into
 //! the collection ([`FromParallelIterator`], [`ParallelExtend`]); `unzip`.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, LinkedList, VecDeque};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::ffi::{OsStr, OsString};
 use std::hash::{BuildHasher, Hash};
+use std::rc::Rc;
+use std::sync::Arc;
 
 use super::plumbing::{Consumer, Folder, Reducer};
 use super::{Either, FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator};
@@ -305,5 +309,95 @@ where
     fn from_par_iter<I: IntoParallelIterator<Item = Either<L, R>>>(par_iter: I) -> Self {
         let (vl, vr) = split_either(par_iter);
         (A::from_par_iter(vl), B::from_par_iter(vr))
+    }
+}
+
+/// `ParallelExtend` only (rayon has no `FromParallelIterator` for these: references to
+/// `Copy` items, ...), by extending with the gathered vectors.
+macro_rules! extend_only {
+    ($(impl[$($g:tt)*] $t:ty => $coll:ty;)*) => {$(
+        impl<$($g)*> ParallelExtend<$t> for $coll {
+            fn par_extend<I: IntoParallelIterator<Item = $t>>(&mut self, par_iter: I) {
+                for part in collect_list(par_iter) {
+                    self.extend(part);
+                }
+            }
+        }
+    )*};
+}
+
+extend_only! {
+    impl['a, T: Copy + Send + Sync + 'a] &'a T => Vec<T>;
+    impl['a, T: Copy + Send + Sync + 'a] &'a T => VecDeque<T>;
+    impl['a, T: Copy + Send + Sync + 'a] &'a T => LinkedList<T>;
+    impl['a, T: Copy + Ord + Send + Sync + 'a] &'a T => BTreeSet<T>;
+    impl['a, T: Copy + Ord + Send + Sync + 'a] &'a T => BinaryHeap<T>;
+    impl['a, T: Copy + Eq + Hash + Send + Sync + 'a, S: BuildHasher + Send] &'a T => HashSet<T, S>;
+    impl['a, K: Copy + Ord + Send + Sync + 'a, V: Copy + Send + Sync + 'a] (&'a K, &'a V) => BTreeMap<K, V>;
+    impl['a, K: Copy + Eq + Hash + Send + Sync + 'a, V: Copy + Send + Sync + 'a, S: BuildHasher + Send] (&'a K, &'a V) => HashMap<K, V, S>;
+    impl[T: Send] T => LinkedList<T>;
+    impl[] Box<str> => String;
+    impl['a] &'a OsStr => OsString;
+    impl[] OsString => OsString;
+    impl['a] Cow<'a, OsStr> => OsString;
+}
+
+collection! {
+    impl[T: Ord + Send] T => BinaryHeap<T>;
+}
+
+macro_rules! from_vec {
+    ($($coll:ident),*) => {$(
+        /// Collects into a `Vec` first.
+        impl<T: Send> FromParallelIterator<T> for $coll<[T]> {
+            fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+                collect_vec(par_iter).into()
+            }
+        }
+    )*};
+}
+
+from_vec!(Box, Rc, Arc);
+
+macro_rules! from_os_string {
+    ($(impl[$($g:tt)*] $t:ty;)*) => {$(
+        impl<$($g)*> FromParallelIterator<$t> for OsString {
+            fn from_par_iter<I: IntoParallelIterator<Item = $t>>(par_iter: I) -> Self {
+                let mut s = OsString::new();
+                s.par_extend(par_iter);
+                s
+            }
+        }
+    )*};
+}
+
+from_os_string! {
+    impl[] OsString;
+    impl['a] &'a OsStr;
+    impl['a] Cow<'a, OsStr>;
+}
+
+impl FromParallelIterator<Box<str>> for String {
+    fn from_par_iter<I: IntoParallelIterator<Item = Box<str>>>(par_iter: I) -> Self {
+        let mut s = String::new();
+        s.par_extend(par_iter);
+        s
+    }
+}
+
+/// Collects into the owned form.
+impl<'a, C, T> FromParallelIterator<T> for Cow<'a, C>
+where
+    C: ToOwned<Owned: FromParallelIterator<T>> + ?Sized,
+    T: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        Cow::Owned(C::Owned::from_par_iter(par_iter))
+    }
+}
+
+impl ParallelExtend<()> for () {
+    fn par_extend<I: IntoParallelIterator<Item = ()>>(&mut self, par_iter: I) {
+        par_iter.into_par_iter().for_each(drop);
     }
 }

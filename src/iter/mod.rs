@@ -593,6 +593,17 @@ pub trait ParallelIterator: Sized + Send {
         find::find_last(self, &predicate)
     }
 
+    /// Some item for which `predicate` holds: [`find_any`](Self::find_any) (deprecated, as
+    /// rayon's).
+    #[deprecated(note = "parallel `find` does not search in order -- use `find_any`, \
+                         `find_first`, or `find_last`")]
+    fn find<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        self.find_any(predicate)
+    }
+
     /// The last `Some` result of `f` in sequence order.
     fn find_map_last<R, F>(self, f: F) -> Option<R>
     where
@@ -971,6 +982,19 @@ pub trait IndexedParallelIterator: ParallelIterator {
             self.partial_cmp(other),
             Some(Ordering::Greater | Ordering::Equal)
         )
+    }
+
+    /// The index of some item for which `predicate` holds:
+    /// [`position_any`](Self::position_any) (deprecated, as rayon's).
+    #[deprecated(
+        note = "parallel `position` does not search in order -- use `position_any`, \
+                `position_first`, or `position_last`"
+    )]
+    fn position<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.position_any(predicate)
     }
 
     /// The index of the last item for which `predicate` holds.
