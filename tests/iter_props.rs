@@ -390,3 +390,172 @@ proptest! {
         prop_assert_eq!(got.17, v.chunks(5).rev().map(<[i32]>::to_vec).collect::<Vec<_>>());
     }
 }
+
+// --- rayon's further adaptors and consumers (issue 23) ----------------------------------------
+
+/// A producer callback that splits at `at` (clamped) and collects the left part forward
+/// and the right part backward (reversed back): checks `split_at`, `len`, both ends of the
+/// sequential iterators and their exact sizes.
+struct SplitCheck(usize);
+
+impl<T> zonal::iter::plumbing::ProducerCallback<T> for SplitCheck {
+    type Output = Vec<T>;
+    fn callback<P: zonal::iter::plumbing::Producer<Item = T>>(self, p: P) -> Vec<T> {
+        let len = p.len();
+        let at = self.0.min(len);
+        let (a, b) = p.split_at(at);
+        assert_eq!((a.len(), b.len()), (at, len - at));
+        let (a, b) = (a.into_iter(), b.into_iter());
+        assert_eq!(a.size_hint(), (at, Some(at)));
+        assert_eq!(b.size_hint(), (len - at, Some(len - at)));
+        let mut out: Vec<T> = a.collect();
+        let mut back: Vec<T> = b.rev().collect();
+        back.reverse();
+        out.append(&mut back);
+        out
+    }
+}
+
+fn interleave_seq(a: &[i32], b: &[i32]) -> Vec<i32> {
+    let mut out = Vec::new();
+    let (mut i, mut j) = (a.iter(), b.iter());
+    loop {
+        match (i.next(), j.next()) {
+            (None, None) => return out,
+            (x, y) => out.extend(x.into_iter().chain(y).copied()),
+        }
+    }
+}
+
+fn intersperse_seq(a: &[i32], sep: i32) -> Vec<i32> {
+    let mut out = Vec::new();
+    for (k, x) in a.iter().enumerate() {
+        if k > 0 {
+            out.push(sep);
+        }
+        out.push(*x);
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn indexed_adaptors_agree(v in vec_i32(), w in vec_i32(), k in pools(), step in 1usize..9, size in 1usize..20) {
+        let short = w.len().min(v.len());
+        let got = on(k, || {
+            (
+                v.par_iter().copied().interleave(w.par_iter().copied()).collect::<Vec<_>>(),
+                v.par_iter().copied().interleave_shortest(w.par_iter().copied()).collect::<Vec<_>>(),
+                v.par_iter().copied().intersperse(7).collect::<Vec<_>>(),
+                v.par_iter().copied().step_by(step).collect::<Vec<_>>(),
+                v.par_iter().fold_chunks(size, || 0i64, |a, x| a + i64::from(*x)).collect::<Vec<_>>(),
+                v.par_iter().fold_chunks_with(size, Vec::new(), |mut a, x| { a.push(*x); a }).collect::<Vec<_>>(),
+                v.par_iter().positions(|x| x % 3 == 0).collect::<Vec<_>>(),
+                v[..short].par_iter().zip_eq(&w[..short]).map(|(a, b)| a ^ b).collect::<Vec<_>>(),
+                v.par_iter().copied().update(|x| *x /= 2).collect::<Vec<_>>(),
+                v.par_iter().copied().interleave(w.par_iter().copied()).rev().collect::<Vec<_>>(),
+                v.par_iter().copied().intersperse(-7).step_by(step).rev().collect::<Vec<_>>(),
+                v.par_iter().copied().by_uniform_blocks(size).collect::<Vec<_>>(),
+                v.par_iter().copied().by_exponential_blocks().collect::<Vec<_>>(),
+            )
+        });
+        let ileave = interleave_seq(&v, &w);
+        prop_assert_eq!(&got.0, &ileave);
+        let n_short = if v.len() <= w.len() { 2 * v.len() } else { 2 * w.len() + 1 };
+        prop_assert_eq!(&got.1[..], &ileave[..n_short]);
+        prop_assert_eq!(&got.2, &intersperse_seq(&v, 7));
+        prop_assert_eq!(&got.3, &v.iter().copied().step_by(step).collect::<Vec<_>>());
+        prop_assert_eq!(&got.4, &v.chunks(size).map(|c| c.iter().map(|&x| i64::from(x)).sum::<i64>()).collect::<Vec<_>>());
+        prop_assert_eq!(&got.5, &v.chunks(size).map(<[i32]>::to_vec).collect::<Vec<_>>());
+        prop_assert_eq!(&got.6, &v.iter().enumerate().filter(|(_, x)| *x % 3 == 0).map(|(i, _)| i).collect::<Vec<_>>());
+        prop_assert_eq!(&got.7, &v.iter().zip(&w).map(|(a, b)| a ^ b).collect::<Vec<_>>());
+        prop_assert_eq!(&got.8, &v.iter().map(|x| x / 2).collect::<Vec<_>>());
+        prop_assert_eq!(&got.9, &ileave.iter().rev().copied().collect::<Vec<_>>());
+        prop_assert_eq!(&got.10, &intersperse_seq(&v, -7).into_iter().step_by(step).rev().collect::<Vec<_>>());
+        prop_assert_eq!(&got.11, &v);
+        prop_assert_eq!(&got.12, &v);
+    }
+
+    #[test]
+    fn indexed_adaptors_split_anywhere(v in proptest::collection::vec(-50i32..50, 0..40), w in proptest::collection::vec(-50i32..50, 0..40), at in 0usize..90, step in 1usize..5, size in 1usize..6) {
+        let p = |x: &i32| x % 2 == 0;
+        prop_assert_eq!(v.par_iter().copied().interleave(w.par_iter().copied()).with_producer(SplitCheck(at)), interleave_seq(&v, &w));
+        prop_assert_eq!(v.par_iter().copied().intersperse(0).with_producer(SplitCheck(at)), intersperse_seq(&v, 0));
+        prop_assert_eq!(v.par_iter().copied().step_by(step).with_producer(SplitCheck(at)), v.iter().copied().step_by(step).collect::<Vec<_>>());
+        prop_assert_eq!(v.par_iter().fold_chunks(size, || 0, |a, x| a + x).with_producer(SplitCheck(at)), v.chunks(size).map(|c| c.iter().sum::<i32>()).collect::<Vec<_>>());
+        prop_assert_eq!(v.par_iter().chain(&w).copied().with_producer(SplitCheck(at)), v.iter().chain(&w).copied().collect::<Vec<_>>());
+        prop_assert_eq!(v.par_iter().copied().panic_fuse().enumerate().with_producer(SplitCheck(at)), v.iter().copied().enumerate().collect::<Vec<_>>());
+        prop_assert_eq!(v.par_iter().copied().filter(p).count(), v.iter().copied().filter(p).count());
+    }
+
+    #[test]
+    fn new_consumers_agree(v in vec_i32(), w in vec_i32(), k in pools(), t in -1000i32..1000, n in 0usize..3500) {
+        let got = on(k, || {
+            (
+                v.par_iter().find_last(|x| **x < t).copied(),
+                v.par_iter().find_map_last(|x| (*x > t).then_some(x / 2)),
+                v.par_iter().position_last(|x| *x == t),
+                v.par_iter().fold_with(0i64, |a, x| a + i64::from(*x)).sum::<i64>(),
+                v.par_iter().map(|&x| Some(i64::from(x))).try_reduce(|| 0, |a, b| Some(a + b)),
+                v.par_iter().map(|&x| if x < t { Ok(x) } else { Err(x) }).try_reduce(|| 0, |a, b| Ok(a.max(b))),
+                v.par_iter().try_fold(|| 0i64, |a, &x| (x != t).then_some(a + i64::from(x))).try_reduce_with(|a, b| Some(a + b)),
+                v.par_iter().try_for_each(|&x| if x == t { Err(x) } else { Ok(()) }),
+                v.par_iter().copied().partition_map::<Vec<_>, Vec<_>, _, _, _>(|x| if x < t { zonal::iter::Either::Left(x) } else { zonal::iter::Either::Right(i64::from(x)) }),
+                v.par_iter().copied().map(|x| (x, -x)).unzip::<_, _, Vec<_>, Vec<_>>(),
+                v.par_iter().copied().collect_vec_list().into_iter().flatten().collect::<Vec<_>>(),
+                v.par_iter().copied().take_any(n).count(),
+                v.par_iter().copied().skip_any(n).count(),
+                v.par_iter().copied().cmp(w.par_iter().copied()),
+                v.par_iter().eq(&w[..]),
+                v.par_iter().lt(&w[..]),
+                v.par_iter().copied().take_any_while(|&x| x != t).collect::<Vec<_>>(),
+                v.par_iter().map(|&x| (x != t).then_some(x)).while_some().collect::<Vec<_>>(),
+            )
+        });
+        prop_assert_eq!(got.0, v.iter().rev().find(|x| **x < t).copied());
+        prop_assert_eq!(got.1, v.iter().rev().find_map(|x| (*x > t).then_some(x / 2)));
+        prop_assert_eq!(got.2, v.iter().rposition(|x| *x == t));
+        let sum: i64 = v.iter().map(|&x| i64::from(x)).sum();
+        prop_assert_eq!(got.3, sum);
+        prop_assert_eq!(got.4, Some(sum));
+        match got.5 {
+            Ok(m) => { prop_assert!(v.iter().all(|&x| x < t)); prop_assert_eq!(m, v.iter().copied().max().unwrap_or(0).max(0)); }
+            Err(e) => prop_assert!(e >= t && v.contains(&e)),
+        }
+        if v.contains(&t) { prop_assert_eq!(got.6, Some(None)); } else if !v.is_empty() { prop_assert_eq!(got.6, Some(Some(sum))); }
+        prop_assert_eq!(got.7.is_err(), v.contains(&t));
+        let (lo, hi): (Vec<i32>, Vec<i32>) = v.iter().partition(|&&x| x < t);
+        prop_assert_eq!(got.8, (lo, hi.iter().map(|&x| i64::from(x)).collect::<Vec<_>>()));
+        prop_assert_eq!(got.9, (v.clone(), v.iter().map(|x| -x).collect::<Vec<_>>()));
+        prop_assert_eq!(&got.10, &v);
+        prop_assert_eq!(got.11, n.min(v.len()));
+        prop_assert_eq!(got.12, v.len().saturating_sub(n));
+        prop_assert_eq!(got.13, v.iter().cmp(w.iter()));
+        prop_assert_eq!(got.14, v == w);
+        prop_assert_eq!(got.15, v.iter().lt(w.iter()));
+        // Taken items: in order, none equal to `t`, a subsequence of v's prefix before `t`
+        // (the pieces after the first `t` may have taken theirs before it was seen).
+        prop_assert!(!got.16.contains(&t));
+        let mut it = v.iter();
+        prop_assert!(got.16.iter().all(|x| it.any(|y| y == x)));
+        prop_assert!(!got.17.contains(&t));
+        if !v.contains(&t) { prop_assert_eq!(&got.16, &v); prop_assert_eq!(&got.17, &v); }
+    }
+
+    #[test]
+    fn take_any_keeps_a_subsequence(v in vec_i32(), k in pools(), n in 0usize..3500) {
+        let (taken, skipped) = on(k, || {
+            (
+                v.par_iter().copied().enumerate().take_any(n).collect::<Vec<_>>(),
+                v.par_iter().copied().enumerate().skip_any(n).collect::<Vec<_>>(),
+            )
+        });
+        prop_assert_eq!(taken.len(), n.min(v.len()));
+        prop_assert_eq!(skipped.len(), v.len().saturating_sub(n));
+        prop_assert!(taken.windows(2).all(|p| p[0].0 < p[1].0));
+        prop_assert!(skipped.windows(2).all(|p| p[0].0 < p[1].0));
+        prop_assert!(taken.iter().chain(&skipped).all(|&(i, x)| v[i] == x));
+    }
+}

@@ -96,13 +96,16 @@ struct ChainProducer<A, B> {
 
 impl<A: Producer, B: Producer<Item = A::Item>> Producer for ChainProducer<A, B> {
     type Item = A::Item;
-    type IntoIter = std::iter::Chain<A::IntoIter, B::IntoIter>;
+    type IntoIter = ChainIter<A::IntoIter, B::IntoIter>;
 
     fn len(&self) -> usize {
         self.a.len() + self.b.len()
     }
     fn into_iter(self) -> Self::IntoIter {
-        self.a.into_iter().chain(self.b.into_iter())
+        ChainIter {
+            a: self.a.into_iter(),
+            b: self.b.into_iter(),
+        }
     }
     fn split_at(self, index: usize) -> (Self, Self) {
         let a_len = self.a.len();
@@ -135,4 +138,45 @@ impl<A: Producer, B: Producer<Item = A::Item>> Producer for ChainProducer<A, B> 
         }
         self.b.fold_with(folder)
     }
+}
+
+/// The sequential iterator of a chained producer: `a`'s items, then `b`'s (unlike
+/// `std::iter::Chain`, exact-sized when both sides are).
+struct ChainIter<A, B> {
+    a: A,
+    b: B,
+}
+
+impl<A: Iterator, B: Iterator<Item = A::Item>> Iterator for ChainIter<A, B> {
+    type Item = A::Item;
+    #[inline]
+    fn next(&mut self) -> Option<A::Item> {
+        self.a.next().or_else(|| self.b.next())
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let (a, b) = (self.a.size_hint(), self.b.size_hint());
+        let hi = match (a.1, b.1) {
+            (Some(x), Some(y)) => x.checked_add(y),
+            _ => None,
+        };
+        (a.0.saturating_add(b.0), hi)
+    }
+}
+
+impl<A, B> DoubleEndedIterator for ChainIter<A, B>
+where
+    A: DoubleEndedIterator,
+    B: DoubleEndedIterator<Item = A::Item>,
+{
+    #[inline]
+    fn next_back(&mut self) -> Option<A::Item> {
+        self.b.next_back().or_else(|| self.a.next_back())
+    }
+}
+
+impl<A, B> ExactSizeIterator for ChainIter<A, B>
+where
+    A: ExactSizeIterator,
+    B: ExactSizeIterator<Item = A::Item>,
+{
 }

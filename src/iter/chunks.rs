@@ -126,4 +126,13 @@ impl<P: Producer> Iterator for ChunkIter<P> {
         self.rest = Some(rest);
         Some(chunk.into_iter().collect())
     }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self
+            .rest
+            .as_ref()
+            .map_or(0, |p| p.len().div_ceil(self.size));
+        (n, Some(n))
+    }
 }
+
+impl<P: Producer> ExactSizeIterator for ChunkIter<P> {}

@@ -109,6 +109,8 @@ impl<I: Iterator> Iterator for EnumerateIter<I> {
     }
 }
 
+impl<I: ExactSizeIterator> ExactSizeIterator for EnumerateIter<I> {}
+
 impl<I: DoubleEndedIterator> DoubleEndedIterator for EnumerateIter<I> {
     #[inline]
     fn next_back(&mut self) -> Option<Self::Item> {

@@ -4,11 +4,20 @@ use super::plumbing::{Consumer, Folder};
 use super::ParallelIterator;
 
 /// The items for which a predicate holds ([`ParallelIterator::filter`]).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adaptors are lazy"]
 pub struct Filter<I, P> {
     base: I,
     predicate: P,
+}
+
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, P> std::fmt::Debug for Filter<I, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Filter")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, P> Filter<I, P> {
@@ -35,11 +44,20 @@ where
 }
 
 /// The `Some` results of a function ([`ParallelIterator::filter_map`]).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adaptors are lazy"]
 pub struct FilterMap<I, F> {
     base: I,
     op: F,
+}
+
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, F> std::fmt::Debug for FilterMap<I, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FilterMap")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, F> FilterMap<I, F> {

@@ -1,5 +1,5 @@
 //! The searching consumers: `find_any` (and through it `any`, `all`, `position_any`) and
-//! `find_first`. Both stop early through a shared atomic: pieces that start after an item
+//! `find_first`, `find_last`. They stop early through a shared atomic: pieces that start after an item
 //! was found (any item for `find_any`, an earlier one for `find_first`) are not split or
 //! folded further.
 
@@ -32,6 +32,65 @@ where
         hi: usize::MAX,
         best: &best,
     })
+}
+
+pub(super) fn find_last<I, P>(iter: I, predicate: &P) -> Option<I::Item>
+where
+    I: ParallelIterator,
+    P: Fn(&I::Item) -> bool + Sync,
+{
+    let best = AtomicUsize::new(0);
+    iter.drive_unindexed(FindLast {
+        predicate,
+        lo: 0,
+        hi: usize::MAX,
+        best: &best,
+    })
+}
+
+/// Keeps the right result if there is one.
+pub(super) struct LastSome;
+
+impl<T> Reducer<Option<T>> for LastSome {
+    fn reduce(self, left: Option<T>, right: Option<T>) -> Option<T> {
+        right.or(left)
+    }
+}
+
+/// `find_last`'s consumer: the mirror image of [`FindFirst`]; `best` is the largest `hi` of
+/// a consumer that found an item.
+struct FindLast<'f, P> {
+    predicate: &'f P,
+    lo: usize,
+    hi: usize,
+    best: &'f AtomicUsize,
+}
+
+impl<'f, T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindLast<'f, P> {
+    type Folder = FindFolder<'f, P, T>;
+    type Reducer = LastSome;
+    type Result = Option<T>;
+
+    fn split_off_left(&mut self) -> Self {
+        let mid = self.lo + (self.hi - self.lo) / 2;
+        let left = FindLast { hi: mid, ..*self };
+        self.lo = mid;
+        left
+    }
+    fn to_reducer(&self) -> LastSome {
+        LastSome
+    }
+    fn into_folder(self) -> Self::Folder {
+        FindFolder {
+            predicate: self.predicate,
+            item: None,
+            done: Done::Last(self.hi, self.best),
+        }
+    }
+    fn full(&self) -> bool {
+        // Strictly larger: a consumer with an equal `hi` may lie to our right.
+        self.best.load(Ordering::Relaxed) > self.hi
+    }
 }
 
 /// Keeps the left result if there is one.
@@ -112,6 +171,7 @@ impl<'f, T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindFirst<'f, P> {
 enum Done<'f> {
     Any(&'f AtomicBool),
     First(usize, &'f AtomicUsize),
+    Last(usize, &'f AtomicUsize),
 }
 
 struct FindFolder<'f, P, T> {
@@ -124,6 +184,14 @@ impl<T, P: Fn(&T) -> bool> Folder<T> for FindFolder<'_, P, T> {
     type Result = Option<T>;
 
     fn consume(mut self, item: T) -> Self {
+        if let Done::Last(hi, best) = self.done {
+            // The last match of the piece wins: keep consuming.
+            if (self.predicate)(&item) {
+                self.item = Some(item);
+                best.fetch_max(hi, Ordering::Relaxed);
+            }
+            return self;
+        }
         if self.item.is_none() && (self.predicate)(&item) {
             self.item = Some(item);
             match self.done {
@@ -131,6 +199,7 @@ impl<T, P: Fn(&T) -> bool> Folder<T> for FindFolder<'_, P, T> {
                 Done::First(lo, best) => {
                     best.fetch_min(lo, Ordering::Relaxed);
                 }
+                Done::Last(..) => {}
             }
         }
         self
@@ -139,10 +208,14 @@ impl<T, P: Fn(&T) -> bool> Folder<T> for FindFolder<'_, P, T> {
         self.item
     }
     fn full(&self) -> bool {
+        if let Done::Last(hi, best) = self.done {
+            return best.load(Ordering::Relaxed) > hi;
+        }
         self.item.is_some()
             || match self.done {
                 Done::Any(found) => found.load(Ordering::Relaxed),
                 Done::First(lo, best) => best.load(Ordering::Relaxed) < lo,
+                Done::Last(..) => false,
             }
     }
 }

@@ -4,11 +4,20 @@ use super::plumbing::{Consumer, Folder, Reducer};
 use super::{IntoParallelIterator, ParallelIterator};
 
 /// Items mapped to parallel iterators, flattened in order ([`ParallelIterator::flat_map`]).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adaptors are lazy"]
 pub struct FlatMap<I, F> {
     base: I,
     op: F,
+}
+
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, F> std::fmt::Debug for FlatMap<I, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FlatMap")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, F> FlatMap<I, F> {
@@ -109,11 +118,20 @@ where
 
 /// Items mapped to sequential iterators, flattened in order
 /// ([`ParallelIterator::flat_map_iter`]).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adaptors are lazy"]
 pub struct FlatMapIter<I, F> {
     base: I,
     op: F,
+}
+
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, F> std::fmt::Debug for FlatMapIter<I, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FlatMapIter")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, F> FlatMapIter<I, F> {

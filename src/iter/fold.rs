@@ -1,15 +1,32 @@
-//! `fold`: every piece folded sequentially; a parallel iterator of the pieces' results.
+//! `fold` and `fold_with`: every piece folded sequentially; a parallel iterator of the
+//! pieces' results.
 
+use super::map_with::{CloneSource, InitSource, StateSource};
 use super::plumbing::{Consumer, Folder};
 use super::ParallelIterator;
 
-/// The results of folding every piece ([`ParallelIterator::fold`]).
-#[derive(Clone, Debug)]
+/// The results of folding every piece from `identity()` ([`ParallelIterator::fold`]).
+///
+/// ```
+/// use zonal::prelude::*;
+/// let s: u32 = (1..=10u32).into_par_iter().fold(|| 0, |a, x| a + x).sum();
+/// assert_eq!(s, 55);
+/// ```
+#[derive(Clone)]
 #[must_use = "iterator adaptors are lazy"]
 pub struct Fold<I, ID, F> {
     base: I,
     identity: ID,
     fold_op: F,
+}
+
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, ID, F> std::fmt::Debug for Fold<I, ID, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fold")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, ID, F> Fold<I, ID, F> {
@@ -39,22 +56,86 @@ where
         } = self;
         base.drive_unindexed(FoldConsumer {
             base: consumer,
-            identity: &identity,
+            source: InitSource::new(&identity),
             fold_op: &fold_op,
         })
     }
 }
 
-struct FoldConsumer<'f, C, ID, F> {
+/// The results of folding every piece from a clone of `init`
+/// ([`ParallelIterator::fold_with`]).
+///
+/// ```
+/// use zonal::prelude::*;
+/// let v: Vec<String> = vec!["a", "b", "c"]
+///     .into_par_iter()
+///     .fold_with(String::new(), |mut s, x| {
+///         s.push_str(x);
+///         s
+///     })
+///     .collect();
+/// assert_eq!(v.concat(), "abc");
+/// ```
+#[derive(Clone)]
+#[must_use = "iterator adaptors are lazy"]
+pub struct FoldWith<I, T, F> {
+    base: I,
+    item: T,
+    fold_op: F,
+}
+
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, T: std::fmt::Debug, F> std::fmt::Debug for FoldWith<I, T, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FoldWith")
+            .field("base", &self.base)
+            .field("item", &self.item)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<I, T, F> FoldWith<I, T, F> {
+    pub(super) fn new(base: I, item: T, fold_op: F) -> Self {
+        FoldWith {
+            base,
+            item,
+            fold_op,
+        }
+    }
+}
+
+impl<I, T, F> ParallelIterator for FoldWith<I, T, F>
+where
+    I: ParallelIterator,
+    F: Fn(T, I::Item) -> T + Sync + Send,
+    T: Send + Clone,
+{
+    type Item = T;
+
+    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        let FoldWith {
+            base,
+            item,
+            fold_op,
+        } = self;
+        base.drive_unindexed(FoldConsumer {
+            base: consumer,
+            source: CloneSource::new(item),
+            fold_op: &fold_op,
+        })
+    }
+}
+
+struct FoldConsumer<'f, C, S, F> {
     base: C,
-    identity: &'f ID,
+    source: S,
     fold_op: &'f F,
 }
 
-impl<'f, U, T, C, ID, F> Consumer<U> for FoldConsumer<'f, C, ID, F>
+impl<'f, U, T, C, S, F> Consumer<U> for FoldConsumer<'f, C, S, F>
 where
     C: Consumer<T>,
-    ID: Fn() -> T + Sync,
+    S: StateSource<State = T>,
     F: Fn(T, U) -> T + Sync,
     T: Send,
 {
@@ -65,7 +146,7 @@ where
     fn split_off_left(&mut self) -> Self {
         FoldConsumer {
             base: self.base.split_off_left(),
-            identity: self.identity,
+            source: self.source.split(),
             fold_op: self.fold_op,
         }
     }
@@ -75,7 +156,7 @@ where
     fn into_folder(self) -> Self::Folder {
         FoldFolder {
             base: self.base.into_folder(),
-            acc: (self.identity)(),
+            acc: self.source.into_state(),
             fold_op: self.fold_op,
         }
     }

@@ -1,4 +1,4 @@
-//! `map` and its special cases `cloned`, `copied`, `inspect`: one adaptor over a
+//! `map` and its special cases `cloned`, `copied`, `inspect`, `update`: one adaptor over a
 //! [`MapOp`].
 
 use super::plumbing::{Consumer, Folder, Producer, ProducerCallback};
@@ -58,12 +58,34 @@ impl<T: Send, F: Fn(&T) + Sync + Send> MapOp<T> for InspectOp<F> {
     }
 }
 
+/// [`MapOp`] of [`ParallelIterator::update`].
+#[derive(Clone, Copy, Debug)]
+pub struct UpdateOp<F>(pub F);
+
+impl<T: Send, F: Fn(&mut T) + Sync + Send> MapOp<T> for UpdateOp<F> {
+    type Output = T;
+    #[inline]
+    fn call(&self, mut item: T) -> T {
+        (self.0)(&mut item);
+        item
+    }
+}
+
 /// Items mapped by a [`MapOp`] ([`ParallelIterator::map`]).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adaptors are lazy"]
 pub struct Map<I, F> {
     base: I,
     op: F,
+}
+
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, F> std::fmt::Debug for Map<I, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Map")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 /// [`ParallelIterator::cloned`].
@@ -72,6 +94,8 @@ pub type Cloned<I> = Map<I, ClonedOp>;
 pub type Copied<I> = Map<I, CopiedOp>;
 /// [`ParallelIterator::inspect`].
 pub type Inspect<I, F> = Map<I, InspectOp<F>>;
+/// [`ParallelIterator::update`].
+pub type Update<I, F> = Map<I, UpdateOp<F>>;
 
 impl<I, F> Map<I, F> {
     pub(super) fn new(base: I, op: F) -> Self {
@@ -196,6 +220,8 @@ impl<I: Iterator, F: MapOp<I::Item>> Iterator for MapIter<'_, I, F> {
         self.iter.size_hint()
     }
 }
+
+impl<I: ExactSizeIterator, F: MapOp<I::Item>> ExactSizeIterator for MapIter<'_, I, F> {}
 
 impl<I: DoubleEndedIterator, F: MapOp<I::Item>> DoubleEndedIterator for MapIter<'_, I, F> {
     #[inline]

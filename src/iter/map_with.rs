@@ -19,6 +19,12 @@ pub trait StateSource: Send + Sized {
 #[derive(Clone, Debug)]
 pub struct CloneSource<T>(T);
 
+impl<T> CloneSource<T> {
+    pub(super) fn new(item: T) -> Self {
+        CloneSource(item)
+    }
+}
+
 impl<T: Clone + Send> StateSource for CloneSource<T> {
     type State = T;
     fn split(&mut self) -> Self {
@@ -33,6 +39,12 @@ impl<T: Clone + Send> StateSource for CloneSource<T> {
 #[derive(Debug)]
 pub struct InitSource<'f, F>(&'f F);
 
+impl<'f, F> InitSource<'f, F> {
+    pub(super) fn new(init: &'f F) -> Self {
+        InitSource(init)
+    }
+}
+
 impl<T, F: Fn() -> T + Sync> StateSource for InitSource<'_, F> {
     type State = T;
     fn split(&mut self) -> Self {
@@ -44,7 +56,7 @@ impl<T, F: Fn() -> T + Sync> StateSource for InitSource<'_, F> {
 }
 
 /// Items mapped with a per-piece state ([`ParallelIterator::map_with`]).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adaptors are lazy"]
 pub struct MapWith<I, T, F> {
     base: I,
@@ -52,13 +64,32 @@ pub struct MapWith<I, T, F> {
     op: F,
 }
 
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, T: std::fmt::Debug, F> std::fmt::Debug for MapWith<I, T, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MapWith")
+            .field("base", &self.base)
+            .field("item", &self.item)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Items mapped with a per-piece state made by `init` ([`ParallelIterator::map_init`]).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "iterator adaptors are lazy"]
 pub struct MapInit<I, INIT, F> {
     base: I,
     init: INIT,
     op: F,
+}
+
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, INIT, F> std::fmt::Debug for MapInit<I, INIT, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MapInit")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, T, F> MapWith<I, T, F> {
@@ -241,6 +272,11 @@ impl<I: Iterator, T, F: Fn(&mut T, I::Item) -> R, R> Iterator for StateIter<'_, 
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.iter.size_hint()
     }
+}
+
+impl<I: ExactSizeIterator, T, F: Fn(&mut T, I::Item) -> R, R> ExactSizeIterator
+    for StateIter<'_, I, T, F>
+{
 }
 
 impl<I: DoubleEndedIterator, T, F: Fn(&mut T, I::Item) -> R, R> DoubleEndedIterator

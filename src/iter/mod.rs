@@ -74,8 +74,24 @@ mod skip_take;
 mod sources;
 mod zip;
 
+// rayon's adaptors and consumers beyond the first set (issue 23).
+mod any_while;
+mod blocks;
+mod fold_chunks;
+mod interleave;
+mod intersperse;
+mod panic_fuse;
+mod positions;
+mod step_by;
+mod take_any;
+mod try_fold;
+mod try_reduce;
+mod while_some;
+
 use std::cmp::Ordering;
+use std::collections::LinkedList;
 use std::iter::{Product, Sum};
+use std::ops::ControlFlow;
 
 pub use chain::Chain;
 pub use chunks::Chunks;
@@ -105,7 +121,23 @@ pub use sources::vec::VecIntoIter;
 pub use sources::walk_tree::{WalkTree, WalkTreePostfix, WalkTreePrefix};
 pub use zip::Zip;
 
-use plumbing::{Consumer, ProducerCallback};
+pub use any_while::{SkipAnyWhile, TakeAnyWhile};
+pub use blocks::{ExponentialBlocks, UniformBlocks};
+pub use either::Either;
+pub use fold::FoldWith;
+pub use fold_chunks::{FoldChunks, FoldChunksWith};
+pub use interleave::{Interleave, InterleaveShortest};
+pub use intersperse::Intersperse;
+pub use map::{Update, UpdateOp};
+pub use panic_fuse::PanicFuse;
+pub use positions::Positions;
+pub use step_by::StepBy;
+pub use take_any::{SkipAny, TakeAny};
+pub use try_fold::{TryFold, TryFoldWith};
+pub use while_some::WhileSome;
+pub use zip::ZipEq;
+
+use plumbing::{BridgeCallback, Consumer, ProducerCallback};
 
 // --- the free-function sources (rayon's `iter::empty`, `iter::once`, ...) ---
 
@@ -289,16 +321,67 @@ pub trait ParallelIterator: Sized + Send {
         self.map_init(init, op).for_each(drop);
     }
 
-    /// Calls `op` on every item until one returns an error (or `None`), which is returned
-    /// (some error, not necessarily the first); stops early.
+    /// Calls `op` on every item until one returns an error (or `None`, or `Break`), which is
+    /// returned (some failure, not necessarily the first); stops early.
+    ///
+    /// ```
+    /// use zonal::prelude::*;
+    /// let r = (0..100u32).into_par_iter().try_for_each(|x| if x < 50 { Ok(()) } else { Err(x) });
+    /// assert!(matches!(r, Err(x) if x >= 50));
+    /// ```
     fn try_for_each<F, R>(self, op: F) -> R
     where
         F: Fn(Self::Item) -> R + Sync + Send,
-        R: TryResult + Send,
+        R: Try<Output = ()> + Send,
     {
         self.map(op)
-            .find_any(TryResult::is_break)
-            .unwrap_or_else(R::from_ok)
+            .try_reduce(<()>::default, |(), ()| R::from_output(()))
+    }
+
+    /// [`try_for_each`](Self::try_for_each) with a per-piece clone of `init` (passed mutably
+    /// to `op`).
+    ///
+    /// ```
+    /// use zonal::prelude::*;
+    /// use std::sync::mpsc::channel;
+    /// let (tx, rx) = channel();
+    /// let r: Result<(), _> = (0..10u32).into_par_iter().try_for_each_with(tx, |tx, x| tx.send(x));
+    /// assert!(r.is_ok());
+    /// let mut got: Vec<u32> = rx.iter().collect();
+    /// got.sort();
+    /// assert_eq!(got, (0..10).collect::<Vec<_>>());
+    /// ```
+    fn try_for_each_with<F, T, R>(self, init: T, op: F) -> R
+    where
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        T: Send + Clone,
+        R: Try<Output = ()> + Send,
+    {
+        self.map_with(init, op)
+            .try_reduce(<()>::default, |(), ()| R::from_output(()))
+    }
+
+    /// [`try_for_each`](Self::try_for_each) with a per-piece state made by `init` (passed
+    /// mutably to `op`).
+    ///
+    /// ```
+    /// use zonal::prelude::*;
+    /// let r = (0..10u32)
+    ///     .into_par_iter()
+    ///     .try_for_each_init(Vec::new, |buf, x| {
+    ///         buf.push(x);
+    ///         if x == 7 { None } else { Some(()) }
+    ///     });
+    /// assert_eq!(r, None);
+    /// ```
+    fn try_for_each_init<F, INIT, T, R>(self, init: INIT, op: F) -> R
+    where
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        self.map_init(init, op)
+            .try_reduce(<()>::default, |(), ()| R::from_output(()))
     }
 
     /// Maps every item with `f`.
@@ -354,6 +437,20 @@ pub trait ParallelIterator: Sized + Send {
         F: Fn(&Self::Item) + Sync + Send,
     {
         Map::new(self, InspectOp(f))
+    }
+
+    /// Calls `op` on a mutable reference to every item as it passes.
+    ///
+    /// ```
+    /// use zonal::prelude::*;
+    /// let v: Vec<u32> = (0..4u32).into_par_iter().update(|x| *x *= 10).collect();
+    /// assert_eq!(v, [0, 10, 20, 30]);
+    /// ```
+    fn update<F>(self, f: F) -> Update<Self, F>
+    where
+        F: Fn(&mut Self::Item) + Sync + Send,
+    {
+        Map::new(self, UpdateOp(f))
     }
 
     /// Keeps the items for which `predicate` holds.
@@ -454,6 +551,74 @@ pub trait ParallelIterator: Sized + Send {
         F: Fn(T, Self::Item) -> T + Sync + Send,
     {
         Fold::new(self, identity, fold_op)
+    }
+
+    /// Folds the items of every piece (sequentially, starting from a clone of `init`): a
+    /// parallel iterator of the pieces' results, in order.
+    fn fold_with<F, T>(self, init: T, fold_op: F) -> FoldWith<Self, T, F>
+    where
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+        T: Send + Clone,
+    {
+        FoldWith::new(self, init, fold_op)
+    }
+
+    /// Folds the items of every piece with a fallible `fold_op` (starting from
+    /// `identity()`; a piece stops at its first failure): a parallel iterator of the pieces'
+    /// results.
+    fn try_fold<T, R, ID, F>(self, identity: ID, fold_op: F) -> TryFold<Self, R, ID, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        R: Try<Output = T> + Send,
+    {
+        TryFold::new(self, identity, fold_op)
+    }
+
+    /// [`try_fold`](Self::try_fold) starting from a clone of `init`.
+    fn try_fold_with<F, T, R>(self, init: T, fold_op: F) -> TryFoldWith<Self, R, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        R: Try<Output = T> + Send,
+        T: Clone + Send,
+    {
+        TryFoldWith::new(self, init, fold_op)
+    }
+
+    /// Reduces fallible items with a fallible `op`, `identity()` being its neutral element;
+    /// the first failure seen (not necessarily the first in order) stops the computation and
+    /// is returned.
+    ///
+    /// ```
+    /// use zonal::prelude::*;
+    /// let sum = (1..=100u32).into_par_iter().map(Some).try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(sum, Some(5050));
+    /// let r: Result<u8, &str> =
+    ///     (1..=100u8).into_par_iter().map(Ok).try_reduce(|| 0, |a, b| a.checked_add(b).ok_or("big"));
+    /// assert_eq!(r, Err("big"));
+    /// ```
+    fn try_reduce<T, OP, ID>(self, identity: ID, op: OP) -> Self::Item
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        Self::Item: Try<Output = T>,
+    {
+        try_reduce::try_reduce(self, &identity, &op)
+    }
+
+    /// [`try_reduce`](Self::try_reduce) without an identity: `None` for an empty iterator.
+    ///
+    /// ```
+    /// use zonal::prelude::*;
+    /// let r = (1..=4u32).into_par_iter().map(Ok::<u32, ()>).try_reduce_with(|a, b| Ok(a * b));
+    /// assert_eq!(r, Some(Ok(24)));
+    /// ```
+    fn try_reduce_with<T, OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        Self::Item: Try<Output = T>,
+    {
+        try_reduce::try_reduce_with(self, &op)
     }
 
     /// The sum of the items.
@@ -564,6 +729,104 @@ pub trait ParallelIterator: Sized + Send {
         find::find_first(self, &predicate)
     }
 
+    /// The last item (in sequence order) for which `predicate` holds; pieces before an item
+    /// already found stop early.
+    ///
+    /// ```
+    /// use zonal::prelude::*;
+    /// assert_eq!((0..100u32).into_par_iter().find_last(|x| x % 7 == 0), Some(98));
+    /// ```
+    fn find_last<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        find::find_last(self, &predicate)
+    }
+
+    /// Some item for which `predicate` holds: [`find_any`](Self::find_any) (deprecated, as
+    /// rayon's).
+    #[deprecated(note = "parallel `find` does not search in order -- use `find_any`, \
+                         `find_first`, or `find_last`")]
+    fn find<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        self.find_any(predicate)
+    }
+
+    /// The last `Some` result of `f` in sequence order.
+    fn find_map_last<R, F>(self, f: F) -> Option<R>
+    where
+        R: Send,
+        F: Fn(Self::Item) -> Option<R> + Sync + Send,
+    {
+        self.filter_map(f).find_last(|_| true)
+    }
+
+    /// The `Some` values of an iterator over options, until a `None` is seen (in any piece;
+    /// the items after it in sequence order may or may not be seen).
+    fn while_some<T>(self) -> WhileSome<Self>
+    where
+        Self: ParallelIterator<Item = Option<T>>,
+        T: Send,
+    {
+        WhileSome::new(self)
+    }
+
+    /// After a panic in some piece, the other pieces stop consuming items early.
+    fn panic_fuse(self) -> PanicFuse<Self> {
+        PanicFuse::new(self)
+    }
+
+    /// A clone of `element` between every two items.
+    fn intersperse(self, element: Self::Item) -> Intersperse<Self>
+    where
+        Self::Item: Clone,
+    {
+        Intersperse::new(self, element)
+    }
+
+    /// `n` items (all of them if fewer), not necessarily the first ones; their order is kept.
+    fn take_any(self, n: usize) -> TakeAny<Self> {
+        TakeAny::new(self, n)
+    }
+
+    /// All but `n` items (none if fewer), not necessarily the first ones skipped; the order
+    /// of the others is kept.
+    fn skip_any(self, n: usize) -> SkipAny<Self> {
+        SkipAny::new(self, n)
+    }
+
+    /// Items while `predicate` holds; once it fails for some item (in any piece), no more
+    /// items are taken.
+    fn take_any_while<P>(self, predicate: P) -> TakeAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        TakeAnyWhile::new(self, predicate)
+    }
+
+    /// Items skipped while `predicate` holds; once it fails for some item (in any piece),
+    /// every item from then on is kept.
+    fn skip_any_while<P>(self, predicate: P) -> SkipAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        SkipAnyWhile::new(self, predicate)
+    }
+
+    /// The items as the pieces' vectors, in order (no concatenation).
+    ///
+    /// ```
+    /// use zonal::prelude::*;
+    /// let list = (0..100u32).into_par_iter().collect_vec_list();
+    /// let all: Vec<u32> = list.into_iter().flatten().collect();
+    /// assert_eq!(all, (0..100).collect::<Vec<_>>());
+    /// ```
+    fn collect_vec_list(self) -> LinkedList<Vec<Self::Item>> {
+        collect::collect_list(self)
+    }
+
     /// Some `Some` result of `f` (not necessarily the first); stops early.
     fn find_map_any<R, F>(self, f: F) -> Option<R>
     where
@@ -613,6 +876,29 @@ pub trait ParallelIterator: Sized + Send {
         (a, b)
     }
 
+    /// Maps every item to `Either::Left` or `Either::Right`, collecting each side into its
+    /// collection (order kept).
+    ///
+    /// ```
+    /// use zonal::prelude::*;
+    /// use zonal::iter::Either;
+    /// let (evens, odds): (Vec<u32>, Vec<String>) = (0..6u32)
+    ///     .into_par_iter()
+    ///     .partition_map(|x| if x % 2 == 0 { Either::Left(x) } else { Either::Right(x.to_string()) });
+    /// assert_eq!(evens, [0, 2, 4]);
+    /// assert_eq!(odds, ["1", "3", "5"]);
+    /// ```
+    fn partition_map<A, B, P, L, R>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<L>,
+        B: Default + Send + ParallelExtend<R>,
+        P: Fn(Self::Item) -> Either<L, R> + Sync + Send,
+        L: Send,
+        R: Send,
+    {
+        collect::partition_map(self, predicate)
+    }
+
     /// Splits pairs into two collections (order kept).
     fn unzip<A, B, FromA, FromB>(self) -> (FromA, FromB)
     where
@@ -636,6 +922,12 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// Hands this iterator's producer to `callback` (the plumbing; see [`plumbing`]).
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output;
 
+    /// Runs the iterator into `consumer`, through its producer (the plumbing; see
+    /// [`plumbing`]).
+    fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+        self.with_producer(BridgeCallback(consumer))
+    }
+
     /// Pairs every item with its index.
     fn enumerate(self) -> Enumerate<Self> {
         Enumerate::new(self)
@@ -648,6 +940,251 @@ pub trait IndexedParallelIterator: ParallelIterator {
         Z::Iter: IndexedParallelIterator,
     {
         Zip::new(self, other.into_par_iter())
+    }
+
+    /// Pairs the items of both iterators, which must have the same length.
+    ///
+    /// # Panics
+    /// If the lengths differ.
+    fn zip_eq<Z>(self, other: Z) -> ZipEq<Self, Z::Iter>
+    where
+        Z: IntoParallelIterator,
+        Z::Iter: IndexedParallelIterator,
+    {
+        ZipEq::new(self, other.into_par_iter())
+    }
+
+    /// This iterator's and `other`'s items in turns, then the rest of the longer one.
+    fn interleave<I>(self, other: I) -> Interleave<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+    {
+        Interleave::new(self, other.into_par_iter())
+    }
+
+    /// This iterator's and `other`'s items in turns, up to the end of the shorter one.
+    fn interleave_shortest<I>(self, other: I) -> InterleaveShortest<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+    {
+        InterleaveShortest::new(self, other.into_par_iter())
+    }
+
+    /// Every `step`-th item, starting with the first.
+    ///
+    /// # Panics
+    /// If `step` is 0.
+    fn step_by(self, step: usize) -> StepBy<Self> {
+        StepBy::new(self, step)
+    }
+
+    /// Runs as a sequence of blocks, each in parallel: the first as large as the pool, then
+    /// each twice the one before; a short-circuiting consumer stops between blocks.
+    fn by_exponential_blocks(self) -> ExponentialBlocks<Self> {
+        ExponentialBlocks::new(self)
+    }
+
+    /// Runs as a sequence of blocks of `block_size` items, each in parallel.
+    ///
+    /// # Panics
+    /// If `block_size` is 0.
+    fn by_uniform_blocks(self, block_size: usize) -> UniformBlocks<Self> {
+        UniformBlocks::new(self, block_size)
+    }
+
+    /// Every chunk of `chunk_size` items (the last one may be shorter) folded from
+    /// `identity()`.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    fn fold_chunks<T, ID, F>(
+        self,
+        chunk_size: usize,
+        identity: ID,
+        fold_op: F,
+    ) -> FoldChunks<Self, ID, F>
+    where
+        ID: Fn() -> T + Send + Sync,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+        T: Send,
+    {
+        FoldChunks::new(self, chunk_size, identity, fold_op)
+    }
+
+    /// Every chunk of `chunk_size` items folded from a clone of `init`.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    fn fold_chunks_with<T, F>(
+        self,
+        chunk_size: usize,
+        init: T,
+        fold_op: F,
+    ) -> FoldChunksWith<Self, T, F>
+    where
+        T: Send + Clone,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+    {
+        FoldChunksWith::new(self, chunk_size, init, fold_op)
+    }
+
+    /// Compares lexicographically with `other`'s items (as `Iterator::cmp`).
+    ///
+    /// ```
+    /// use zonal::prelude::*;
+    /// use std::cmp::Ordering;
+    /// assert_eq!((0..3u32).into_par_iter().cmp(0..4u32), Ordering::Less);
+    /// assert_eq!((0..3u32).into_par_iter().cmp(vec![0, 2, 0]), Ordering::Less);
+    /// ```
+    fn cmp<I>(self, other: I) -> Ordering
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: Ord,
+    {
+        let other = other.into_par_iter();
+        let by_len = self.len().cmp(&other.len());
+        self.zip(other)
+            .map(|(x, y)| Ord::cmp(&x, &y))
+            .find_first(|&o| o != Ordering::Equal)
+            .unwrap_or(by_len)
+    }
+
+    /// Compares lexicographically with `other`'s items (as `Iterator::partial_cmp`).
+    fn partial_cmp<I>(self, other: I) -> Option<Ordering>
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        let other = other.into_par_iter();
+        let by_len = self.len().cmp(&other.len());
+        self.zip(other)
+            .map(|(x, y)| PartialOrd::partial_cmp(&x, &y))
+            .find_first(|&o| o != Some(Ordering::Equal))
+            .unwrap_or(Some(by_len))
+    }
+
+    /// Whether the items equal `other`'s (as `Iterator::eq`).
+    fn eq<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialEq<I::Item>,
+    {
+        let other = other.into_par_iter();
+        self.len() == other.len() && self.zip(other).all(|(x, y)| x.eq(&y))
+    }
+
+    /// Whether the items differ from `other`'s (as `Iterator::ne`).
+    fn ne<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialEq<I::Item>,
+    {
+        !self.eq(other)
+    }
+
+    /// Whether the items are lexicographically less than `other`'s.
+    fn lt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(Ordering::Less)
+    }
+
+    /// Whether the items are lexicographically less than or equal to `other`'s.
+    fn le<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(Ordering::Less | Ordering::Equal)
+        )
+    }
+
+    /// Whether the items are lexicographically greater than `other`'s.
+    fn gt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(Ordering::Greater)
+    }
+
+    /// Whether the items are lexicographically greater than or equal to `other`'s.
+    fn ge<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(Ordering::Greater | Ordering::Equal)
+        )
+    }
+
+    /// The index of some item for which `predicate` holds:
+    /// [`position_any`](Self::position_any) (deprecated, as rayon's).
+    #[deprecated(
+        note = "parallel `position` does not search in order -- use `position_any`, \
+                `position_first`, or `position_last`"
+    )]
+    fn position<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.position_any(predicate)
+    }
+
+    /// The index of the last item for which `predicate` holds.
+    fn position_last<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate)
+            .enumerate()
+            .find_last(|p| p.1)
+            .map(|p| p.0)
+    }
+
+    /// The indexes of the items for which `predicate` holds, in order.
+    fn positions<P>(self, predicate: P) -> Positions<Self, P>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        Positions::new(self, predicate)
+    }
+
+    /// Unzips pairs into `left` and `right` (both cleared first), in order.
+    ///
+    /// ```
+    /// use zonal::prelude::*;
+    /// let (mut a, mut b) = (vec![9], Vec::new());
+    /// (0..3u32).into_par_iter().map(|x| (x, x * 10)).unzip_into_vecs(&mut a, &mut b);
+    /// assert_eq!((a, b), (vec![0, 1, 2], vec![0, 10, 20]));
+    /// ```
+    fn unzip_into_vecs<A, B>(self, left: &mut Vec<A>, right: &mut Vec<B>)
+    where
+        Self: IndexedParallelIterator<Item = (A, B)>,
+        A: Send,
+        B: Send,
+    {
+        left.clear();
+        right.clear();
+        let (mut a, mut b): (Vec<A>, Vec<B>) = self.unzip();
+        left.append(&mut a);
+        right.append(&mut b);
     }
 
     /// The items in reverse order.
@@ -793,29 +1330,79 @@ pub trait ParallelExtend<T: Send> {
         I: IntoParallelIterator<Item = T>;
 }
 
-/// The results [`ParallelIterator::try_for_each`] accepts: `Result<(), E>` and
-/// `Option<()>` (rayon's `Try` bound, for these two).
-pub trait TryResult: Sized {
-    /// The success value.
-    fn from_ok() -> Self;
-    /// Whether this is a failure (stops the iteration).
-    fn is_break(&self) -> bool;
+/// The fallible values the `try_*` methods accept (rayon's `Try`, a stable stand-in for
+/// `std::ops::Try`): `Option<T>`, `Result<T, E>` and `ControlFlow<B, C>`.
+pub trait Try: Sized {
+    /// The success value (`T`, `T`, `C`).
+    type Output;
+    /// The failure, without a success value (`Option<Infallible>`, `Result<Infallible, E>`,
+    /// `ControlFlow<B, Infallible>`).
+    type Residual;
+
+    /// A success.
+    fn from_output(output: Self::Output) -> Self;
+    /// A failure.
+    fn from_residual(residual: Self::Residual) -> Self;
+    /// `Continue` with the success value, or `Break` with the failure.
+    fn branch(self) -> ControlFlow<Self::Residual, Self::Output>;
 }
 
-impl<E> TryResult for Result<(), E> {
-    fn from_ok() -> Self {
-        Ok(())
+/// The former name of [`Try`].
+pub use self::Try as TryResult;
+
+impl<T> Try for Option<T> {
+    type Output = T;
+    type Residual = Option<std::convert::Infallible>;
+    fn from_output(output: T) -> Self {
+        Some(output)
     }
-    fn is_break(&self) -> bool {
-        self.is_err()
+    fn from_residual(_: Self::Residual) -> Self {
+        None
+    }
+    fn branch(self) -> ControlFlow<Self::Residual, T> {
+        match self {
+            Some(t) => ControlFlow::Continue(t),
+            None => ControlFlow::Break(None),
+        }
     }
 }
 
-impl TryResult for Option<()> {
-    fn from_ok() -> Self {
-        Some(())
+impl<T, E> Try for Result<T, E> {
+    type Output = T;
+    type Residual = Result<std::convert::Infallible, E>;
+    fn from_output(output: T) -> Self {
+        Ok(output)
     }
-    fn is_break(&self) -> bool {
-        self.is_none()
+    fn from_residual(residual: Self::Residual) -> Self {
+        match residual {
+            Err(e) => Err(e),
+            Ok(never) => match never {},
+        }
+    }
+    fn branch(self) -> ControlFlow<Self::Residual, T> {
+        match self {
+            Ok(t) => ControlFlow::Continue(t),
+            Err(e) => ControlFlow::Break(Err(e)),
+        }
+    }
+}
+
+impl<B, C> Try for ControlFlow<B, C> {
+    type Output = C;
+    type Residual = ControlFlow<B, std::convert::Infallible>;
+    fn from_output(output: C) -> Self {
+        ControlFlow::Continue(output)
+    }
+    fn from_residual(residual: Self::Residual) -> Self {
+        match residual {
+            ControlFlow::Break(b) => ControlFlow::Break(b),
+            ControlFlow::Continue(never) => match never {},
+        }
+    }
+    fn branch(self) -> ControlFlow<Self::Residual, C> {
+        match self {
+            ControlFlow::Continue(c) => ControlFlow::Continue(c),
+            ControlFlow::Break(b) => ControlFlow::Break(ControlFlow::Break(b)),
+        }
     }
 }

@@ -31,7 +31,7 @@ where
 }
 
 /// A sequential iterator run in parallel ([`ParallelBridge::par_bridge`]).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 #[must_use = "iterator adaptors are lazy"]
 pub struct IterBridge<I> {
     iter: I,

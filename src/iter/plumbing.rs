@@ -105,8 +105,9 @@ pub trait Consumer<T>: Send + Sized {
 pub trait Producer: Send + Sized {
     /// The items.
     type Item;
-    /// The sequential iterator over the items (double-ended, for `rev`).
-    type IntoIter: DoubleEndedIterator<Item = Self::Item>;
+    /// The sequential iterator over the items: double-ended (for `rev`) and exact-sized
+    /// (its length is [`len`](Self::len)), as rayon's.
+    type IntoIter: DoubleEndedIterator<Item = Self::Item> + ExactSizeIterator;
 
     /// The number of items.
     fn len(&self) -> usize;

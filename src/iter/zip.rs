@@ -1,4 +1,5 @@
-//! `zip`: pairs of two indexed iterators' items (indexed), as long as the shorter.
+//! `zip` and `zip_eq`: pairs of two indexed iterators' items (indexed), as long as the
+//! shorter (`zip_eq`: of equal lengths).
 
 use super::plumbing::{BridgeCallback, Consumer, Producer, ProducerCallback};
 use super::{IndexedParallelIterator, ParallelIterator};
@@ -132,11 +133,73 @@ impl<A: Iterator, B: Iterator> Iterator for ZipIter<A, B> {
     fn next(&mut self) -> Option<Self::Item> {
         Some((self.a.next()?, self.b.next()?))
     }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let (a, b) = (self.a.size_hint(), self.b.size_hint());
+        let hi = match (a.1, b.1) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        (a.0.min(b.0), hi)
+    }
 }
+
+impl<A: ExactSizeIterator, B: ExactSizeIterator> ExactSizeIterator for ZipIter<A, B> {}
 
 impl<A: DoubleEndedIterator, B: DoubleEndedIterator> DoubleEndedIterator for ZipIter<A, B> {
     #[inline]
     fn next_back(&mut self) -> Option<Self::Item> {
         Some((self.a.next_back()?, self.b.next_back()?))
+    }
+}
+
+/// Pairs of items of two iterators of equal lengths ([`IndexedParallelIterator::zip_eq`]).
+///
+/// ```
+/// use zonal::prelude::*;
+/// let v: Vec<(u32, char)> = (0..3u32).into_par_iter().zip_eq(vec!['a', 'b', 'c']).collect();
+/// assert_eq!(v, [(0, 'a'), (1, 'b'), (2, 'c')]);
+/// ```
+#[derive(Clone, Debug)]
+#[must_use = "iterator adaptors are lazy"]
+pub struct ZipEq<A, B> {
+    zip: Zip<A, B>,
+}
+
+impl<A: IndexedParallelIterator, B: IndexedParallelIterator> ZipEq<A, B> {
+    /// # Panics
+    /// If the lengths differ.
+    pub(super) fn new(a: A, b: B) -> Self {
+        assert_eq!(a.len(), b.len(), "zip_eq: the iterators' lengths differ");
+        ZipEq {
+            zip: Zip::new(a, b),
+        }
+    }
+}
+
+impl<A, B> ParallelIterator for ZipEq<A, B>
+where
+    A: IndexedParallelIterator,
+    B: IndexedParallelIterator,
+{
+    type Item = (A::Item, B::Item);
+
+    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+        self.zip.drive_unindexed(consumer)
+    }
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.zip.len())
+    }
+}
+
+impl<A, B> IndexedParallelIterator for ZipEq<A, B>
+where
+    A: IndexedParallelIterator,
+    B: IndexedParallelIterator,
+{
+    fn len(&self) -> usize {
+        self.zip.len()
+    }
+    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+        self.zip.with_producer(callback)
     }
 }

@@ -1,0 +1,167 @@
+//! `take_any_while` and `skip_any_while`: items taken (or skipped) while a predicate holds;
+//! once it fails for some item, in any piece, the pieces stop taking (or skipping), through
+//! a shared flag.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::plumbing::{Consumer, Folder};
+use super::ParallelIterator;
+
+/// Items until `predicate` fails for some item ([`ParallelIterator::take_any_while`]).
+///
+/// ```
+/// use zonal::prelude::*;
+/// let v: Vec<u32> = (0..100u32).into_par_iter().take_any_while(|&x| x < 50).collect();
+/// assert!(v.iter().all(|&x| x < 50));
+/// ```
+#[derive(Clone)]
+#[must_use = "iterator adaptors are lazy"]
+pub struct TakeAnyWhile<I, P> {
+    base: I,
+    predicate: P,
+}
+
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, P> std::fmt::Debug for TakeAnyWhile<I, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TakeAnyWhile")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Items after `predicate` failed for some item ([`ParallelIterator::skip_any_while`]).
+///
+/// ```
+/// use zonal::prelude::*;
+/// let v: Vec<u32> = (0..100u32).into_par_iter().skip_any_while(|&x| x < 50).collect();
+/// assert!(v.iter().filter(|&&x| x >= 50).count() == 50); // those are never skipped
+/// ```
+#[derive(Clone)]
+#[must_use = "iterator adaptors are lazy"]
+pub struct SkipAnyWhile<I, P> {
+    base: I,
+    predicate: P,
+}
+
+/// Shows the base iterator (and the state), not the closures, as rayon's.
+impl<I: std::fmt::Debug, P> std::fmt::Debug for SkipAnyWhile<I, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkipAnyWhile")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<I, P> TakeAnyWhile<I, P> {
+    pub(super) fn new(base: I, predicate: P) -> Self {
+        TakeAnyWhile { base, predicate }
+    }
+}
+
+impl<I, P> SkipAnyWhile<I, P> {
+    pub(super) fn new(base: I, predicate: P) -> Self {
+        SkipAnyWhile { base, predicate }
+    }
+}
+
+impl<I, P> ParallelIterator for TakeAnyWhile<I, P>
+where
+    I: ParallelIterator,
+    P: Fn(&I::Item) -> bool + Sync + Send,
+{
+    type Item = I::Item;
+
+    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+        let on = AtomicBool::new(true);
+        self.base.drive_unindexed(WhileConsumer {
+            base: consumer,
+            predicate: &self.predicate,
+            on: &on,
+            take: true,
+        })
+    }
+}
+
+impl<I, P> ParallelIterator for SkipAnyWhile<I, P>
+where
+    I: ParallelIterator,
+    P: Fn(&I::Item) -> bool + Sync + Send,
+{
+    type Item = I::Item;
+
+    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+        let on = AtomicBool::new(true);
+        self.base.drive_unindexed(WhileConsumer {
+            base: consumer,
+            predicate: &self.predicate,
+            on: &on,
+            take: false,
+        })
+    }
+}
+
+/// `on`: still taking (`take`) or skipping (otherwise).
+struct WhileConsumer<'f, C, P> {
+    base: C,
+    predicate: &'f P,
+    on: &'f AtomicBool,
+    take: bool,
+}
+
+impl<'f, T, C: Consumer<T>, P: Fn(&T) -> bool + Sync> Consumer<T> for WhileConsumer<'f, C, P> {
+    type Folder = WhileConsumer<'f, C::Folder, P>;
+    type Reducer = C::Reducer;
+    type Result = C::Result;
+
+    fn split_off_left(&mut self) -> Self {
+        WhileConsumer {
+            base: self.base.split_off_left(),
+            ..*self
+        }
+    }
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
+    }
+    fn into_folder(self) -> Self::Folder {
+        WhileConsumer {
+            base: self.base.into_folder(),
+            predicate: self.predicate,
+            on: self.on,
+            take: self.take,
+        }
+    }
+    fn full(&self) -> bool {
+        (self.take && !self.on.load(Ordering::Relaxed)) || self.base.full()
+    }
+}
+
+impl<T, G: Folder<T>, P: Fn(&T) -> bool> Folder<T> for WhileConsumer<'_, G, P> {
+    type Result = G::Result;
+
+    fn consume(mut self, item: T) -> Self {
+        let on = self.on.load(Ordering::Relaxed) && (self.predicate)(&item);
+        if !on {
+            self.on.store(false, Ordering::Relaxed);
+        }
+        if on == self.take {
+            self.base = self.base.consume(item);
+        }
+        self
+    }
+    fn consume_iter<It: IntoIterator<Item = T>>(mut self, iter: It) -> Self {
+        for item in iter {
+            if self.full() {
+                break;
+            }
+            self = self.consume(item);
+        }
+        self
+    }
+    fn complete(self) -> G::Result {
+        self.base.complete()
+    }
+    fn full(&self) -> bool {
+        (self.take && !self.on.load(Ordering::Relaxed)) || self.base.full()
+    }
+}
