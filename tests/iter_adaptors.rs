@@ -263,12 +263,12 @@ fn lengths_are_std_lengths() {
     for (a, b) in [(0usize, 0usize), (0, 5), (5, 0), (3, 3), (3, 10), (10, 3)] {
         let i = (0..a).into_par_iter();
         let j = (0..b).into_par_iter();
-        assert_eq!(i.interleave(j).len(), a + b);
+        assert_eq!(i.clone().interleave(j.clone()).len(), a + b);
         let shortest = if a <= b { 2 * a } else { 2 * b + 1 };
-        assert_eq!(i.interleave_shortest(j).len(), shortest);
-        assert_eq!(i.intersperse(0).len(), (2 * a).saturating_sub(1));
+        assert_eq!(i.clone().interleave_shortest(j).len(), shortest);
+        assert_eq!(i.clone().intersperse(0).len(), (2 * a).saturating_sub(1));
         for step in 1..5 {
-            assert_eq!(i.step_by(step).len(), (0..a).step_by(step).len());
+            assert_eq!(i.clone().step_by(step).len(), (0..a).step_by(step).len());
         }
         assert_eq!(i.fold_chunks(4, || 0, |x, _| x).len(), a.div_ceil(4));
     }

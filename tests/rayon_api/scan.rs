@@ -79,6 +79,24 @@ pub struct Crates {
     modules: BTreeMap<(String, Vec<String>), Module>,
     /// (crate, self type ident) → inherent `pub` methods, over every module of the crate.
     inherent: BTreeMap<(String, String), BTreeSet<String>>,
+    /// (crate, `macro_rules!` name) → the kind of public type its expansion declares, named
+    /// by its first identifier argument (`char_wise! { Chars, … }`).
+    type_macros: BTreeMap<(String, String), Kind>,
+}
+
+/// The first identifier of a macro invocation's tokens, attributes (`#[doc = …]`) skipped.
+fn first_ident(tokens: &proc_macro2::TokenStream) -> Option<String> {
+    let mut iter = tokens.clone().into_iter().peekable();
+    while let Some(t) = iter.next() {
+        match t {
+            proc_macro2::TokenTree::Punct(p) if p.as_char() == '#' => {
+                iter.next(); // the bracketed attribute
+            }
+            proc_macro2::TokenTree::Ident(i) => return Some(i.to_string()),
+            _ => return None,
+        }
+    }
+    None
 }
 
 fn is_pub(v: &Visibility) -> bool {
@@ -237,6 +255,38 @@ impl Crates {
                                     set.insert(f.sig.ident.to_string());
                                 }
                             }
+                        }
+                    }
+                    continue;
+                }
+                Item::Macro(mac) => {
+                    let Some(name) = mac.mac.path.get_ident().map(ToString::to_string) else {
+                        continue;
+                    };
+                    if name == "macro_rules" {
+                        // A macro that declares a public type named by an argument.
+                        let body = mac.mac.tokens.to_string();
+                        let kind = if body.contains("pub struct $") {
+                            Some(Kind::Struct)
+                        } else if body.contains("pub enum $") {
+                            Some(Kind::Enum)
+                        } else {
+                            None
+                        };
+                        if let (Some(kind), Some(id)) = (kind, &mac.ident) {
+                            self.type_macros
+                                .insert((krate.to_owned(), id.to_string()), kind);
+                        }
+                    } else if let Some(&kind) = self.type_macros.get(&(krate.to_owned(), name)) {
+                        if let Some(ty) = first_ident(&mac.mac.tokens) {
+                            let declared = Declared {
+                                kind,
+                                public: true,
+                                hidden: false,
+                                alias_of: None,
+                                methods: BTreeSet::new(),
+                            };
+                            m.items.insert(ty, declared);
                         }
                     }
                     continue;

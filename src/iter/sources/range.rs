@@ -187,6 +187,10 @@ impl<T: RangeKey> Iterator for KeyIter<T> {
     }
 }
 
+// Exact for a producer's keys (their number is a `usize`); a `KeySpan`'s may be longer, but
+// only its folder iterates them.
+impl<T: RangeKey> ExactSizeIterator for KeyIter<T> {}
+
 impl<T: RangeKey> DoubleEndedIterator for KeyIter<T> {
     #[inline]
     fn next_back(&mut self) -> Option<T> {

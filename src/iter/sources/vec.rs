@@ -94,6 +94,8 @@ impl<T> Iterator for TakeIter<'_, T> {
     }
 }
 
+impl<T> ExactSizeIterator for TakeIter<'_, T> {}
+
 impl<T> DoubleEndedIterator for TakeIter<'_, T> {
     #[inline]
     fn next_back(&mut self) -> Option<T> {
