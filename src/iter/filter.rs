@@ -138,13 +138,11 @@ where
             None => self,
         }
     }
-    fn consume_iter<It: IntoIterator<Item = T>>(self, iter: It) -> Self {
-        let op = self.op;
-        FilterMapFolder {
-            base: self.base.consume_iter(iter.into_iter().filter_map(op)),
-            op,
-        }
-    }
+    // No `consume_iter` of its own: the default checks `full` after *every* item, kept or
+    // not, so a short-circuiting consumer (`find_any`) below a filter that rejects a long run
+    // of items still stops when another piece has found its item (rayon's
+    // `filter_find_any_octillion`). Handing `base.consume_iter` a `filter_map` iterator would
+    // check only after the items kept.
     fn complete(self) -> G::Result {
         self.base.complete()
     }
