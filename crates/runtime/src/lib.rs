@@ -131,6 +131,7 @@ mod blocks;
 mod broadcast;
 mod builder;
 mod compile_fail;
+mod configuration;
 mod construct;
 #[cfg(feature = "control-plane")]
 mod control;
@@ -162,6 +163,7 @@ mod spawn;
 mod steal;
 mod sync;
 pub mod task;
+mod thread_builder;
 mod turnaround;
 mod unwind;
 mod worker;
@@ -173,6 +175,8 @@ pub use balance::SyntheticPool;
 pub use balance::{MoveRecord, PassReport};
 pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
+#[allow(deprecated)]
+pub use configuration::{initialize, Configuration};
 #[cfg(feature = "control-plane")]
 #[cfg_attr(docsrs, doc(cfg(feature = "control-plane")))]
 pub use control::{
@@ -182,7 +186,7 @@ pub use control::{
 pub use error::{BuildError, MemoryError, SpawnError};
 pub use fifo::spawn_fifo;
 pub use global::{in_worker, NUM_THREADS_VAR};
-pub use join::join;
+pub use join::{join, join_context, FnContext};
 pub use memory::{MemoryPlacement, NodeBuffer};
 pub use metrics::{MetricsHandle, PoolMetrics, Refusals, WorkerMetrics};
 pub use node_workers::NodeWorkers;
@@ -196,6 +200,7 @@ pub use scope::{in_place_scope, Scope};
 pub use scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};
 pub use steal::{QueueKind, StealRecord};
 pub use task::{TaskInfo, TaskOptions};
+pub use thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 pub use turnaround::{QuantileError, Turnaround};
 pub use yield_now::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
 pub use zonal_policy::NoPolicy;
