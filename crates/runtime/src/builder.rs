@@ -514,7 +514,7 @@ impl<S> ThreadPoolBuilder<S> {
     /// Names worker threads. A name with a NUL byte is refused by [`build`](Self::build)
     /// with a [`BuildError`] naming the worker ([`BuildError::worker`]); should `f` panic,
     /// the panic resumes in `build`'s caller — in both cases after the workers already
-    /// started are stopped and joined.
+    /// started are stopped and have exited.
     #[must_use]
     pub fn thread_name(mut self, f: impl FnMut(usize) -> String + 'static) -> Self {
         self.thread_name = Some(Box::new(f));
@@ -524,7 +524,7 @@ impl<S> ThreadPoolBuilder<S> {
     /// Stack size of worker threads, bytes. A stack the OS cannot give (more than the
     /// address space, or than `RLIMIT_AS` leaves) makes [`build`](Self::build) fail with a
     /// [`BuildError`] naming the worker whose thread could not be spawned and the OS's
-    /// error, once the workers already started are stopped and joined.
+    /// error, once the workers already started are stopped and have exited.
     #[must_use]
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = Some(bytes);
@@ -626,7 +626,7 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     /// naming the worker, the CPU and the reason), a thread cannot be spawned (naming
     /// the worker and the OS's error: out of memory for its stack, out of threads), or a
     /// thread name holds a NUL byte. On any failure after the first worker started, the
-    /// workers already started are stopped and joined before the error is returned.
+    /// workers already started are stopped and have exited before the error is returned.
     pub fn build(mut self) -> Result<ThreadPool, BuildError> {
         self.check_num_threads()?;
         let (topo, origin) = self.load_topology()?;

@@ -270,7 +270,7 @@ enum Stopped {
     /// A worker could not be started or pinned.
     Failed(BuildError),
     /// The thread-name callback panicked: the panic resumes in the caller once the workers
-    /// already started are stopped and joined.
+    /// already started are stopped and have exited.
     Panicked(Box<dyn Any + Send>),
 }
 

@@ -217,7 +217,7 @@ impl BuildError {
 
     /// The worker the error is about: the one whose thread could not be spawned (the OS's
     /// error is the [`source`](std::error::Error::source), a [`std::io::Error`]), pinned,
-    /// or named. The workers started before it were stopped and joined before `build`
+    /// or named. The workers started before it were stopped and had exited before `build`
     /// returned.
     ///
     /// ```

@@ -37,9 +37,13 @@
 //!   [`ThreadPool::scope_fifo`] / [`scope_fifo`] ([`ScopeFifo::spawn_fifo`]),
 //!   [`ThreadPool::broadcast`] / [`broadcast`] ([`BroadcastContext`]), [`yield_now`]
 //!   ([`Yield`]), [`ThreadPool::in_place_scope`] / [`in_place_scope`],
-//!   [`current_thread_index`]. Dropping a pool returns at once, as rayon's (the workers
-//!   finish the pending tasks, then exit); [`ThreadPool::shutdown_and_wait`] waits for
-//!   that.
+//!   [`current_thread_index`], [`join_context`] ([`FnContext`]), [`Scope::spawn_broadcast`],
+//!   [`ThreadPoolBuilder::spawn_handler`] / [`ThreadPoolBuilder::build_scoped`]
+//!   ([`ThreadBuilder`]: the builder is generic over its spawner, `ThreadPoolBuilder<S =
+//!   DefaultSpawn>`), [`ThreadPoolBuilder::use_current_thread`], and rayon-core's deprecated
+//!   [`Configuration`] / [`initialize`]. Dropping a pool returns at once, as rayon's (the
+//!   workers finish the pending tasks, then exit); [`ThreadPool::shutdown_and_wait`] waits
+//!   for that, however the worker threads were spawned.
 //! - The global pool: the free functions ([`join`](fn@join), [`scope`], [`spawn`],
 //!   [`spawn_with`], [`spawn_fifo`], [`scope_fifo`], [`broadcast`], [`in_place_scope`],
 //!   [`current_num_threads`], [`current_node_partition`]) use the current worker's pool,
@@ -77,7 +81,9 @@
 //! builds.
 //!
 //! ## Source files, one concept each
-//! - `builder.rs`: the builder's options; `num_threads.rs`: the workers' CPUs for
+//! - `builder.rs`: the builder's options; `thread_builder.rs`: how worker threads are
+//!   spawned (`ThreadBuilder`, spawners) and their exits counted; `configuration.rs`:
+//!   rayon's deprecated `Configuration`; `num_threads.rs`: the workers' CPUs for
 //!   `num_threads(n)` (and the extra workers' virtual CPUs); `construct.rs`: building the
 //!   registry and starting the worker threads from them; `os/`: pinning and memory policy
 //!   (the kernel's interface, public as [`os`]); `global.rs`: the
