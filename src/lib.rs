@@ -31,10 +31,14 @@ pub mod vec;
 // --- rayon's pool API at the root (`zonal::join`, `zonal::ThreadPoolBuilder`, ...) ---
 pub use zonal_runtime::{
     broadcast, current_num_threads, current_thread_has_pending_tasks, current_thread_index,
-    in_place_scope, in_place_scope_fifo, join, max_num_threads, scope, scope_fifo, spawn,
-    spawn_broadcast, spawn_fifo, yield_local, yield_now, BroadcastContext, BuildError, Scope,
-    ScopeFifo, ThreadPool, ThreadPoolBuilder, Yield,
+    in_place_scope, in_place_scope_fifo, join, join_context, max_num_threads, scope, scope_fifo,
+    spawn, spawn_broadcast, spawn_fifo, yield_local, yield_now, BroadcastContext, BuildError,
+    FnContext, Scope, ScopeFifo, ThreadBuilder, ThreadPool, ThreadPoolBuilder, Yield,
 };
+/// rayon-core's deprecated `Configuration` and `initialize` (thin wrappers over
+/// [`ThreadPoolBuilder`]).
+#[allow(deprecated)]
+pub use zonal_runtime::{initialize, Configuration};
 /// rayon's name for [`BuildError`].
 pub type ThreadPoolBuildError = BuildError;
 

@@ -29,6 +29,14 @@ pub struct BroadcastContext<'a> {
 }
 
 impl BroadcastContext<'_> {
+    pub(crate) fn new(index: usize, num_threads: usize) -> Self {
+        Self {
+            index,
+            num_threads,
+            marker: PhantomData,
+        }
+    }
+
     /// The index of the worker running the operation (its
     /// [`current_thread_index`](crate::current_thread_index)).
     #[must_use]

@@ -11,6 +11,7 @@ use crate::construct::{Hooks, Threads};
 use crate::discovery::Origin;
 use crate::error::{BuildError, ErrorKind};
 use crate::pool::ThreadPool;
+use crate::thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 use crate::StealRecord;
 
 /// The policy a pool is built with when none is named.
@@ -123,7 +124,14 @@ pub(crate) type NameFn = Box<dyn FnMut(usize) -> String>;
 /// assert!(pool.is_virtual());
 /// # Ok::<(), zonal_runtime::BuildError>(())
 /// ```
-pub struct ThreadPoolBuilder {
+///
+/// # Spawners
+///
+/// As rayon's, the builder is generic over how it starts its worker threads: `S` is
+/// [`DefaultSpawn`] (a `std::thread::Builder` per worker) unless a
+/// [`spawn_handler`](Self::spawn_handler) was given, which makes it a
+/// `ThreadPoolBuilder<CustomSpawn<F>>`. Every option is available whatever `S` is.
+pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     source: Source,
     policy: PolicyChoice,
     cpus: WorkerCpus,
@@ -139,13 +147,21 @@ pub struct ThreadPoolBuilder {
     /// The tokio runtime every worker enters (feature `tokio`).
     #[cfg(feature = "tokio")]
     tokio: Option<tokio::runtime::Handle>,
+    /// The calling thread becomes worker 0 (`use_current_thread`).
+    use_current_thread: bool,
+    /// `spawn` behaves as `spawn_fifo` (`breadth_first`, deprecated).
+    breadth_first: bool,
+    spawn: S,
 }
 
-impl std::fmt::Debug for ThreadPoolBuilder {
+impl<S> std::fmt::Debug for ThreadPoolBuilder<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ThreadPoolBuilder")
+            .field("num_threads", &self.num_threads)
             .field("pin", &self.pin)
             .field("stack_size", &self.stack_size)
+            .field("use_current_thread", &self.use_current_thread)
+            .field("breadth_first", &self.breadth_first)
             .finish_non_exhaustive()
     }
 }
@@ -175,7 +191,168 @@ impl ThreadPoolBuilder {
             observer: None,
             #[cfg(feature = "tokio")]
             tokio: None,
+            use_current_thread: false,
+            breadth_first: false,
+            spawn: DefaultSpawn,
         }
+    }
+
+    /// Builds a pool whose worker threads are scoped threads of the calling thread
+    /// (`std::thread::scope`), each started by `wrapper`, which must call
+    /// [`ThreadBuilder::run`]; runs `with_pool` with the pool, then drops it and returns
+    /// once every worker thread has exited (rayon's `build_scoped`). So the workers may
+    /// borrow from the caller's stack: `wrapper` need not be `'static`, nor `Send` (it is
+    /// shared: `Sync`).
+    ///
+    /// ```
+    /// let here = String::from("borrowed");
+    /// let seen = zonal_runtime::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .build_scoped(
+    ///         |thread| {
+    ///             assert_eq!(here, "borrowed");
+    ///             thread.run()
+    ///         },
+    ///         |pool| pool.install(|| zonal_runtime::current_thread_index().is_some()),
+    ///     )?;
+    /// assert!(seen);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`build`](Self::build) (a scoped thread that cannot be spawned included).
+    pub fn build_scoped<W, F, R>(self, wrapper: W, with_pool: F) -> Result<R, BuildError>
+    where
+        W: Fn(ThreadBuilder) + Sync,
+        F: FnOnce(&ThreadPool) -> R,
+    {
+        std::thread::scope(|scope| {
+            let wrapper = &wrapper;
+            let pool = self
+                .spawn_handler(|thread| {
+                    let mut b = std::thread::Builder::new();
+                    if let Some(name) = thread.name() {
+                        b = b.name(name.to_owned());
+                    }
+                    if let Some(size) = thread.stack_size() {
+                        b = b.stack_size(size);
+                    }
+                    b.spawn_scoped(scope, move || wrapper(thread))?;
+                    Ok(())
+                })
+                .build()?;
+            Ok(with_pool(&pool))
+        })
+    }
+}
+
+impl<S> ThreadPoolBuilder<S> {
+    /// Starts the worker threads with `spawn` instead of `std::thread::Builder` (rayon's
+    /// `spawn_handler`): it is called once per worker (in index order) with a
+    /// [`ThreadBuilder`] and must start a thread that calls [`ThreadBuilder::run`], then
+    /// return; an error it returns fails the build (the workers already started are
+    /// stopped first). `spawn` need not be `'static`: with scoped threads (a
+    /// `std::thread::scope`, crossbeam's), the workers may borrow from the caller; see also
+    /// [`build_scoped`](Self::build_scoped). The thread it starts is a worker like any
+    /// other: pinned to its CPU where the pool pins, named as it chooses (the
+    /// [`ThreadBuilder::name`] is a suggestion). A thread it starts must not wait for
+    /// `build` to return before calling `run`: `build` waits for every worker to start.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// let handles = Mutex::new(Vec::new());
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .spawn_handler(|thread| {
+    ///         let h = std::thread::Builder::new().spawn(move || thread.run())?;
+    ///         handles.lock().unwrap().push(h);
+    ///         Ok(())
+    ///     })
+    ///     .build()?;
+    /// assert_eq!(pool.install(|| 6 * 7), 42);
+    /// pool.shutdown_and_wait(); // waits for the threads the handler started
+    /// for h in handles.into_inner().unwrap() {
+    ///     h.join().unwrap();
+    /// }
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn spawn_handler<F>(self, spawn: F) -> ThreadPoolBuilder<CustomSpawn<F>>
+    where
+        F: FnMut(ThreadBuilder) -> std::io::Result<()>,
+    {
+        ThreadPoolBuilder {
+            source: self.source,
+            policy: self.policy,
+            cpus: self.cpus,
+            num_threads: self.num_threads,
+            pin: self.pin,
+            virtual_placement: self.virtual_placement,
+            thread_name: self.thread_name,
+            stack_size: self.stack_size,
+            start_handler: self.start_handler,
+            exit_handler: self.exit_handler,
+            panic_handler: self.panic_handler,
+            observer: self.observer,
+            #[cfg(feature = "tokio")]
+            tokio: self.tokio,
+            use_current_thread: self.use_current_thread,
+            breadth_first: self.breadth_first,
+            spawn: CustomSpawn::new(spawn),
+        }
+    }
+
+    /// Makes the calling thread (the one that calls [`build`](Self::build)) worker 0 of
+    /// the pool (rayon's `use_current_thread`): only the other workers get threads. The
+    /// thread does not run the worker loop: it runs the pool's work only when it waits in
+    /// the pool (a `join`, `scope`, `install` or [`yield_now`](crate::yield_now) there),
+    /// so tasks only it may run (a [`broadcast`](crate::ThreadPool::broadcast)'s share, a
+    /// [`spawn_pinned`](crate::ThreadPool::spawn_pinned)`(0, ..)`) wait for that. It stays
+    /// worker 0 for the rest of its life, as in rayon, even after the pool is dropped
+    /// ([`current_thread_index`](crate::current_thread_index) is `Some(0)`), so it can
+    /// never join another pool this way: building a second such pool from it, or from any
+    /// pool's worker, fails ([`BuildError::is_current_thread_already_in_pool`]).
+    ///
+    /// Zonal's specifics: the thread is worker 0 with worker 0's CPU and node (the first
+    /// CPU the pool chose), and it is pinned to that CPU as any worker is — in the default
+    /// mode only if it can be (otherwise it runs unpinned and counts in
+    /// [`ThreadPool::pin_fallback_workers`]), with `pin(true)` a failure is the build's
+    /// error, with `pin(false)` it is left alone —, once every other worker has started
+    /// (so a failed build leaves its affinity as it was). Its pinning lasts as long as it
+    /// is worker 0. Its spawns, joins and scopes are a worker's (its node is their origin),
+    /// but work from outside the pool is spread over the other workers' nodes only (a node
+    /// whose only worker is this thread would keep it until the thread comes back). It runs
+    /// no [`start_handler`](Self::start_handler) or [`exit_handler`](Self::exit_handler)
+    /// and enters no [`tokio_handle`] runtime. [`ThreadPool::shutdown_and_wait`] called on
+    /// it works off the pending tasks with the other workers, then waits for them.
+    ///
+    /// [`tokio_handle`]: Self#method.tokio_handle
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .use_current_thread()
+    ///     .build()?;
+    /// assert_eq!(zonal_runtime::current_thread_index(), Some(0));
+    /// assert_eq!(pool.join(|| 1, || 2), (1, 2));
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    #[must_use]
+    pub fn use_current_thread(mut self) -> Self {
+        self.use_current_thread = true;
+        self
+    }
+
+    /// rayon's deprecated `breadth_first`: in rayon, every worker's deque becomes FIFO.
+    /// Here, the pool's [`spawn`](crate::ThreadPool::spawn) and the free
+    /// [`spawn`](crate::spawn) on it behave as [`spawn_fifo`](crate::ThreadPool::spawn_fifo)
+    /// (the spawns of one worker run in the order they were made); `join`, scopes and the
+    /// other spawns are unchanged, since the deques' LIFO order is what keeps fresh tasks
+    /// at home and the steal protocol's batches cheap (`steal/README.md`).
+    #[deprecated(note = "use `scope_fifo` and `spawn_fifo` for similar effect")]
+    #[must_use]
+    pub fn breadth_first(mut self) -> Self {
+        self.breadth_first = true;
+        self
     }
 
     /// Uses a topology built elsewhere (a virtual pool).
@@ -337,7 +514,7 @@ impl ThreadPoolBuilder {
     /// Names worker threads. A name with a NUL byte is refused by [`build`](Self::build)
     /// with a [`BuildError`] naming the worker ([`BuildError::worker`]); should `f` panic,
     /// the panic resumes in `build`'s caller — in both cases after the workers already
-    /// started are stopped and joined.
+    /// started are stopped and have exited.
     #[must_use]
     pub fn thread_name(mut self, f: impl FnMut(usize) -> String + 'static) -> Self {
         self.thread_name = Some(Box::new(f));
@@ -347,7 +524,7 @@ impl ThreadPoolBuilder {
     /// Stack size of worker threads, bytes. A stack the OS cannot give (more than the
     /// address space, or than `RLIMIT_AS` leaves) makes [`build`](Self::build) fail with a
     /// [`BuildError`] naming the worker whose thread could not be spawned and the OS's
-    /// error, once the workers already started are stopped and joined.
+    /// error, once the workers already started are stopped and have exited.
     #[must_use]
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = Some(bytes);
@@ -436,8 +613,11 @@ impl ThreadPoolBuilder {
         self.observer = Some(Box::new(f));
         self
     }
+}
 
-    /// Builds the pool and starts its workers.
+impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
+    /// Builds the pool and starts its workers (through the
+    /// [`spawn_handler`](Self::spawn_handler) if one was given).
     ///
     /// # Errors
     /// A [`BuildError`] when the topology cannot be loaded, the policy cannot be built, a
@@ -446,7 +626,7 @@ impl ThreadPoolBuilder {
     /// naming the worker, the CPU and the reason), a thread cannot be spawned (naming
     /// the worker and the OS's error: out of memory for its stack, out of threads), or a
     /// thread name holds a NUL byte. On any failure after the first worker started, the
-    /// workers already started are stopped and joined before the error is returned.
+    /// workers already started are stopped and have exited before the error is returned.
     pub fn build(mut self) -> Result<ThreadPool, BuildError> {
         self.check_num_threads()?;
         let (topo, origin) = self.load_topology()?;
@@ -499,10 +679,13 @@ impl ThreadPoolBuilder {
             &targets,
             hooks,
             threads,
+            &mut self.spawn,
             layout,
         )
     }
+}
 
+impl<S> ThreadPoolBuilder<S> {
     /// A non-zero `num_threads` within [`MAX_THREADS`](crate::MAX_THREADS), and not with
     /// another way of choosing the workers.
     fn check_num_threads(&self) -> Result<(), BuildError> {
@@ -563,6 +746,7 @@ impl ThreadPoolBuilder {
             start_handler: self.start_handler.take(),
             exit_handler: self.exit_handler.take(),
             observer: self.observer.take(),
+            breadth_first: self.breadth_first,
         };
         let threads = Threads {
             name: self.thread_name.take(),
@@ -570,6 +754,7 @@ impl ThreadPoolBuilder {
             pin_required: false,
             #[cfg(feature = "tokio")]
             tokio: self.tokio.take(),
+            adopt: self.use_current_thread,
         };
         (hooks, threads)
     }

@@ -6,7 +6,6 @@ use std::any::Any;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::{mpsc, Arc};
-use std::thread::JoinHandle;
 use std::time::Instant;
 
 use crossbeam_deque::{Injector, Stealer, Worker};
@@ -26,6 +25,9 @@ use crate::pool::{Layout, ThreadPool};
 use crate::registry::{PanicHandler, Registry, StealObserver, ThreadHandler, WorkerShared};
 use crate::sleep::Sleep;
 use crate::task::{Meta, Task};
+use crate::thread_builder::{
+    pin_current, Body, Exits, PinFailure, Report, ThreadBuilder, ThreadSpawn,
+};
 use crate::worker::WorkerThread;
 
 /// The user's handlers, moved into the registry.
@@ -34,6 +36,8 @@ pub(crate) struct Hooks {
     pub(crate) start_handler: Option<Box<ThreadHandler>>,
     pub(crate) exit_handler: Option<Box<ThreadHandler>>,
     pub(crate) observer: Option<Box<StealObserver>>,
+    /// `spawn` behaves as `spawn_fifo` (`breadth_first`).
+    pub(crate) breadth_first: bool,
 }
 
 /// How worker threads are made.
@@ -46,12 +50,18 @@ pub(crate) struct Threads {
     /// The tokio runtime each worker enters for its life (feature `tokio`).
     #[cfg(feature = "tokio")]
     pub(crate) tokio: Option<tokio::runtime::Handle>,
+    /// Whether the calling thread becomes worker 0 (`use_current_thread`).
+    pub(crate) adopt: bool,
 }
 
-/// Starts one thread per worker, pinned to `targets[i]` where given, then builds the
-/// registry for workers on `cpus` and lets the workers run. A worker whose pinning failed
-/// runs unpinned, unless `threads.pin_required` (then the build fails, naming the worker,
-/// the CPU and the reason). On an error the workers already started are stopped.
+/// Starts one thread per worker (through `spawner`), pinned to `targets[i]` where given,
+/// then builds the registry for workers on `cpus` and lets the workers run. With
+/// `threads.adopt`, worker 0 is the calling thread (`use_current_thread`): it is pinned
+/// last, once every other worker has started, and registered as this thread's worker once
+/// the pool is built. A worker whose pinning failed runs unpinned, unless
+/// `threads.pin_required` (then the build fails, naming the worker, the CPU and the
+/// reason). On an error the workers already started are stopped.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn start(
     topo: Arc<Topology>,
     policy: Arc<dyn Policy>,
@@ -59,14 +69,35 @@ pub(crate) fn start(
     targets: &[Option<u32>],
     hooks: Hooks,
     threads: Threads,
+    spawner: &mut dyn ThreadSpawn,
     mut layout: Layout,
 ) -> Result<ThreadPool, BuildError> {
-    let deques: Vec<Worker<Task>> = (0..cpus.len()).map(|_| Worker::new_lifo()).collect();
+    let adopt = threads.adopt;
+    if adopt && WorkerThread::with_current(|w| w.is_some()) {
+        return Err(BuildError::new(ErrorKind::CurrentThreadAlreadyInPool));
+    }
+    let mut deques: Vec<Worker<Task>> = (0..cpus.len()).map(|_| Worker::new_lifo()).collect();
     let stealers: Vec<Stealer<Task>> = deques.iter().map(Worker::stealer).collect();
     let required = threads.pin_required;
-    let mut started = start_threads(deques, targets, threads);
-    let failed = await_pinning(&started.reports, started.handles.len());
-    if let (true, Some(first)) = (required, failed.first()) {
+    let exits = Arc::new(Exits::default());
+    let own = adopt.then(|| deques.remove(0));
+    let first = usize::from(adopt);
+    let mut started = start_threads(deques, first, targets, threads, spawner, &exits);
+    let mut failed = await_pinning(&started.reports, started.created);
+    if let Some(i) = failed.dropped {
+        started
+            .stopped
+            .get_or_insert(Stopped::Failed(BuildError::new(ErrorKind::NotRun {
+                worker: i,
+            })));
+    }
+    // The calling thread, as worker 0: pinned only once the others have started.
+    if let (true, None, Some(cpu)) = (adopt, &started.stopped, targets[0]) {
+        if let Err(f) = pin_current(0, cpu) {
+            failed.pins.insert(0, f);
+        }
+    }
+    if let (true, Some(first)) = (required, failed.pins.first()) {
         started
             .stopped
             .get_or_insert(Stopped::Failed(first.clone().into_error()));
@@ -74,23 +105,28 @@ pub(crate) fn start(
     // The pins that held: the registry (and each worker's displacement watch, which reads
     // it) knows a worker whose pinning failed as never pinned, so it never tries again.
     let mut pins = targets.to_vec();
-    for f in &failed {
+    for f in &failed.pins {
         pins[f.worker] = None;
     }
-    if started.stopped.is_none() && !failed.is_empty() {
-        fall_back(&mut layout, &failed, targets, &pins);
+    if started.stopped.is_none() && !failed.pins.is_empty() {
+        fall_back(&mut layout, &failed.pins, targets, &pins);
     }
-    let registry = registry(topo, policy, cpus, &pins, stealers, hooks);
+    let registry = registry(topo, policy, cpus, &pins, stealers, hooks, adopt);
     for go in started.go.drain(..) {
         // Every started worker waits for this; one that is gone (it could only have
         // panicked) has nothing to run.
         let _ = go.send(Arc::clone(&registry));
     }
-    let pool = ThreadPool::new(registry, started.handles, layout);
+    let pool = ThreadPool::from_parts(Arc::clone(&registry), exits, layout);
     match started.stopped {
-        None => Ok(pool),
+        None => {
+            if let Some(deque) = own {
+                crate::worker::adopt(WorkerThread::new(deque, 0, registry));
+            }
+            Ok(pool)
+        }
         Some(why) => {
-            pool.shutdown_and_wait(); // terminates and joins the workers already started
+            pool.shutdown_and_wait(); // terminates the workers already started, waits for them
             match why {
                 Stopped::Failed(e) => Err(e),
                 Stopped::Panicked(payload) => std::panic::resume_unwind(payload),
@@ -144,6 +180,7 @@ fn registry(
     pins: &[Option<u32>],
     stealers: Vec<Stealer<Task>>,
     hooks: Hooks,
+    adopted: bool,
 ) -> Arc<Registry> {
     let n = cpus.len();
     let shared = worker_shared(stealers, topo.mal_count(), pins);
@@ -162,7 +199,7 @@ fn registry(
             .collect(),
         fresh_meta: (0..nodes).map(|n| Meta::fresh(n as u32)).collect(),
         node_has_workers: node_has_workers(&topo, &cpus),
-        worker_nodes: worker_nodes(&topo, &cpus),
+        worker_nodes: worker_nodes(&topo, &cpus, adopted),
         next_node: CachePadded::new(AtomicUsize::new(0)),
         global: Injector::new(),
         sleep: Sleep::new(n, nodes),
@@ -173,6 +210,7 @@ fn registry(
         start_handler: hooks.start_handler,
         exit_handler: hooks.exit_handler,
         observer: hooks.observer,
+        breadth_first: hooks.breadth_first,
         epoch: Instant::now(),
         turnaround: CachePadded::default(),
         async_tasks: AsyncTasks::default(),
@@ -203,9 +241,16 @@ fn worker_shared(
         .collect()
 }
 
-/// The nodes that have a worker, ascending (where outside spawns are spread).
-fn worker_nodes(topo: &Topology, cpus: &[CpuId]) -> Box<[u32]> {
-    let mut nodes: Vec<u32> = cpus.iter().map(|&c| topo.node_of(c).0).collect();
+/// The nodes that have a worker, ascending (where outside spawns are spread). An adopted
+/// worker 0 (`use_current_thread`) runs the pool's work only when its thread blocks in the
+/// pool: its node counts only if no other worker has one.
+fn worker_nodes(topo: &Topology, cpus: &[CpuId], adopted: bool) -> Box<[u32]> {
+    let looping = if adopted && cpus.len() > 1 {
+        &cpus[1..]
+    } else {
+        cpus
+    };
+    let mut nodes: Vec<u32> = looping.iter().map(|&c| topo.node_of(c).0).collect();
     nodes.sort_unstable();
     nodes.dedup();
     nodes.into_boxed_slice()
@@ -225,17 +270,8 @@ enum Stopped {
     /// A worker could not be started or pinned.
     Failed(BuildError),
     /// The thread-name callback panicked: the panic resumes in the caller once the workers
-    /// already started are stopped and joined.
+    /// already started are stopped and have exited.
     Panicked(Box<dyn Any + Send>),
-}
-
-/// A worker that could not be pinned.
-#[derive(Clone, Debug)]
-struct PinFailure {
-    worker: usize,
-    cpu: u32,
-    /// The call and the OS's error (`sched_setaffinity: Invalid argument (os error 22)`).
-    reason: String,
 }
 
 impl PinFailure {
@@ -251,47 +287,56 @@ impl PinFailure {
 
 /// The worker threads started so far.
 struct Started {
-    handles: Vec<JoinHandle<()>>,
+    /// How many [`ThreadBuilder`]s were made (each reports once: started, or dropped).
+    created: usize,
     /// Per started worker: where its registry is sent once every worker has pinned.
     go: Vec<mpsc::Sender<Arc<Registry>>>,
-    /// Where the workers report how pinning went: a failure, or none.
-    reports: mpsc::Receiver<Option<PinFailure>>,
+    /// Where the workers report how pinning went.
+    reports: mpsc::Receiver<Report>,
     /// Why no further worker was started, if one was not.
     stopped: Option<Stopped>,
 }
 
-/// Starts one thread per worker: each pins itself, reports, and waits for the registry.
+/// Starts one thread per worker from index `first` on (each deque's worker), through
+/// `spawner`: each pins itself, reports, and waits for the registry.
 ///
-/// On the first failure — a name the OS cannot take, a thread the OS refuses (out of
-/// memory for its stack, out of threads: `std::thread::Builder::spawn`'s error), a
-/// panicking name callback — no further worker is started; the caller then stops and
-/// joins the ones already started (dropping the pool sets `terminate`, wakes every
-/// sleeper and joins each thread) before it returns the error: no thread of the failed
-/// pool outlives `build`. A worker that cannot be pinned is such a failure only when
-/// pinning is required (the caller decides, from the reports).
+/// On the first failure — a name the OS cannot take, a thread the spawner cannot start
+/// (out of memory for its stack, out of threads: `std::thread::Builder::spawn`'s error, or
+/// the spawn handler's), a panicking name callback — no further worker is started; the
+/// caller then stops the ones already started (terminating the pool wakes every sleeper)
+/// and waits for them to exit before it returns the error: no thread of the failed pool
+/// outlives `build`. A worker that cannot be pinned is such a failure only when pinning is
+/// required (the caller decides, from the reports).
 fn start_threads(
     deques: Vec<Worker<Task>>,
+    first: usize,
     targets: &[Option<u32>],
     mut threads: Threads,
+    spawner: &mut dyn ThreadSpawn,
+    exits: &Arc<Exits>,
 ) -> Started {
     let (tx, reports) = mpsc::channel();
-    let workers = deques.len();
+    let workers = targets.len();
     // Sized by the worker count, which `num_threads::check` and the topology's `MAX_CPUS`
     // bound before anything is allocated.
-    let mut handles = Vec::with_capacity(workers);
     let mut go = Vec::with_capacity(workers);
     let mut stopped = None;
-    for (i, deque) in deques.into_iter().enumerate() {
-        let pin = targets[i];
+    let mut created = 0;
+    for (i, deque) in (first..).zip(deques) {
         let (go_tx, go_rx) = mpsc::channel();
         let started = thread_name(&mut threads, i).and_then(|name| {
-            let how = Spawn {
-                name,
-                stack_size: threads.stack_size,
+            let body = Body {
+                deque,
+                pin: targets[i],
+                report: tx.clone(),
+                go: go_rx,
                 #[cfg(feature = "tokio")]
                 tokio: threads.tokio.clone(),
+                exit: exits.enter(),
             };
-            spawn_worker(how, (deque, i), pin, tx.clone(), go_rx).map_err(|source| {
+            created += 1;
+            let thread = ThreadBuilder::new(i, Some(name), threads.stack_size, body);
+            spawner.spawn(thread).map_err(|source| {
                 Stopped::Failed(BuildError::new(ErrorKind::Spawn {
                     worker: i,
                     workers,
@@ -300,10 +345,7 @@ fn start_threads(
             })
         });
         match started {
-            Ok(h) => {
-                handles.push(h);
-                go.push(go_tx);
-            }
+            Ok(()) => go.push(go_tx),
             Err(e) => {
                 stopped = Some(e);
                 break;
@@ -311,7 +353,7 @@ fn start_threads(
         }
     }
     Started {
-        handles,
+        created,
         go,
         reports,
         stopped,
@@ -336,58 +378,31 @@ fn thread_name(threads: &mut Threads, i: usize) -> Result<String, Stopped> {
     Ok(name)
 }
 
-/// How one worker thread is made.
-struct Spawn {
-    name: String,
-    stack_size: Option<usize>,
-    #[cfg(feature = "tokio")]
-    tokio: Option<tokio::runtime::Handle>,
+/// What the workers reported.
+struct Reports {
+    /// The pinning failures, by worker.
+    pins: Vec<PinFailure>,
+    /// The first worker whose `ThreadBuilder` was dropped without running, if one was.
+    dropped: Option<usize>,
 }
 
-/// Starts the thread of worker `i` (with its deque), named `how.name`, with
-/// `how.stack_size` bytes of stack if given; it binds itself to `pin`'s CPU if given,
-/// reports how that went on `report`, waits for the pool's registry on `go` (none: the
-/// build gave up, and the thread ends), then runs the worker (inside `how.tokio`'s runtime
-/// context if given). The OS's error if the thread cannot be created.
-fn spawn_worker(
-    how: Spawn,
-    (deque, i): (Worker<Task>, usize),
-    pin: Option<u32>,
-    report: mpsc::Sender<Option<PinFailure>>,
-    go: mpsc::Receiver<Arc<Registry>>,
-) -> std::io::Result<JoinHandle<()>> {
-    let mut b = std::thread::Builder::new().name(how.name);
-    if let Some(s) = how.stack_size {
-        b = b.stack_size(s);
+/// Waits for the reports of the `created` workers (each reports once).
+fn await_pinning(reports: &mpsc::Receiver<Report>, created: usize) -> Reports {
+    let mut out = Reports {
+        pins: Vec::new(),
+        dropped: None,
+    };
+    for r in reports.iter().take(created) {
+        match r {
+            Report::Started(Some(f)) => out.pins.push(f),
+            Report::Started(None) => {}
+            Report::Dropped(i) => {
+                out.dropped = Some(out.dropped.map_or(i, |d: usize| d.min(i)));
+            }
+        }
     }
-    #[cfg(feature = "tokio")]
-    let tokio = how.tokio;
-    b.spawn(move || {
-        let failed = pin.and_then(|cpu| {
-            crate::os::pin_current_thread(cpu)
-                .err()
-                .map(|e| PinFailure {
-                    worker: i,
-                    cpu,
-                    reason: format!("{}: {e}", crate::os::PIN_CALL),
-                })
-        });
-        let _ = report.send(failed);
-        drop(report);
-        let Ok(registry) = go.recv() else { return };
-        // The worker's whole life, start and exit handlers included, in the runtime's
-        // context; the guard drops after `run` returns (no other guard nests inside it).
-        #[cfg(feature = "tokio")]
-        let _tokio = tokio.as_ref().map(tokio::runtime::Handle::enter);
-        WorkerThread::new(deque, i, registry).run();
-    })
-}
-
-/// Waits for the pinning reports of `started` workers; the failures, by worker.
-fn await_pinning(reports: &mpsc::Receiver<Option<PinFailure>>, started: usize) -> Vec<PinFailure> {
-    let mut failed: Vec<PinFailure> = reports.iter().take(started).flatten().collect();
-    failed.sort_by_key(|f| f.worker);
-    failed
+    out.pins.sort_by_key(|f| f.worker);
+    out
 }
 
 /// Pinning that fails, made to fail here by the test seam `os::fail_pins` (on the workers

@@ -1,6 +1,13 @@
 //! Errors: building a pool (an opaque [`BuildError`] around a private kind, as rayon's
 //! `ThreadPoolBuildError`, so that the kinds can evolve), and spawning where the pool has no
 //! such place ([`SpawnError`]).
+//!
+//! Where rayon-core has a message for the same condition, [`BuildError`] displays rayon's
+//! text word for word: "The global thread pool has already been initialized." and "The
+//! current thread is already part of another thread pool." (neither has a
+//! [`source`](std::error::Error::source), as in rayon). Zonal's own conditions (topology,
+//! policy, CPUs, pinning, a thread that cannot be spawned: the OS's error is the source)
+//! have messages of their own that name the offending input.
 
 use std::fmt;
 
@@ -127,8 +134,17 @@ pub(crate) enum ErrorKind {
         value: String,
         reason: String,
     },
-    #[error("the global thread pool has already been initialized")]
+    /// rayon's text, word for word.
+    #[error("The global thread pool has already been initialized.")]
     GlobalPoolAlreadyInitialized,
+    /// rayon's text, word for word.
+    #[error("The current thread is already part of another thread pool.")]
+    CurrentThreadAlreadyInPool,
+    #[error(
+        "the spawn handler did not run worker thread {worker}: its ThreadBuilder was dropped \
+         without `run()`"
+    )]
+    NotRun { worker: usize },
     #[cfg(not(feature = "hwloc"))]
     #[error(
         "cannot read the hwloc XML export {}: zonal-runtime was built without the `hwloc` \
@@ -192,13 +208,16 @@ impl BuildError {
             ErrorKind::Pin { .. }
             | ErrorKind::PinUndiscovered { .. }
             | ErrorKind::Spawn { .. }
+            | ErrorKind::NotRun { .. }
             | ErrorKind::GlobalPoolAlreadyInitialized => false,
+            // The builder asked for what this thread cannot give.
+            ErrorKind::CurrentThreadAlreadyInPool => true,
         }
     }
 
     /// The worker the error is about: the one whose thread could not be spawned (the OS's
     /// error is the [`source`](std::error::Error::source), a [`std::io::Error`]), pinned,
-    /// or named. The workers started before it were stopped and joined before `build`
+    /// or named. The workers started before it were stopped and had exited before `build`
     /// returned.
     ///
     /// ```
@@ -217,6 +236,7 @@ impl BuildError {
         match &self.kind {
             ErrorKind::Spawn { worker, .. }
             | ErrorKind::Pin { worker, .. }
+            | ErrorKind::NotRun { worker }
             | ErrorKind::ThreadName { worker, .. } => Some(*worker),
             _ => None,
         }
@@ -228,6 +248,14 @@ impl BuildError {
     #[must_use]
     pub fn is_global_pool_already_initialized(&self) -> bool {
         matches!(self.kind, ErrorKind::GlobalPoolAlreadyInitialized)
+    }
+
+    /// Whether [`ThreadPoolBuilder::use_current_thread`](crate::ThreadPoolBuilder::use_current_thread)
+    /// was asked of a thread that is already a worker of a pool (rayon's message: "The
+    /// current thread is already part of another thread pool.").
+    #[must_use]
+    pub fn is_current_thread_already_in_pool(&self) -> bool {
+        matches!(self.kind, ErrorKind::CurrentThreadAlreadyInPool)
     }
 
     /// The worker count refused: for [`num_threads`](crate::ThreadPoolBuilder::num_threads)

@@ -97,7 +97,7 @@ fn env_num_threads() -> Result<Option<usize>, BuildError> {
     }
 }
 
-impl ThreadPoolBuilder {
+impl<S: crate::thread_builder::ThreadSpawn> ThreadPoolBuilder<S> {
     /// Builds this pool and installs it as the global pool, the one the free functions
     /// ([`join`](fn@crate::join), [`scope`](fn@crate::scope), [`spawn`](fn@crate::spawn),
     /// [`current_num_threads`](crate::current_num_threads), …) use outside every pool. If the

@@ -6,6 +6,8 @@
 //! stack frame cannot be left before that latch is set, even when the first closure panics,
 //! which is what makes the lifetime erasure of the `JobRef` sound.
 
+use std::marker::PhantomData;
+
 use crate::job::StackJob;
 use crate::latch::SpinLatch;
 use crate::metrics::bump;
@@ -45,6 +47,64 @@ where
     )
 }
 
+/// Where a closure of [`join_context`] runs (rayon's `FnContext`).
+#[derive(Debug)]
+pub struct FnContext {
+    migrated: bool,
+    /// Not `Send`, as rayon's: it describes this thread.
+    _marker: PhantomData<*mut ()>,
+}
+
+impl FnContext {
+    fn new(migrated: bool) -> Self {
+        Self {
+            migrated,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Whether the closure runs on another thread than the one that called
+    /// [`join_context`]: the second closure was stolen by another worker, or the first one
+    /// was injected into the pool from a thread outside it.
+    #[must_use]
+    pub fn migrated(&self) -> bool {
+        self.migrated
+    }
+}
+
+/// [`join`], with each closure told whether it was migrated ([`FnContext::migrated`],
+/// rayon's `join_context`): the first closure runs on the calling thread when it is a
+/// worker (migrated only when the call came from outside every pool and was injected into
+/// the global pool), the second one is migrated when another worker stole it.
+///
+/// ```
+/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// let (a, b) = pool.install(|| {
+///     zonal_runtime::join_context(|ctx| ctx.migrated(), |ctx| ctx.migrated())
+/// });
+/// assert!(!a); // on the worker that called it
+/// let _stolen_or_not = b;
+/// let (a, _) = zonal_runtime::join_context(|ctx| ctx.migrated(), |_| ());
+/// assert!(a); // injected into the global pool from this thread
+/// # Ok::<(), zonal_runtime::BuildError>(())
+/// ```
+pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    crate::global::current_or_global(
+        (a, b),
+        |w, (a, b)| join_context_in_worker(w, false, a, b),
+        |pool, (a, b)| {
+            pool.registry
+                .in_worker(|w, injected| join_context_in_worker(w, injected, a, b))
+        },
+    )
+}
+
 pub(crate) fn join_in_worker<A, B, RA, RB>(wt: &WorkerThread, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
@@ -52,17 +112,33 @@ where
     RA: Send,
     RB: Send,
 {
+    join_context_in_worker(wt, false, |_| a(), |_| b())
+}
+
+/// `join_context` on worker `wt`; `injected`: the call came from another thread (`a` is
+/// migrated).
+fn join_context_in_worker<A, B, RA, RB>(wt: &WorkerThread, injected: bool, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
     // A child of the current task, fresh at home: our deque.
     let route = wt
         .registry
         .route(Some(wt), TaskOptions::new(), Target::Here);
-    let mut job_b = StackJob::new(|_| b(), SpinLatch::new(&wt.registry, wt.index), route.meta);
+    let mut job_b = StackJob::new(
+        |stolen| b(FnContext::new(stolen)),
+        SpinLatch::new(&wt.registry, wt.index),
+        route.meta,
+    );
     // SAFETY: `job_b` lives on this frame, and we do not leave it before its latch is set
     // or we have taken the job back from the deque (below, also on A's panic).
     let job_b_task = unsafe { job_b.as_task() };
     route.queue(job_b_task);
 
-    let status_a = unwind::halt_unwinding(a);
+    let status_a = unwind::halt_unwinding(|| a(FnContext::new(injected)));
 
     while !job_b.latch.probe() {
         if let Some(t) = wt.deque.pop() {

@@ -37,9 +37,13 @@
 //!   [`ThreadPool::scope_fifo`] / [`scope_fifo`] ([`ScopeFifo::spawn_fifo`]),
 //!   [`ThreadPool::broadcast`] / [`broadcast`] ([`BroadcastContext`]), [`yield_now`]
 //!   ([`Yield`]), [`ThreadPool::in_place_scope`] / [`in_place_scope`],
-//!   [`current_thread_index`]. Dropping a pool returns at once, as rayon's (the workers
-//!   finish the pending tasks, then exit); [`ThreadPool::shutdown_and_wait`] waits for
-//!   that.
+//!   [`current_thread_index`], [`join_context`] ([`FnContext`]), [`Scope::spawn_broadcast`],
+//!   [`ThreadPoolBuilder::spawn_handler`] / [`ThreadPoolBuilder::build_scoped`]
+//!   ([`ThreadBuilder`]: the builder is generic over its spawner, `ThreadPoolBuilder<S =
+//!   DefaultSpawn>`), [`ThreadPoolBuilder::use_current_thread`], and rayon-core's deprecated
+//!   [`Configuration`] / [`initialize`]. Dropping a pool returns at once, as rayon's (the
+//!   workers finish the pending tasks, then exit); [`ThreadPool::shutdown_and_wait`] waits
+//!   for that, however the worker threads were spawned.
 //! - The global pool: the free functions ([`join`](fn@join), [`scope`], [`spawn`],
 //!   [`spawn_with`], [`spawn_fifo`], [`scope_fifo`], [`broadcast`], [`in_place_scope`],
 //!   [`current_num_threads`], [`current_node_partition`]) use the current worker's pool,
@@ -77,7 +81,9 @@
 //! builds.
 //!
 //! ## Source files, one concept each
-//! - `builder.rs`: the builder's options; `num_threads.rs`: the workers' CPUs for
+//! - `builder.rs`: the builder's options; `thread_builder.rs`: how worker threads are
+//!   spawned (`ThreadBuilder`, spawners) and their exits counted; `configuration.rs`:
+//!   rayon's deprecated `Configuration`; `num_threads.rs`: the workers' CPUs for
 //!   `num_threads(n)` (and the extra workers' virtual CPUs); `construct.rs`: building the
 //!   registry and starting the worker threads from them; `os/`: pinning and memory policy
 //!   (the kernel's interface, public as [`os`]); `global.rs`: the
@@ -131,6 +137,7 @@ mod blocks;
 mod broadcast;
 mod builder;
 mod compile_fail;
+mod configuration;
 mod construct;
 #[cfg(feature = "control-plane")]
 mod control;
@@ -162,6 +169,7 @@ mod spawn;
 mod steal;
 mod sync;
 pub mod task;
+mod thread_builder;
 mod turnaround;
 mod unwind;
 mod worker;
@@ -173,6 +181,8 @@ pub use balance::SyntheticPool;
 pub use balance::{MoveRecord, PassReport};
 pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
+#[allow(deprecated)]
+pub use configuration::{initialize, Configuration};
 #[cfg(feature = "control-plane")]
 #[cfg_attr(docsrs, doc(cfg(feature = "control-plane")))]
 pub use control::{
@@ -182,7 +192,7 @@ pub use control::{
 pub use error::{BuildError, MemoryError, SpawnError};
 pub use fifo::spawn_fifo;
 pub use global::{in_worker, NUM_THREADS_VAR};
-pub use join::join;
+pub use join::{join, join_context, FnContext};
 pub use memory::{MemoryPlacement, NodeBuffer};
 pub use metrics::{MetricsHandle, PoolMetrics, Refusals, WorkerMetrics};
 pub use node_workers::NodeWorkers;
@@ -196,6 +206,7 @@ pub use scope::{in_place_scope, Scope};
 pub use scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};
 pub use steal::{QueueKind, StealRecord};
 pub use task::{TaskInfo, TaskOptions};
+pub use thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 pub use turnaround::{QuantileError, Turnaround};
 pub use yield_now::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
 pub use zonal_policy::NoPolicy;

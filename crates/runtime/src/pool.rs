@@ -2,7 +2,6 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
 use zonal_policy::{Policy, PolicyConfig, PolicyError};
 use zonal_topology::{NodeId, Topology};
@@ -17,6 +16,7 @@ use crate::registry::Registry;
 use crate::route::Target;
 use crate::scope::{in_place_scope_in, scope_in_worker, Scope};
 use crate::task::{TaskInfo, TaskOptions};
+use crate::thread_builder::Exits;
 use crate::worker::WorkerThread;
 
 /// A NUMA-aware work-stealing pool.
@@ -35,7 +35,9 @@ use crate::worker::WorkerThread;
 /// ```
 pub struct ThreadPool {
     pub(crate) registry: Arc<Registry>,
-    threads: Vec<JoinHandle<()>>,
+    /// The worker threads that have not exited, however they were spawned
+    /// (`thread_builder.rs`).
+    exits: Arc<Exits>,
     layout: Layout,
     /// Set by the first [`terminate`](Self::terminate).
     terminated: bool,
@@ -71,14 +73,10 @@ impl ThreadPool {
         &self.registry
     }
 
-    pub(crate) fn new(
-        registry: Arc<Registry>,
-        threads: Vec<JoinHandle<()>>,
-        layout: Layout,
-    ) -> Self {
+    pub(crate) fn from_parts(registry: Arc<Registry>, exits: Arc<Exits>, layout: Layout) -> Self {
         Self {
             registry,
-            threads,
+            exits,
             layout,
             terminated: false,
         }
@@ -165,7 +163,11 @@ impl ThreadPool {
     /// # Ok::<(), zonal_runtime::BuildError>(())
     /// ```
     pub fn spawn<F: FnOnce() + Send + 'static>(&self, f: F) {
-        self.spawn_with(TaskOptions::new(), f);
+        if self.registry.breadth_first {
+            self.registry.spawn_static_fifo(f);
+        } else {
+            self.spawn_with(TaskOptions::new(), f);
+        }
     }
 
     /// Spawns with explicit [`TaskOptions`]. With an origin and from outside the pool, the
@@ -256,6 +258,26 @@ impl ThreadPool {
     #[must_use]
     pub fn current_worker_index(&self) -> Option<usize> {
         self.with_worker(|w| w.map(|w| w.index))
+    }
+
+    /// The index of the current thread's worker, if it is one of this pool's (rayon's name
+    /// for [`current_worker_index`](Self::current_worker_index)).
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// assert_eq!(pool.current_thread_index(), None);
+    /// assert!(pool.install(|| pool.current_thread_index()).is_some());
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    #[must_use]
+    pub fn current_thread_index(&self) -> Option<usize> {
+        self.current_worker_index()
+    }
+
+    /// The number of workers (rayon's name for [`num_workers`](Self::num_workers)).
+    #[must_use]
+    pub fn current_num_threads(&self) -> usize {
+        self.num_workers()
     }
 
     /// Number of workers.
@@ -461,20 +483,38 @@ impl ThreadPool {
     /// # Ok::<(), zonal_runtime::BuildError>(())
     /// ```
     ///
+    /// The workers' threads are waited for however they were started — by the pool, or by
+    /// a [`spawn_handler`](crate::ThreadPoolBuilder::spawn_handler) (each worker's body
+    /// signals its exit): no `JoinHandle` is needed. A thread adopted as worker 0
+    /// ([`use_current_thread`](crate::ThreadPoolBuilder::use_current_thread)) may call it:
+    /// it then works with the other workers until no task is pending, and waits for them;
+    /// it stays the pool's worker 0 (as in rayon, for the rest of its life), running
+    /// nothing any more.
+    ///
     /// # Panics
-    /// On one of the pool's own workers, which cannot wait for itself: the pool is then
-    /// dropped (terminated, without waiting) as the panic unwinds.
+    /// On one of the pool's own workers while it runs a task (on a worker of the pool's
+    /// loop, always), which cannot wait for itself: the pool is then dropped (terminated,
+    /// without waiting) as the panic unwinds.
     pub fn shutdown_and_wait(mut self) {
+        let adopted = self.with_worker(|w| match w {
+            None => Ok(false),
+            Some(w) if w.is_adopted() && !w.in_task() => Ok(true),
+            Some(_) => Err(()),
+        });
         assert!(
-            !self.with_worker(|w| w.is_some()),
+            adopted.is_ok(),
             "`ThreadPool::shutdown_and_wait` on one of the pool's own workers, which cannot \
              wait for itself (drop the pool instead: its workers stop once idle)"
         );
         self.terminate();
-        for t in self.threads.drain(..) {
-            // A worker's thread does not panic (a panic inside the runtime aborts).
-            let _ = t.join();
+        if adopted == Ok(true) {
+            self.with_worker(|w| {
+                if let Some(w) = w {
+                    w.work_until_done();
+                }
+            });
         }
+        self.exits.wait();
     }
 
     /// Shutdown, without waiting (sleep/README.md, step 7): no new work keeps the workers
@@ -499,9 +539,8 @@ impl Drop for ThreadPool {
     /// tasks and exit on their own (each holds the registry), also when the pool is dropped
     /// on one of them. [`shutdown_and_wait`](ThreadPool::shutdown_and_wait) waits for them.
     fn drop(&mut self) {
+        // Not waited for: a worker thread ends when the pool has no task left.
         self.terminate();
-        // Detached: a worker thread ends when the pool has no task left.
-        self.threads.clear();
     }
 }
 
@@ -514,7 +553,17 @@ impl Drop for ThreadPool {
 /// assert!(rx.recv().unwrap().is_some()); // it ran on a worker of the global pool
 /// ```
 pub fn spawn<F: FnOnce() + Send + 'static>(f: F) {
-    spawn_with(TaskOptions::new(), f);
+    current_or_global(
+        f,
+        |w, f| {
+            if w.registry.breadth_first {
+                w.registry.spawn_static_fifo(f);
+            } else {
+                w.registry.spawn_static(TaskOptions::new(), Target::Here, f);
+            }
+        },
+        ThreadPool::spawn,
+    );
 }
 
 /// Spawns with [`TaskOptions`] on the current pool (the global pool outside every pool);

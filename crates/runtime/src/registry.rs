@@ -92,6 +92,9 @@ pub(crate) struct Registry {
     pub(crate) start_handler: Option<Box<ThreadHandler>>,
     pub(crate) exit_handler: Option<Box<ThreadHandler>>,
     pub(crate) observer: Option<Box<StealObserver>>,
+    /// `ThreadPool::spawn` and the free `spawn` on this pool are FIFO spawns
+    /// (`ThreadPoolBuilder::breadth_first`, deprecated).
+    pub(crate) breadth_first: bool,
     pub(crate) epoch: Instant,
     /// Task turnaround (queued to completed), recorded by the tasks that carry a completion
     /// (`turnaround.rs`): written by every worker, so on lines of its own.

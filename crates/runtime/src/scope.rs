@@ -222,6 +222,38 @@ impl<'scope> Scope<'scope> {
         Ok(())
     }
 
+    /// Runs `body` once on every worker of the scope's pool, each with its
+    /// [`BroadcastContext`](crate::BroadcastContext), without waiting (rayon's
+    /// `Scope::spawn_broadcast`); the scope waits for all of them. Each share is queued in
+    /// its worker's inbox (never stolen) and runs when that worker next looks for work.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(4).build()?;
+    /// let runs = AtomicUsize::new(0);
+    /// pool.scope(|s| {
+    ///     s.spawn_broadcast(|_, ctx| {
+    ///         assert_eq!(zonal_runtime::current_thread_index(), Some(ctx.index()));
+    ///         runs.fetch_add(1, Ordering::Relaxed);
+    ///     })
+    /// });
+    /// assert_eq!(runs.into_inner(), 4);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn spawn_broadcast<BODY>(&self, body: BODY)
+    where
+        BODY: Fn(&Scope<'scope>, crate::BroadcastContext<'_>) + Send + Sync + 'scope,
+    {
+        let n = self.registry.num_workers();
+        let body = Arc::new(body);
+        for index in 0..n {
+            let body = Arc::clone(&body);
+            self.spawn_pinned(index, move |s| {
+                body(s, crate::BroadcastContext::new(index, n));
+            });
+        }
+    }
+
     /// Spawns onto worker `worker`'s inbox (never stolen): `broadcast`.
     pub(crate) fn spawn_pinned<F>(&self, worker: usize, body: F)
     where

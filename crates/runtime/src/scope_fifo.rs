@@ -13,6 +13,7 @@ use crate::global::current_or_global;
 use crate::latch::Latch;
 use crate::pool::ThreadPool;
 use crate::registry::Registry;
+use crate::route::Target;
 use crate::scope::{Scope, ScopePtr};
 use crate::task::TaskOptions;
 use crate::unwind;
@@ -99,6 +100,47 @@ impl<'scope> ScopeFifo<'scope> {
         self.base
             .registry
             .spawn_fifo(TaskOptions::new(), |w| &self.fifos[w], job);
+    }
+
+    /// Runs `body` once on every worker of the scope's pool, each with its
+    /// [`BroadcastContext`](crate::BroadcastContext), without waiting (rayon's
+    /// `ScopeFifo::spawn_broadcast`); the scope waits for all of them. As
+    /// [`Scope::spawn_broadcast`].
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(3).build()?;
+    /// let runs = AtomicUsize::new(0);
+    /// pool.scope_fifo(|s| s.spawn_broadcast(|_, _| {
+    ///     runs.fetch_add(1, Ordering::Relaxed);
+    /// }));
+    /// assert_eq!(runs.into_inner(), 3);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn spawn_broadcast<BODY>(&self, body: BODY)
+    where
+        BODY: Fn(&ScopeFifo<'scope>, crate::BroadcastContext<'_>) + Send + Sync + 'scope,
+    {
+        let n = self.base.registry.num_workers();
+        let body = Arc::new(body);
+        for index in 0..n {
+            let body = Arc::clone(&body);
+            self.base.latch.increment();
+            let me = ScopePtr(self as *const ScopeFifo<'scope>);
+            let job = move || {
+                // SAFETY: the scope waits for this job (its count) before it goes away.
+                let scope = unsafe { me.as_ref() };
+                let ctx = crate::BroadcastContext::new(index, n);
+                if let Err(p) = unwind::halt_unwinding(|| body(scope, ctx)) {
+                    scope.base.job_panicked(p);
+                }
+                // SAFETY: the latch is alive: we still hold our count.
+                unsafe { Latch::set(&scope.base.latch) };
+            };
+            self.base
+                .registry
+                .spawn(TaskOptions::new(), Target::Worker(index), job);
+        }
     }
 }
 

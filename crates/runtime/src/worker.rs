@@ -27,6 +27,38 @@ const SPIN_ROUNDS: u32 = 32;
 
 thread_local! {
     static WORKER: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
+    /// This thread's worker when it was adopted by a pool (`use_current_thread`): it lives
+    /// as long as the thread (rayon leaks it), and WORKER points into it.
+    static ADOPTED: RefCell<Option<Adopted>> = const { RefCell::new(None) };
+}
+
+/// An adopted worker (`use_current_thread`), owned by its thread's `ADOPTED`.
+struct Adopted {
+    /// Owned here; WORKER points into it.
+    _worker: Box<WorkerThread>,
+}
+
+impl Drop for Adopted {
+    /// At the thread's exit: WORKER stops pointing at the worker before it is freed.
+    fn drop(&mut self) {
+        let _ = WORKER.try_with(|w| w.set(ptr::null()));
+    }
+}
+
+/// Makes `worker` the current thread's worker for the rest of the thread's life
+/// (`ThreadPoolBuilder::use_current_thread`): it does not run the worker loop, but works
+/// for its pool whenever it waits in it (`wait_until`). The caller checked that the thread
+/// is no worker yet.
+pub(crate) fn adopt(mut worker: WorkerThread) {
+    worker.adopted = true;
+    let boxed = Box::new(worker);
+    let at: *const WorkerThread = &*boxed;
+    ADOPTED.with(|a| {
+        let mut a = a.borrow_mut();
+        debug_assert!(a.is_none(), "a thread is adopted by one pool at most");
+        *a = Some(Adopted { _worker: boxed });
+    });
+    WORKER.with(|w| w.set(at));
 }
 
 /// The thread-owned half of a worker.
@@ -63,6 +95,12 @@ pub(crate) struct WorkerThread {
     pub(crate) ageing: Cell<Ageing>,
     /// Whether we are still on our CPU (`displacement.rs`).
     pin: PinWatch,
+    /// How many tasks this thread is running, nested (`execute_with`): an adopted worker
+    /// may wait for its pool's end only outside every task.
+    depth: Cell<u32>,
+    /// Whether this is a thread adopted as worker 0 (`use_current_thread`), which runs no
+    /// worker loop.
+    adopted: bool,
 }
 
 /// Steal walks between two refreshes of [`WorkerThread::clock_us`].
@@ -74,10 +112,12 @@ impl WorkerThread {
     #[inline(always)]
     pub(crate) fn with_current<R>(f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
         let wt = WORKER.with(Cell::get);
-        // SAFETY: WORKER is non-null only while `WorkerThread::run` runs on this thread: it
-        // points at that function's `self`, which lives on this thread's stack until `run`
-        // clears WORKER before returning. `f` runs on this thread, inside that span, and the
-        // higher-ranked borrow cannot escape it.
+        // SAFETY: WORKER is non-null only (a) while `WorkerThread::run` runs on this thread:
+        // it points at that function's `self`, which lives on this thread's stack until
+        // `run` clears WORKER before returning; or (b) while this thread's `ADOPTED` holds
+        // an adopted worker (`adopt`): it points into that box, which is freed only by
+        // `Adopted::drop` at the thread's exit, after it cleared WORKER. `f` runs on this
+        // thread, inside that span, and the higher-ranked borrow cannot escape it.
         f(unsafe { wt.as_ref() })
     }
 
@@ -114,6 +154,8 @@ impl WorkerThread {
             blocks,
             batch: Worker::new_fifo(),
             pin: PinWatch::new(registry.worker_pin[index]),
+            depth: Cell::new(0),
+            adopted: false,
             registry,
         }
     }
@@ -160,6 +202,22 @@ impl WorkerThread {
         WORKER.with(|w| w.set(ptr::null()));
     }
 
+    /// Whether this is a thread adopted as worker 0 (`use_current_thread`).
+    pub(crate) fn is_adopted(&self) -> bool {
+        self.adopted
+    }
+
+    /// Whether this worker is running a task (nested in `execute_with`).
+    pub(crate) fn in_task(&self) -> bool {
+        self.depth.get() > 0
+    }
+
+    /// An adopted worker (`use_current_thread`) at its pool's end: works with the other
+    /// workers until the pool, terminated, has no task pending (as a worker's loop ends).
+    pub(crate) fn work_until_done(&self) {
+        self.idle_loop(None);
+    }
+
     /// Pops the most recent task of our own deque (for `join`).
     #[inline]
     pub(crate) fn take_local(&self) -> Option<Task> {
@@ -186,9 +244,11 @@ impl WorkerThread {
             self.check_pin(Check::Cpu);
         }
         let prev = self.current.replace(meta);
+        self.depth.set(self.depth.get() + 1);
         // SAFETY: every Task is handed out by exactly one queue operation, so this is the
         // job's only execution (JobRef invariant).
         unsafe { task.job.execute() };
+        self.depth.set(self.depth.get() - 1);
         self.current.set(prev);
     }
 
