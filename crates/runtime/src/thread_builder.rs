@@ -33,6 +33,10 @@ use crate::worker::WorkerThread;
 pub(crate) struct Exits {
     live: Mutex<usize>,
     all_gone: Condvar,
+    /// The threads [`DefaultSpawn`] started: joined by [`wait`](Self::wait), so that once it
+    /// returns they are gone from the process, not only done (a custom spawner's threads
+    /// are the spawner's to join).
+    handles: Mutex<Vec<std::thread::JoinHandle<()>>>,
 }
 
 impl Exits {
@@ -42,13 +46,28 @@ impl Exits {
         ExitGuard(Arc::clone(self))
     }
 
-    /// Blocks until every counted worker thread has exited.
+    /// Blocks until every counted worker thread has exited, and joins those the default
+    /// spawner started. Never called from one of them.
     pub(crate) fn wait(&self) {
         let live = self.live.lock().unwrap_or_else(|e| e.into_inner());
-        let _gone = self
+        let gone = self
             .all_gone
             .wait_while(live, |n| *n > 0)
             .unwrap_or_else(|e| e.into_inner());
+        drop(gone);
+        let handles = std::mem::take(&mut *self.handles.lock().unwrap_or_else(|e| e.into_inner()));
+        for h in handles {
+            // A worker's body catches its tasks' panics; a panic of its own was reported.
+            let _ = h.join();
+        }
+    }
+
+    /// Keeps the handle of a thread the default spawner started, for [`wait`](Self::wait).
+    fn adopt(&self, h: std::thread::JoinHandle<()>) {
+        self.handles
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(h);
     }
 }
 
@@ -243,7 +262,11 @@ impl ThreadSpawn for DefaultSpawn {
         if let Some(size) = thread.stack_size() {
             b = b.stack_size(size);
         }
-        b.spawn(move || thread.run())?;
+        let exits = thread.body.as_ref().map(|b| Arc::clone(&b.exit.0));
+        let handle = b.spawn(move || thread.run())?;
+        if let Some(exits) = exits {
+            exits.adopt(handle);
+        }
         Ok(())
     }
 }

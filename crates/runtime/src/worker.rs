@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crossbeam_deque::{Injector, Steal, Worker};
+use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use zonal_policy::Ageing;
 use zonal_topology::CpuId;
 
@@ -85,8 +85,14 @@ pub(crate) struct WorkerThread {
     /// The free list of our job blocks (`blocks.rs`).
     pub(crate) blocks: LocalBlocks,
     /// Where a batch (a steal batch, or one from our node's injector) waits to be checked
-    /// task by task; empty between two searches (`steal/README.md`, "Batches").
+    /// task by task; empty between two searches (`steal/README.md`, "Batches"). LIFO, as
+    /// the victims' deques: a batch stolen from a deque lies in it in the victim's order,
+    /// oldest at the front, where `batch_front` takes it.
     pub(crate) batch: Worker<Task>,
+    /// The front (oldest end) of `batch`: a steal batch is run and kept oldest first, so the
+    /// thief runs the task a single steal would have taken (the largest piece of a split
+    /// computation) and its deque keeps the victim's order.
+    pub(crate) batch_front: Stealer<Task>,
     /// Our copy of the pool's policy epoch (`policy_switch.rs`), refreshed when the pool's
     /// generation differs from `policy_gen`; a steal walk holds it for the whole walk.
     pub(crate) policy: RefCell<Arc<PolicyEpoch>>,
@@ -136,6 +142,7 @@ impl WorkerThread {
         // SAFETY: the shared half lives in the registry, which this worker keeps alive, as
         // long as every block (slabs are freed when the registry drops).
         let blocks = unsafe { LocalBlocks::new(&registry.shared[index].blocks) };
+        let batch = Worker::new_lifo();
         let node = registry.worker_node[index];
         let epoch = registry.policy.current();
         Self {
@@ -152,7 +159,8 @@ impl WorkerThread {
             clock_us: Cell::new(0),
             walks: Cell::new(0),
             blocks,
-            batch: Worker::new_fifo(),
+            batch_front: batch.stealer(),
+            batch,
             pin: PinWatch::new(registry.worker_pin[index]),
             depth: Cell::new(0),
             adopted: false,

@@ -4,6 +4,7 @@
 
 use std::sync::atomic::Ordering;
 
+use crossbeam_deque::Steal;
 use zonal_policy::{MoveContext, Probe, Refusal, Source, StealWalker, TaskMeta, VictimQueues};
 use zonal_topology::{CpuId, Level};
 
@@ -299,7 +300,11 @@ impl VictimQueues for Thief<'_> {
     }
 
     /// Up to `max` tasks (crossbeam takes at most half the deque, rounded up) into our
-    /// batch queue in one operation; the first is returned.
+    /// batch queue in one operation; the *oldest* is returned, as a single steal would take
+    /// it. (`steal_batch_with_limit_and_pop` would hand back the newest of the batch from a
+    /// LIFO deque: a thief would run the smallest piece of a split computation first and
+    /// find the largest at the bottom of its own deque, behind all the work the small one
+    /// spawns; rayon's `octillion` tests never end that way.)
     #[inline]
     fn take_batch(&mut self, slot: usize, max: usize) -> Option<Task> {
         let (vs, _) = self.victim(slot);
@@ -308,12 +313,21 @@ impl VictimQueues for Thief<'_> {
         }
         let batch = &self.me.batch;
         debug_assert!(batch.is_empty());
-        steal_loop(|| vs.stealer.steal_batch_with_limit_and_pop(batch, max))
+        loop {
+            match vs.stealer.steal_batch_with_limit(batch, max) {
+                Steal::Success(()) => break,
+                Steal::Empty => return None,
+                Steal::Retry => {}
+            }
+        }
+        self.next_batched()
     }
 
+    /// The next task of the batch, oldest first: the thief's deque then keeps the victim's
+    /// order (the newest on top).
     #[inline]
     fn next_batched(&mut self) -> Option<Task> {
-        self.me.batch.pop()
+        steal_loop(|| self.me.batch_front.steal())
     }
 
     /// An allowed task of a batch from a worker of our node: fresh at home in our deque too
