@@ -137,7 +137,7 @@ pub use try_fold::{TryFold, TryFoldWith};
 pub use while_some::WhileSome;
 pub use zip::ZipEq;
 
-use plumbing::{BridgeCallback, Consumer, ProducerCallback};
+use plumbing::{BridgeCallback, Consumer, ProducerCallback, UnindexedConsumer};
 
 // --- the free-function sources (rayon's `iter::empty`, `iter::once`, ...) ---
 
@@ -288,7 +288,7 @@ pub trait ParallelIterator: Sized + Send {
     type Item: Send;
 
     /// Runs the iterator into `consumer` (the plumbing; see [`plumbing`]).
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result;
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result;
 
     /// The exact length, if known.
     fn opt_len(&self) -> Option<usize> {
