@@ -329,9 +329,10 @@ where
     bridge_parts(pieces, consumer)
 }
 
-/// Runs consecutive parts (node, length, producer), each with its node as the origin of its task (on a worker: one
-/// [`Scope::spawn_on`](zonal_runtime::Scope::spawn_on) each; elsewhere one after the
-/// other), each split adaptively; the results are reduced in order.
+/// Runs consecutive parts (node, length, producer), each with its node as the origin of its
+/// task (on a worker: one [`Scope::spawn_on`](zonal_runtime::Scope::spawn_on) each;
+/// elsewhere one after the other), each split adaptively; the consumer is split at the
+/// parts' boundaries ([`Consumer::split_at`]) and the results are reduced in order.
 ///
 /// # Panics
 /// On a worker, if a part's node is not a node of the pool's topology.
