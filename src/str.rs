@@ -24,7 +24,7 @@
 //! assert_eq!(n, 3);
 //! ```
 
-use crate::iter::plumbing::{bridge_unindexed, Consumer, Folder, UnindexedProducer};
+use crate::iter::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
 use crate::iter::ParallelIterator;
 use crate::slice::{Fissile, FissionProducer};
 
@@ -310,7 +310,7 @@ impl<'ch, K: PieceItems<'ch>> UnindexedProducer for CharPieces<'ch, K> {
 fn drive_chars<'ch, K, C>(s: &'ch str, items: K, consumer: C) -> C::Result
 where
     K: PieceItems<'ch>,
-    C: Consumer<K::Item>,
+    C: UnindexedConsumer<K::Item>,
 {
     let producer = CharPieces {
         piece: s,
@@ -347,7 +347,7 @@ macro_rules! char_wise {
 
         impl<'ch> ParallelIterator for $name<'ch> {
             type Item = $item;
-            fn drive_unindexed<C: Consumer<$item>>(self, consumer: C) -> C::Result {
+            fn drive_unindexed<C: UnindexedConsumer<$item>>(self, consumer: C) -> C::Result {
                 drive_chars(self.chars, $kind, consumer)
             }
         }
@@ -428,7 +428,7 @@ pub struct Matches<'ch, P: Pattern> {
 
 impl<'ch, P: Pattern> ParallelIterator for Matches<'ch, P> {
     type Item = &'ch str;
-    fn drive_unindexed<C: Consumer<&'ch str>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<&'ch str>>(self, consumer: C) -> C::Result {
         drive_chars(self.chars, MatchItems(&self.pattern), consumer)
     }
 }
@@ -444,7 +444,7 @@ pub struct MatchIndices<'ch, P: Pattern> {
 
 impl<'ch, P: Pattern> ParallelIterator for MatchIndices<'ch, P> {
     type Item = (usize, &'ch str);
-    fn drive_unindexed<C: Consumer<(usize, &'ch str)>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<(usize, &'ch str)>>(self, consumer: C) -> C::Result {
         drive_chars(self.chars, MatchIndexItems(&self.pattern), consumer)
     }
 }
@@ -515,7 +515,7 @@ fn drive_split<'ch, P, C>(
 ) -> C::Result
 where
     P: Pattern,
-    C: Consumer<&'ch str>,
+    C: UnindexedConsumer<&'ch str>,
 {
     bridge_unindexed(FissionProducer::new(s, sep, inclusive, skip_last), consumer)
 }
@@ -530,7 +530,7 @@ pub struct Split<'ch, P: Pattern> {
 
 impl<'ch, P: Pattern> ParallelIterator for Split<'ch, P> {
     type Item = &'ch str;
-    fn drive_unindexed<C: Consumer<&'ch str>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<&'ch str>>(self, consumer: C) -> C::Result {
         drive_split(self.chars, &self.separator, false, false, consumer)
     }
 }
@@ -546,7 +546,7 @@ pub struct SplitInclusive<'ch, P: Pattern> {
 
 impl<'ch, P: Pattern> ParallelIterator for SplitInclusive<'ch, P> {
     type Item = &'ch str;
-    fn drive_unindexed<C: Consumer<&'ch str>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<&'ch str>>(self, consumer: C) -> C::Result {
         drive_split(self.chars, &self.separator, true, false, consumer)
     }
 }
@@ -562,7 +562,7 @@ pub struct SplitTerminator<'ch, P: Pattern> {
 
 impl<'ch, P: Pattern> ParallelIterator for SplitTerminator<'ch, P> {
     type Item = &'ch str;
-    fn drive_unindexed<C: Consumer<&'ch str>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<&'ch str>>(self, consumer: C) -> C::Result {
         drive_split(self.chars, &self.terminator, false, true, consumer)
     }
 }
@@ -582,7 +582,7 @@ pub struct Lines<'ch>(&'ch str);
 
 impl<'ch> ParallelIterator for Lines<'ch> {
     type Item = &'ch str;
-    fn drive_unindexed<C: Consumer<&'ch str>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<&'ch str>>(self, consumer: C) -> C::Result {
         SplitInclusive {
             chars: self.0,
             separator: '\n',
@@ -600,7 +600,7 @@ pub struct SplitWhitespace<'ch>(&'ch str);
 
 impl<'ch> ParallelIterator for SplitWhitespace<'ch> {
     type Item = &'ch str;
-    fn drive_unindexed<C: Consumer<&'ch str>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<&'ch str>>(self, consumer: C) -> C::Result {
         Split {
             chars: self.0,
             separator: char::is_whitespace,
@@ -618,7 +618,7 @@ pub struct SplitAsciiWhitespace<'ch>(&'ch str);
 
 impl<'ch> ParallelIterator for SplitAsciiWhitespace<'ch> {
     type Item = &'ch str;
-    fn drive_unindexed<C: Consumer<&'ch str>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<&'ch str>>(self, consumer: C) -> C::Result {
         Split {
             chars: self.0,
             separator: |c: char| c.is_ascii_whitespace(),

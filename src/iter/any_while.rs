@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::plumbing::{Consumer, Folder};
+use super::plumbing::{Consumer, Folder, UnindexedConsumer};
 use super::ParallelIterator;
 
 /// Items until `predicate` fails for some item ([`ParallelIterator::take_any_while`]).
@@ -72,7 +72,7 @@ where
 {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let on = AtomicBool::new(true);
         self.base.drive_unindexed(WhileConsumer {
             base: consumer,
@@ -90,7 +90,7 @@ where
 {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let on = AtomicBool::new(true);
         self.base.drive_unindexed(WhileConsumer {
             base: consumer,
@@ -114,15 +114,19 @@ impl<'f, T, C: Consumer<T>, P: Fn(&T) -> bool + Sync> Consumer<T> for WhileConsu
     type Reducer = C::Reducer;
     type Result = C::Result;
 
-    fn split_off_left(&mut self) -> Self {
-        WhileConsumer {
-            base: self.base.split_off_left(),
-            ..*self
-        }
+    fn split_at(self, index: usize) -> (Self, Self, Self::Reducer) {
+        let (left_base, right_base, reducer) = self.base.split_at(index);
+        let left = WhileConsumer {
+            base: left_base,
+            ..self
+        };
+        let right = WhileConsumer {
+            base: right_base,
+            ..self
+        };
+        (left, right, reducer)
     }
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
-    }
+
     fn into_folder(self) -> Self::Folder {
         WhileConsumer {
             base: self.base.into_folder(),
@@ -133,6 +137,20 @@ impl<'f, T, C: Consumer<T>, P: Fn(&T) -> bool + Sync> Consumer<T> for WhileConsu
     }
     fn full(&self) -> bool {
         (self.take && !self.on.load(Ordering::Relaxed)) || self.base.full()
+    }
+}
+
+impl<'f, T, C: UnindexedConsumer<T>, P: Fn(&T) -> bool + Sync> UnindexedConsumer<T>
+    for WhileConsumer<'f, C, P>
+{
+    fn split_off_left(&self) -> Self {
+        WhileConsumer {
+            base: self.base.split_off_left(),
+            ..*self
+        }
+    }
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
     }
 }
 

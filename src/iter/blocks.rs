@@ -2,7 +2,9 @@
 //! of blocks, one after the other, each block in parallel (and cut by node, as any indexed
 //! iterator); a short-circuiting consumer (`find_first`, ...) stops before the next block.
 
-use super::plumbing::{bridge, Consumer, Folder, Producer, ProducerCallback, Reducer};
+use super::plumbing::{
+    bridge_producer_consumer, Folder, Producer, ProducerCallback, Reducer, UnindexedConsumer,
+};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Blocks of growing sizes: the first as large as the pool, then each twice the one before
@@ -51,7 +53,7 @@ impl<I> UniformBlocks<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for ExponentialBlocks<I> {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let first = zonal_runtime::current_num_threads().max(1);
         let sizes = std::iter::successors(Some(first), |&n| Some(n.saturating_mul(2)));
         self.base.with_producer(BlocksCallback { consumer, sizes })
@@ -61,7 +63,7 @@ impl<I: IndexedParallelIterator> ParallelIterator for ExponentialBlocks<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for UniformBlocks<I> {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let sizes = std::iter::repeat(self.block_size);
         self.base.with_producer(BlocksCallback { consumer, sizes })
     }
@@ -74,14 +76,14 @@ struct BlocksCallback<C, S> {
 
 impl<T, C, S> ProducerCallback<T> for BlocksCallback<C, S>
 where
-    C: Consumer<T>,
+    C: UnindexedConsumer<T>,
     S: Iterator<Item = usize>,
 {
     type Output = C::Result;
 
     fn callback<P: Producer<Item = T>>(self, producer: P) -> C::Result {
         let BlocksCallback {
-            mut consumer,
+            consumer,
             mut sizes,
         } = self;
         let mut acc = consumer.split_off_left().into_folder().complete();
@@ -92,7 +94,7 @@ where
             rest = tail;
             let left = consumer.split_off_left();
             let reducer = consumer.to_reducer();
-            let result = bridge(block, left);
+            let result = bridge_producer_consumer(size, block, left);
             acc = reducer.reduce(acc, result);
         }
         let reducer = consumer.to_reducer();

@@ -1,6 +1,6 @@
 //! `chain`: one iterator's items, then another's (indexed when both are).
 
-use super::plumbing::{join_reduce, Consumer, Producer, ProducerCallback};
+use super::plumbing::{join_reduce, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// `a`'s items, then `b`'s ([`ParallelIterator::chain`]).
@@ -24,7 +24,7 @@ where
 {
     type Item = A::Item;
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, mut consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         let Chain { a, b } = self;
         let left = consumer.split_off_left();
         let reducer = consumer.to_reducer();

@@ -1,6 +1,6 @@
 //! `chunks`: an indexed iterator's items in `Vec`s of a given size (indexed).
 
-use super::plumbing::{BridgeCallback, Consumer, Producer, ProducerCallback};
+use super::plumbing::{BridgeCallback, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Items in `Vec`s of `size`, the last one possibly shorter
@@ -22,7 +22,7 @@ impl<I> Chunks<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for Chunks<I> {
     type Item = Vec<I::Item>;
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         self.with_producer(BridgeCallback(consumer))
     }
     fn opt_len(&self) -> Option<usize> {

@@ -8,7 +8,7 @@ use std::hash::{BuildHasher, Hash};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use super::plumbing::{Consumer, Folder, Reducer};
+use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 use super::{Either, FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator};
 
 /// The items of `iter`, as the pieces' vectors in order.
@@ -39,17 +39,26 @@ impl<T: Send> Consumer<T> for ListConsumer {
     type Reducer = ListConsumer;
     type Result = LinkedList<Vec<T>>;
 
-    fn split_off_left(&mut self) -> Self {
-        ListConsumer
+    fn split_at(self, _index: usize) -> (Self, Self, Self::Reducer) {
+        let left = UnindexedConsumer::<T>::split_off_left(&self);
+        let reducer = UnindexedConsumer::<T>::to_reducer(&self);
+        (left, self, reducer)
     }
-    fn to_reducer(&self) -> Self {
-        ListConsumer
-    }
+
     fn into_folder(self) -> ListFolder<T> {
         ListFolder(Vec::new())
     }
     fn full(&self) -> bool {
         false
+    }
+}
+
+impl<T: Send> UnindexedConsumer<T> for ListConsumer {
+    fn split_off_left(&self) -> Self {
+        ListConsumer
+    }
+    fn to_reducer(&self) -> Self {
+        ListConsumer
     }
 }
 

@@ -1,6 +1,6 @@
 //! `enumerate`: items paired with their indexes (indexed).
 
-use super::plumbing::{BridgeCallback, Consumer, Producer, ProducerCallback};
+use super::plumbing::{BridgeCallback, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Items paired with their indexes ([`IndexedParallelIterator::enumerate`]).
@@ -19,7 +19,7 @@ impl<I> Enumerate<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for Enumerate<I> {
     type Item = (usize, I::Item);
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         self.with_producer(BridgeCallback(consumer))
     }
     fn opt_len(&self) -> Option<usize> {

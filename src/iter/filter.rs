@@ -1,6 +1,6 @@
 //! `filter` and `filter_map`: unindexed adaptors (a consumer wrapper each).
 
-use super::plumbing::{Consumer, Folder};
+use super::plumbing::{Consumer, Folder, UnindexedConsumer};
 use super::ParallelIterator;
 
 /// The items for which a predicate holds ([`ParallelIterator::filter`]).
@@ -33,7 +33,7 @@ where
 {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         let Filter { base, predicate } = self;
         let op = |x: I::Item| predicate(&x).then_some(x);
         base.drive_unindexed(FilterMapConsumer {
@@ -74,7 +74,7 @@ where
 {
     type Item = R;
 
-    fn drive_unindexed<C: Consumer<R>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<R>>(self, consumer: C) -> C::Result {
         let FilterMap { base, op } = self;
         base.drive_unindexed(FilterMapConsumer {
             base: consumer,
@@ -97,15 +97,19 @@ where
     type Reducer = C::Reducer;
     type Result = C::Result;
 
-    fn split_off_left(&mut self) -> Self {
-        FilterMapConsumer {
-            base: self.base.split_off_left(),
+    fn split_at(self, index: usize) -> (Self, Self, Self::Reducer) {
+        let (left_base, right_base, reducer) = self.base.split_at(index);
+        let left = FilterMapConsumer {
+            base: left_base,
             op: self.op,
-        }
+        };
+        let right = FilterMapConsumer {
+            base: right_base,
+            ..self
+        };
+        (left, right, reducer)
     }
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
-    }
+
     fn into_folder(self) -> Self::Folder {
         FilterMapFolder {
             base: self.base.into_folder(),
@@ -114,6 +118,22 @@ where
     }
     fn full(&self) -> bool {
         self.base.full()
+    }
+}
+
+impl<'f, T, R, C, F> UnindexedConsumer<T> for FilterMapConsumer<'f, C, F>
+where
+    F: Fn(T) -> Option<R> + Sync,
+    C: UnindexedConsumer<R>,
+{
+    fn split_off_left(&self) -> Self {
+        FilterMapConsumer {
+            base: self.base.split_off_left(),
+            op: self.op,
+        }
+    }
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
     }
 }
 

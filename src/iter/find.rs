@@ -3,9 +3,10 @@
 //! was found (any item for `find_any`, an earlier one for `find_first`) are not split or
 //! folded further.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use super::plumbing::{Consumer, Folder, Reducer};
+use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 use super::ParallelIterator;
 
 pub(super) fn find_any<I, P>(iter: I, predicate: &P) -> Option<I::Item>
@@ -28,7 +29,7 @@ where
     let best = AtomicUsize::new(usize::MAX);
     iter.drive_unindexed(FindFirst {
         predicate,
-        lo: 0,
+        lo: Cell::new(0),
         hi: usize::MAX,
         best: &best,
     })
@@ -42,7 +43,7 @@ where
     let best = AtomicUsize::new(0);
     iter.drive_unindexed(FindLast {
         predicate,
-        lo: 0,
+        lo: Cell::new(0),
         hi: usize::MAX,
         best: &best,
     })
@@ -61,7 +62,8 @@ impl<T> Reducer<Option<T>> for LastSome {
 /// a consumer that found an item.
 struct FindLast<'f, P> {
     predicate: &'f P,
-    lo: usize,
+    /// The start of the positions: a split moves it (rayon's `Cell`), through `&self`.
+    lo: Cell<usize>,
     hi: usize,
     best: &'f AtomicUsize,
 }
@@ -71,15 +73,12 @@ impl<'f, T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindLast<'f, P> {
     type Reducer = LastSome;
     type Result = Option<T>;
 
-    fn split_off_left(&mut self) -> Self {
-        let mid = self.lo + (self.hi - self.lo) / 2;
-        let left = FindLast { hi: mid, ..*self };
-        self.lo = mid;
-        left
+    fn split_at(self, _index: usize) -> (Self, Self, Self::Reducer) {
+        let left = self.split_off_left();
+        let reducer = self.to_reducer();
+        (left, self, reducer)
     }
-    fn to_reducer(&self) -> LastSome {
-        LastSome
-    }
+
     fn into_folder(self) -> Self::Folder {
         FindFolder {
             predicate: self.predicate,
@@ -90,6 +89,23 @@ impl<'f, T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindLast<'f, P> {
     fn full(&self) -> bool {
         // Strictly larger: a consumer with an equal `hi` may lie to our right.
         self.best.load(Ordering::Relaxed) > self.hi
+    }
+}
+
+impl<'f, T: Send, P: Fn(&T) -> bool + Sync> UnindexedConsumer<T> for FindLast<'f, P> {
+    fn split_off_left(&self) -> Self {
+        let lo = self.lo.get();
+        let mid = lo + (self.hi - lo) / 2;
+        self.lo.set(mid);
+        FindLast {
+            predicate: self.predicate,
+            lo: Cell::new(lo),
+            hi: mid,
+            best: self.best,
+        }
+    }
+    fn to_reducer(&self) -> LastSome {
+        LastSome
     }
 }
 
@@ -112,12 +128,12 @@ impl<'f, T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindAny<'f, P> {
     type Reducer = FirstSome;
     type Result = Option<T>;
 
-    fn split_off_left(&mut self) -> Self {
-        FindAny { ..*self }
+    fn split_at(self, _index: usize) -> (Self, Self, Self::Reducer) {
+        let left = self.split_off_left();
+        let reducer = self.to_reducer();
+        (left, self, reducer)
     }
-    fn to_reducer(&self) -> FirstSome {
-        FirstSome
-    }
+
     fn into_folder(self) -> Self::Folder {
         FindFolder {
             predicate: self.predicate,
@@ -131,11 +147,21 @@ impl<'f, T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindAny<'f, P> {
     }
 }
 
+impl<'f, T: Send, P: Fn(&T) -> bool + Sync> UnindexedConsumer<T> for FindAny<'f, P> {
+    fn split_off_left(&self) -> Self {
+        FindAny { ..*self }
+    }
+    fn to_reducer(&self) -> FirstSome {
+        FirstSome
+    }
+}
+
 /// `find_first`'s consumer: it owns the positions `lo..hi` of an abstract space that is
 /// halved at every split, so that consumers further right have larger `lo`s.
 struct FindFirst<'f, P> {
     predicate: &'f P,
-    lo: usize,
+    /// The start of the positions: a split moves it (rayon's `Cell`), through `&self`.
+    lo: Cell<usize>,
     hi: usize,
     /// The smallest `lo` of a consumer that found an item.
     best: &'f AtomicUsize,
@@ -146,25 +172,39 @@ impl<'f, T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindFirst<'f, P> {
     type Reducer = FirstSome;
     type Result = Option<T>;
 
-    fn split_off_left(&mut self) -> Self {
-        let mid = self.lo + (self.hi - self.lo) / 2;
-        let left = FindFirst { hi: mid, ..*self };
-        self.lo = mid;
-        left
+    fn split_at(self, _index: usize) -> (Self, Self, Self::Reducer) {
+        let left = self.split_off_left();
+        let reducer = self.to_reducer();
+        (left, self, reducer)
     }
-    fn to_reducer(&self) -> FirstSome {
-        FirstSome
-    }
+
     fn into_folder(self) -> Self::Folder {
         FindFolder {
             predicate: self.predicate,
             item: None,
-            done: Done::First(self.lo, self.best),
+            done: Done::First(self.lo.get(), self.best),
         }
     }
     fn full(&self) -> bool {
         // Strictly smaller: a consumer with an equal `lo` may lie to our left.
-        self.best.load(Ordering::Relaxed) < self.lo
+        self.best.load(Ordering::Relaxed) < self.lo.get()
+    }
+}
+
+impl<'f, T: Send, P: Fn(&T) -> bool + Sync> UnindexedConsumer<T> for FindFirst<'f, P> {
+    fn split_off_left(&self) -> Self {
+        let lo = self.lo.get();
+        let mid = lo + (self.hi - lo) / 2;
+        self.lo.set(mid);
+        FindFirst {
+            predicate: self.predicate,
+            lo: Cell::new(lo),
+            hi: mid,
+            best: self.best,
+        }
+    }
+    fn to_reducer(&self) -> FirstSome {
+        FirstSome
     }
 }
 

@@ -1,6 +1,6 @@
 //! `flat_map` (inner parallel iterators) and `flat_map_iter` (inner sequential iterators).
 
-use super::plumbing::{Consumer, Folder, Reducer};
+use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 use super::{IntoParallelIterator, ParallelIterator};
 
 /// Items mapped to parallel iterators, flattened in order ([`ParallelIterator::flat_map`]).
@@ -34,7 +34,7 @@ where
 {
     type Item = PI::Item;
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         let FlatMap { base, op } = self;
         base.drive_unindexed(FlatMapConsumer {
             base: consumer,
@@ -52,21 +52,25 @@ impl<'f, T, C, F, PI> Consumer<T> for FlatMapConsumer<'f, C, F>
 where
     F: Fn(T) -> PI + Sync,
     PI: IntoParallelIterator,
-    C: Consumer<PI::Item>,
+    C: UnindexedConsumer<PI::Item>,
 {
     type Folder = FlatMapFolder<'f, C, F, C::Result>;
     type Reducer = C::Reducer;
     type Result = C::Result;
 
-    fn split_off_left(&mut self) -> Self {
-        FlatMapConsumer {
-            base: self.base.split_off_left(),
+    fn split_at(self, index: usize) -> (Self, Self, Self::Reducer) {
+        let (left_base, right_base, reducer) = self.base.split_at(index);
+        let left = FlatMapConsumer {
+            base: left_base,
             op: self.op,
-        }
+        };
+        let right = FlatMapConsumer {
+            base: right_base,
+            ..self
+        };
+        (left, right, reducer)
     }
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
-    }
+
     fn into_folder(self) -> Self::Folder {
         FlatMapFolder {
             base: self.base,
@@ -76,6 +80,23 @@ where
     }
     fn full(&self) -> bool {
         self.base.full()
+    }
+}
+
+impl<'f, T, C, F, PI> UnindexedConsumer<T> for FlatMapConsumer<'f, C, F>
+where
+    F: Fn(T) -> PI + Sync,
+    PI: IntoParallelIterator,
+    C: UnindexedConsumer<PI::Item>,
+{
+    fn split_off_left(&self) -> Self {
+        FlatMapConsumer {
+            base: self.base.split_off_left(),
+            op: self.op,
+        }
+    }
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
     }
 }
 
@@ -91,7 +112,7 @@ impl<T, C, F, PI> Folder<T> for FlatMapFolder<'_, C, F, C::Result>
 where
     F: Fn(T) -> PI + Sync,
     PI: IntoParallelIterator,
-    C: Consumer<PI::Item>,
+    C: UnindexedConsumer<PI::Item>,
 {
     type Result = C::Result;
 
@@ -149,7 +170,7 @@ where
 {
     type Item = SI::Item;
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         let FlatMapIter { base, op } = self;
         base.drive_unindexed(FlatMapIterConsumer {
             base: consumer,
@@ -173,15 +194,19 @@ where
     type Reducer = C::Reducer;
     type Result = C::Result;
 
-    fn split_off_left(&mut self) -> Self {
-        FlatMapIterConsumer {
-            base: self.base.split_off_left(),
+    fn split_at(self, index: usize) -> (Self, Self, Self::Reducer) {
+        let (left_base, right_base, reducer) = self.base.split_at(index);
+        let left = FlatMapIterConsumer {
+            base: left_base,
             op: self.op,
-        }
+        };
+        let right = FlatMapIterConsumer {
+            base: right_base,
+            ..self
+        };
+        (left, right, reducer)
     }
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
-    }
+
     fn into_folder(self) -> Self::Folder {
         FlatMapIterFolder {
             base: self.base.into_folder(),
@@ -190,6 +215,23 @@ where
     }
     fn full(&self) -> bool {
         self.base.full()
+    }
+}
+
+impl<'f, T, C, F, SI> UnindexedConsumer<T> for FlatMapIterConsumer<'f, C, F>
+where
+    F: Fn(T) -> SI + Sync,
+    SI: IntoIterator,
+    C: UnindexedConsumer<SI::Item>,
+{
+    fn split_off_left(&self) -> Self {
+        FlatMapIterConsumer {
+            base: self.base.split_off_left(),
+            op: self.op,
+        }
+    }
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
     }
 }
 
@@ -247,7 +289,7 @@ where
 {
     type Item = <I::Item as IntoParallelIterator>::Item;
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         let id = |x: I::Item| x;
         self.base.drive_unindexed(FlatMapConsumer {
             base: consumer,
@@ -278,7 +320,7 @@ where
 {
     type Item = <I::Item as IntoIterator>::Item;
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         let id = |x: I::Item| x;
         self.base.drive_unindexed(FlatMapIterConsumer {
             base: consumer,

@@ -2,7 +2,7 @@
 //! pieces' results.
 
 use super::map_with::{CloneSource, InitSource, StateSource};
-use super::plumbing::{Consumer, Folder};
+use super::plumbing::{Consumer, Folder, UnindexedConsumer};
 use super::ParallelIterator;
 
 /// The results of folding every piece from `identity()` ([`ParallelIterator::fold`]).
@@ -48,7 +48,7 @@ where
 {
     type Item = T;
 
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
         let Fold {
             base,
             identity,
@@ -112,7 +112,7 @@ where
 {
     type Item = T;
 
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
         let FoldWith {
             base,
             item,
@@ -143,16 +143,20 @@ where
     type Reducer = C::Reducer;
     type Result = C::Result;
 
-    fn split_off_left(&mut self) -> Self {
-        FoldConsumer {
-            base: self.base.split_off_left(),
+    fn split_at(self, index: usize) -> (Self, Self, Self::Reducer) {
+        let (left_base, right_base, reducer) = self.base.split_at(index);
+        let left = FoldConsumer {
+            base: left_base,
             source: self.source.split(),
             fold_op: self.fold_op,
-        }
+        };
+        let right = FoldConsumer {
+            base: right_base,
+            ..self
+        };
+        (left, right, reducer)
     }
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
-    }
+
     fn into_folder(self) -> Self::Folder {
         FoldFolder {
             base: self.base.into_folder(),
@@ -162,6 +166,25 @@ where
     }
     fn full(&self) -> bool {
         self.base.full()
+    }
+}
+
+impl<'f, U, T, C, S, F> UnindexedConsumer<U> for FoldConsumer<'f, C, S, F>
+where
+    C: UnindexedConsumer<T>,
+    S: StateSource<State = T>,
+    F: Fn(T, U) -> T + Sync,
+    T: Send,
+{
+    fn split_off_left(&self) -> Self {
+        FoldConsumer {
+            base: self.base.split_off_left(),
+            source: self.source.split(),
+            fold_op: self.fold_op,
+        }
+    }
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
     }
 }
 

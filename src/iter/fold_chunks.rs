@@ -2,7 +2,7 @@
 //! folded sequentially (indexed: one item per chunk, as `chunks` but without the vectors).
 
 use super::map_with::{CloneSource, InitSource, StateSource};
-use super::plumbing::{BridgeCallback, Consumer, Producer, ProducerCallback};
+use super::plumbing::{BridgeCallback, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Every chunk folded from `identity()` ([`IndexedParallelIterator::fold_chunks`]).
@@ -101,7 +101,7 @@ where
 {
     type Item = T;
 
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
         self.with_producer(BridgeCallback(consumer))
     }
     fn opt_len(&self) -> Option<usize> {
@@ -143,7 +143,7 @@ where
 {
     type Item = T;
 
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
         self.with_producer(BridgeCallback(consumer))
     }
     fn opt_len(&self) -> Option<usize> {
@@ -229,7 +229,7 @@ where
             fold_op: self.fold_op,
         }
     }
-    fn split_at(mut self, index: usize) -> (Self, Self) {
+    fn split_at(self, index: usize) -> (Self, Self) {
         let at = index.saturating_mul(self.size).min(self.base.len());
         let (a, b) = self.base.split_at(at);
         (

@@ -2,7 +2,7 @@
 //! turns (indexed: a piece knows how many items of each side it has and which side is
 //! next).
 
-use super::plumbing::{BridgeCallback, Consumer, Producer, ProducerCallback};
+use super::plumbing::{BridgeCallback, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator, Take};
 
 /// `i`'s and `j`'s items in turns, then the rest of the longer one
@@ -33,7 +33,7 @@ where
 {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         self.with_producer(BridgeCallback(consumer))
     }
     fn opt_len(&self) -> Option<usize> {
@@ -130,7 +130,7 @@ where
 {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         self.interleave.drive_unindexed(consumer)
     }
     fn opt_len(&self) -> Option<usize> {

@@ -1,7 +1,9 @@
 //! `intersperse`: a clone of a separator between every two items (indexed when the base
 //! is: a piece of the interspersed sequence knows whether it starts with a separator).
 
-use super::plumbing::{Consumer, Folder, Producer, ProducerCallback};
+use std::cell::Cell;
+
+use super::plumbing::{Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// The items with a separator between every two ([`ParallelIterator::intersperse`]).
@@ -35,11 +37,11 @@ where
 {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         self.base.drive_unindexed(IntersperseConsumer {
             base: consumer,
             item: self.item,
-            clone_first: false,
+            clone_first: Cell::new(false),
         })
     }
     fn opt_len(&self) -> Option<usize> {
@@ -211,7 +213,8 @@ impl<I: ExactSizeIterator> ExactSizeIterator for IntersperseIter<I> where I::Ite
 struct IntersperseConsumer<C, T> {
     base: C,
     item: T,
-    clone_first: bool,
+    /// A split sets it on the right consumer (rayon's `Cell`), through `&self`.
+    clone_first: Cell<bool>,
 }
 
 impl<T: Clone + Send, C: Consumer<T>> Consumer<T> for IntersperseConsumer<C, T> {
@@ -219,18 +222,21 @@ impl<T: Clone + Send, C: Consumer<T>> Consumer<T> for IntersperseConsumer<C, T> 
     type Reducer = C::Reducer;
     type Result = C::Result;
 
-    fn split_off_left(&mut self) -> Self {
+    fn split_at(self, index: usize) -> (Self, Self, Self::Reducer) {
+        let (left_base, right_base, reducer) = self.base.split_at(index);
         let left = IntersperseConsumer {
-            base: self.base.split_off_left(),
+            base: left_base,
             item: self.item.clone(),
             clone_first: self.clone_first,
         };
-        self.clone_first = true;
-        left
+        let right = IntersperseConsumer {
+            base: right_base,
+            item: self.item,
+            clone_first: Cell::new(true),
+        };
+        (left, right, reducer)
     }
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
-    }
+
     fn into_folder(self) -> Self::Folder {
         IntersperseConsumer {
             base: self.base.into_folder(),
@@ -243,17 +249,32 @@ impl<T: Clone + Send, C: Consumer<T>> Consumer<T> for IntersperseConsumer<C, T> 
     }
 }
 
+impl<T: Clone + Send, C: UnindexedConsumer<T>> UnindexedConsumer<T> for IntersperseConsumer<C, T> {
+    fn split_off_left(&self) -> Self {
+        let left = IntersperseConsumer {
+            base: self.base.split_off_left(),
+            item: self.item.clone(),
+            clone_first: Cell::new(self.clone_first.get()),
+        };
+        self.clone_first.set(true);
+        left
+    }
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
+    }
+}
+
 impl<T: Clone, G: Folder<T>> Folder<T> for IntersperseConsumer<G, T> {
     type Result = G::Result;
 
     fn consume(mut self, item: T) -> Self {
-        if self.clone_first {
+        if self.clone_first.get() {
             self.base = self.base.consume(self.item.clone());
             if self.base.full() {
                 return self;
             }
         }
-        self.clone_first = true;
+        self.clone_first.set(true);
         self.base = self.base.consume(item);
         self
     }

@@ -1,7 +1,7 @@
 //! `with_min_len` and `with_max_len`: bounds on the length of the pieces an indexed
 //! iterator is split into.
 
-use super::plumbing::{BridgeCallback, Consumer, Producer, ProducerCallback};
+use super::plumbing::{BridgeCallback, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 macro_rules! len_adaptor {
@@ -23,7 +23,7 @@ macro_rules! len_adaptor {
         impl<I: IndexedParallelIterator> ParallelIterator for $name<I> {
             type Item = I::Item;
 
-            fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+            fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
                 self.with_producer(BridgeCallback(consumer))
             }
             fn opt_len(&self) -> Option<usize> {

@@ -1,7 +1,7 @@
 //! `map` and its special cases `cloned`, `copied`, `inspect`, `update`: one adaptor over a
 //! [`MapOp`].
 
-use super::plumbing::{Consumer, Folder, Producer, ProducerCallback};
+use super::plumbing::{Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// A function applied to every item by [`Map`]: every `Fn(T) -> R + Sync + Send` closure,
@@ -110,7 +110,7 @@ where
 {
     type Item = F::Output;
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         let Map { base, op } = self;
         base.drive_unindexed(MapConsumer {
             base: consumer,
@@ -244,15 +244,19 @@ where
     type Reducer = C::Reducer;
     type Result = C::Result;
 
-    fn split_off_left(&mut self) -> Self {
-        MapConsumer {
-            base: self.base.split_off_left(),
+    fn split_at(self, index: usize) -> (Self, Self, Self::Reducer) {
+        let (left_base, right_base, reducer) = self.base.split_at(index);
+        let left = MapConsumer {
+            base: left_base,
             op: self.op,
-        }
+        };
+        let right = MapConsumer {
+            base: right_base,
+            ..self
+        };
+        (left, right, reducer)
     }
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
-    }
+
     fn into_folder(self) -> Self::Folder {
         MapFolder {
             base: self.base.into_folder(),
@@ -261,6 +265,22 @@ where
     }
     fn full(&self) -> bool {
         self.base.full()
+    }
+}
+
+impl<'f, T, C, F> UnindexedConsumer<T> for MapConsumer<'f, C, F>
+where
+    F: MapOp<T>,
+    C: UnindexedConsumer<F::Output>,
+{
+    fn split_off_left(&self) -> Self {
+        MapConsumer {
+            base: self.base.split_off_left(),
+            op: self.op,
+        }
+    }
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
     }
 }
 

@@ -1,7 +1,7 @@
 //! `map_with` and `map_init`: maps with a mutable state per piece (a clone of a value, or
 //! made by an init function), indexed when the base is.
 
-use super::plumbing::{Consumer, Folder, Producer, ProducerCallback};
+use super::plumbing::{Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Where the per-piece state of [`MapWith`] / [`MapInit`] comes from.
@@ -10,7 +10,7 @@ pub trait StateSource: Send + Sized {
     type State;
     /// A source for a piece split off this one's.
     #[must_use]
-    fn split(&mut self) -> Self;
+    fn split(&self) -> Self;
     /// The state of a piece.
     fn into_state(self) -> Self::State;
 }
@@ -27,7 +27,7 @@ impl<T> CloneSource<T> {
 
 impl<T: Clone + Send> StateSource for CloneSource<T> {
     type State = T;
-    fn split(&mut self) -> Self {
+    fn split(&self) -> Self {
         CloneSource(self.0.clone())
     }
     fn into_state(self) -> T {
@@ -47,7 +47,7 @@ impl<'f, F> InitSource<'f, F> {
 
 impl<T, F: Fn() -> T + Sync> StateSource for InitSource<'_, F> {
     type State = T;
-    fn split(&mut self) -> Self {
+    fn split(&self) -> Self {
         InitSource(self.0)
     }
     fn into_state(self) -> T {
@@ -112,7 +112,7 @@ where
     R: Send,
 {
     type Item = R;
-    fn drive_unindexed<C: Consumer<R>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<R>>(self, consumer: C) -> C::Result {
         let MapWith { base, item, op } = self;
         base.drive_unindexed(StateConsumer {
             base: consumer,
@@ -153,7 +153,7 @@ where
     R: Send,
 {
     type Item = R;
-    fn drive_unindexed<C: Consumer<R>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<R>>(self, consumer: C) -> C::Result {
         let MapInit { base, init, op } = self;
         base.drive_unindexed(StateConsumer {
             base: consumer,
@@ -232,7 +232,7 @@ where
             op: self.op,
         }
     }
-    fn split_at(mut self, index: usize) -> (Self, Self) {
+    fn split_at(self, index: usize) -> (Self, Self) {
         let left_source = self.source.split();
         let (a, b) = self.base.split_at(index);
         (
@@ -304,16 +304,20 @@ where
     type Reducer = C::Reducer;
     type Result = C::Result;
 
-    fn split_off_left(&mut self) -> Self {
-        StateConsumer {
-            base: self.base.split_off_left(),
+    fn split_at(self, index: usize) -> (Self, Self, Self::Reducer) {
+        let (left_base, right_base, reducer) = self.base.split_at(index);
+        let left = StateConsumer {
+            base: left_base,
             source: self.source.split(),
             op: self.op,
-        }
+        };
+        let right = StateConsumer {
+            base: right_base,
+            ..self
+        };
+        (left, right, reducer)
     }
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
-    }
+
     fn into_folder(self) -> Self::Folder {
         StateFolder {
             base: self.base.into_folder(),
@@ -323,6 +327,24 @@ where
     }
     fn full(&self) -> bool {
         self.base.full()
+    }
+}
+
+impl<'f, T, R, C, S, F> UnindexedConsumer<T> for StateConsumer<'f, C, S, F>
+where
+    S: StateSource,
+    F: Fn(&mut S::State, T) -> R + Sync,
+    C: UnindexedConsumer<R>,
+{
+    fn split_off_left(&self) -> Self {
+        StateConsumer {
+            base: self.base.split_off_left(),
+            source: self.source.split(),
+            op: self.op,
+        }
+    }
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
     }
 }
 

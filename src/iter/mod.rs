@@ -137,7 +137,7 @@ pub use try_fold::{TryFold, TryFoldWith};
 pub use while_some::WhileSome;
 pub use zip::ZipEq;
 
-use plumbing::{BridgeCallback, Consumer, ProducerCallback};
+use plumbing::{BridgeCallback, Consumer, ProducerCallback, UnindexedConsumer};
 
 // --- the free-function sources (rayon's `iter::empty`, `iter::once`, ...) ---
 
@@ -287,8 +287,9 @@ pub trait ParallelIterator: Sized + Send {
     /// The items.
     type Item: Send;
 
-    /// Runs the iterator into `consumer` (the plumbing; see [`plumbing`]).
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result;
+    /// Runs the iterator into `consumer`, an [`UnindexedConsumer`] (the plumbing; see
+    /// [`plumbing`]; an indexed iterator usually calls [`plumbing::bridge`]).
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result;
 
     /// The exact length, if known.
     fn opt_len(&self) -> Option<usize> {
@@ -922,8 +923,10 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// Hands this iterator's producer to `callback` (the plumbing; see [`plumbing`]).
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output;
 
-    /// Runs the iterator into `consumer`, through its producer (the plumbing; see
-    /// [`plumbing`]).
+    /// Runs the iterator into `consumer`, any [`Consumer`], split at the same indices as its
+    /// producer (the plumbing; see [`plumbing`]). Provided here (through
+    /// [`with_producer`](Self::with_producer) and [`plumbing::bridge_producer_consumer`]);
+    /// rayon's users implement it, usually as [`plumbing::bridge`]`(self, consumer)`.
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         self.with_producer(BridgeCallback(consumer))
     }

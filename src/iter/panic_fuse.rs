@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 
-use super::plumbing::{Consumer, Folder, Producer, ProducerCallback};
+use super::plumbing::{Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Stops early after a panic ([`ParallelIterator::panic_fuse`]).
@@ -51,7 +51,7 @@ impl Fuse<'_> {
 impl<I: ParallelIterator> ParallelIterator for PanicFuse<I> {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let blown = AtomicBool::new(false);
         self.base.drive_unindexed(FuseConsumer {
             base: consumer,
@@ -185,15 +185,19 @@ impl<'f, T, C: Consumer<T>> Consumer<T> for FuseConsumer<'f, C> {
     type Reducer = C::Reducer;
     type Result = C::Result;
 
-    fn split_off_left(&mut self) -> Self {
-        FuseConsumer {
-            base: self.base.split_off_left(),
+    fn split_at(self, index: usize) -> (Self, Self, Self::Reducer) {
+        let (left_base, right_base, reducer) = self.base.split_at(index);
+        let left = FuseConsumer {
+            base: left_base,
             fuse: self.fuse.clone(),
-        }
+        };
+        let right = FuseConsumer {
+            base: right_base,
+            ..self
+        };
+        (left, right, reducer)
     }
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
-    }
+
     fn into_folder(self) -> Self::Folder {
         FuseConsumer {
             base: self.base.into_folder(),
@@ -202,6 +206,18 @@ impl<'f, T, C: Consumer<T>> Consumer<T> for FuseConsumer<'f, C> {
     }
     fn full(&self) -> bool {
         self.fuse.blown() || self.base.full()
+    }
+}
+
+impl<'f, T, C: UnindexedConsumer<T>> UnindexedConsumer<T> for FuseConsumer<'f, C> {
+    fn split_off_left(&self) -> Self {
+        FuseConsumer {
+            base: self.base.split_off_left(),
+            fuse: self.fuse.clone(),
+        }
+    }
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
     }
 }
 

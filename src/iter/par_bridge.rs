@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use super::plumbing::{bridge_unindexed, Consumer, Folder, UnindexedProducer};
+use super::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
 use super::ParallelIterator;
 
 /// `par_bridge()` for every `Iterator + Send` with `Send` items (rayon's
@@ -43,7 +43,7 @@ where
 {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         let shared = Mutex::new(self.iter.fuse());
         let splits = AtomicUsize::new(zonal_runtime::current_num_threads());
         bridge_unindexed(

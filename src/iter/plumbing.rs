@@ -1,15 +1,25 @@
-//! The machinery under the parallel iterators: producers (splittable sources), consumers
+//! The machinery under the parallel iterators, with rayon's traits and names (rayon's
+//! `iter::plumbing`: a custom iterator or consumer written against rayon's plumbing compiles
+//! with `use zonal::iter::plumbing::*`): producers (splittable sources), consumers
 //! (splittable sinks with a sequential [`Folder`] and a [`Reducer`] joining the results of
 //! two halves), and the bridges that split them together.
 //!
-//! - An *indexed* iterator hands a [`Producer`] (exact length, `split_at(index)`) to a
-//!   [`ProducerCallback`]; [`bridge`] splits the producer and the consumer together.
+//! - An *indexed* iterator ([`IndexedParallelIterator`]) hands a [`Producer`] (exact length,
+//!   `split_at(index)`) to a [`ProducerCallback`] (`with_producer`);
+//!   [`bridge_producer_consumer`] splits the producer and a [`Consumer`] together, at the
+//!   same indices ([`Consumer::split_at`]); [`bridge`] does it for an indexed iterator, with
+//!   its length (an indexed iterator's `drive` and `drive_unindexed`).
 //! - An unindexed source is an [`UnindexedProducer`] (`split` in two, roughly), run by
-//!   [`bridge_unindexed`].
-//! - A [`Consumer`] is split with [`Consumer::split_off_left`]: the returned consumer takes
-//!   the items before those of the one it was split from, and [`Reducer::reduce`] is called
-//!   with the results in that order, so order-sensitive consumers (collect, `find_first`)
-//!   see the items in sequence order.
+//!   [`bridge_unindexed`] into an [`UnindexedConsumer`], which splits without an index
+//!   ([`UnindexedConsumer::split_off_left`]: the returned consumer takes the items before
+//!   those of the one it was split from). Every
+//!   [`drive_unindexed`](super::ParallelIterator::drive_unindexed) takes an unindexed
+//!   consumer; [`drive`](IndexedParallelIterator::drive) takes any consumer.
+//! - Either way, [`Reducer::reduce`] is called with the results of the left piece and the
+//!   right piece in that order, so order-sensitive consumers (collect, `find_first`) see
+//!   the items in sequence order. A consumer whose result does not depend on where it is
+//!   split (Zonal's own: for_each, sum, reduce, collect's lists, find) implements
+//!   `split_at` as `split_off_left`, ignoring the index.
 //!
 //! ## Splitting
 //! Splitting is adaptive, as rayon's: a piece starts with about
@@ -21,10 +31,12 @@
 //! ## NUMA: the node cut
 //! At the top level of an indexed iterator run on a worker of a pool with several nodes, in
 //! an *unplaced* computation (one entered from outside the pool without a named origin,
-//! whose origin the pool chose), [`bridge`] first cuts the index space with
+//! whose origin the pool chose), [`bridge_producer_consumer`] (and so [`bridge`], and every
+//! indexed iterator, Zonal's or a user's) first cuts the index space with
 //! [`zonal_runtime::current_node_partition`] (one contiguous part per
 //! node, in proportion to its workers) and spawns each part with its node as the task's
-//! origin ([`Scope::spawn_on`](zonal_runtime::Scope::spawn_on)): each part is the placed
+//! origin ([`Scope::spawn_on`](zonal_runtime::Scope::spawn_on)), with the consumer split at
+//! the same indices ([`Consumer::split_at`]): each part is the placed
 //! root of a computation of its own, which the conservative policies keep in its node's
 //! zone; each part is then split adaptively. Iterators started from inside another
 //! iterator's closures (nested parallelism, `flat_map`) skip the cut, and so does an
@@ -42,6 +54,8 @@ use zonal_runtime::{
     current_node_partition, current_num_threads, current_worker_index, in_worker, join,
 };
 use zonal_topology::NodeId;
+
+use super::IndexedParallelIterator;
 
 /// A sequential sink: consumes items one at a time, then yields its result.
 pub trait Folder<T>: Sized {
@@ -77,28 +91,40 @@ pub trait Reducer<R> {
     fn reduce(self, left: R, right: R) -> R;
 }
 
-/// A splittable sink for items of type `T`.
-pub trait Consumer<T>: Send + Sized {
+/// A splittable sink for items of type `Item` (rayon's `Consumer`): what an indexed
+/// iterator's producer is bridged to, split at the same indices as the producer.
+pub trait Consumer<Item>: Send + Sized {
     /// The sequential sink of one piece.
-    type Folder: Folder<T, Result = Self::Result>;
+    type Folder: Folder<Item, Result = Self::Result>;
     /// Joins the results of two pieces.
     type Reducer: Reducer<Self::Result>;
     /// The result.
     type Result: Send;
 
-    /// Splits off a consumer for the items *before* those that `self` will see.
-    #[must_use]
-    fn split_off_left(&mut self) -> Self;
-
-    /// The reducer for joining the result of a consumer split off `self` (left) with that
-    /// of `self` (right).
-    fn to_reducer(&self) -> Self::Reducer;
+    /// Splits in two at `index` (relative to this consumer's first item): a consumer for
+    /// the first `index` items, one for the rest, and the reducer that joins their results
+    /// (left, then right).
+    fn split_at(self, index: usize) -> (Self, Self, Self::Reducer);
 
     /// The sequential sink.
     fn into_folder(self) -> Self::Folder;
 
-    /// Whether further items would be ignored.
+    /// Whether further items would be ignored (a short-circuiting consumer is done).
     fn full(&self) -> bool;
+}
+
+/// A consumer that can also be split without knowing where (rayon's `UnindexedConsumer`):
+/// what every [`ParallelIterator::drive_unindexed`](super::ParallelIterator::drive_unindexed)
+/// takes, for the pieces of unindexed producers.
+pub trait UnindexedConsumer<I>: Consumer<I> {
+    /// Splits off a consumer for the items *before* those that `self` will see (rayon
+    /// splits at an unknown point: the left consumer takes the first part of the items).
+    #[must_use]
+    fn split_off_left(&self) -> Self;
+
+    /// The reducer for joining the result of a consumer split off `self` (left) with that
+    /// of `self` (right).
+    fn to_reducer(&self) -> Self::Reducer;
 }
 
 /// A splittable source with an exact length (the source of an indexed iterator).
@@ -232,18 +258,44 @@ fn in_placed_computation() -> bool {
     zonal_runtime::current_task().is_some_and(|t| t.placed)
 }
 
-/// Runs an indexed iterator: splits `producer` and `consumer` together, first by node (at
-/// the top level of an unplaced computation on a worker, module docs), then adaptively.
-pub fn bridge<P, C>(producer: P, consumer: C) -> C::Result
+/// Runs an indexed iterator into `consumer` (rayon's `bridge`): hands `par_iter`'s producer
+/// to [`bridge_producer_consumer`], with `par_iter`'s length. An indexed iterator's
+/// `drive_unindexed` and `drive` are usually this.
+pub fn bridge<I, C>(par_iter: I, consumer: C) -> C::Result
+where
+    I: IndexedParallelIterator,
+    C: Consumer<I::Item>,
+{
+    let len = par_iter.len();
+    par_iter.with_producer(LenCallback { len, consumer })
+}
+
+/// [`bridge`]'s callback: the length was read from the iterator before it was consumed.
+struct LenCallback<C> {
+    len: usize,
+    consumer: C,
+}
+
+impl<T, C: Consumer<T>> ProducerCallback<T> for LenCallback<C> {
+    type Output = C::Result;
+    fn callback<P: Producer<Item = T>>(self, producer: P) -> C::Result {
+        bridge_producer_consumer(self.len, producer, self.consumer)
+    }
+}
+
+/// Runs `producer` (of `len` items) into `consumer` (rayon's `bridge_producer_consumer`):
+/// splits them together with [`Consumer::split_at`], first by node (at the top level of an
+/// unplaced computation on a worker, module docs), then adaptively; the results are reduced
+/// left to right.
+pub fn bridge_producer_consumer<P, C>(len: usize, producer: P, consumer: C) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
 {
     if current_worker_index().is_none() {
         // A plain thread: run on the global pool, node cut included (as rayon does).
-        return in_worker(move || bridge(producer, consumer));
+        return in_worker(move || bridge_producer_consumer(len, producer, consumer));
     }
-    let len = producer.len();
     let min = producer.min_len().max(1);
     if len > 1 && !IN_ITER.with(Cell::get) && !in_placed_computation() {
         let parts = current_node_partition(0..len);
@@ -265,24 +317,26 @@ where
     let mut pieces = Vec::with_capacity(count);
     let mut rest = producer;
     for (k, (node, range)) in parts.into_iter().enumerate() {
+        let len = range.len();
         if k + 1 == count {
-            pieces.push((node, rest));
+            pieces.push((node, len, rest));
             break;
         }
-        let (left, right) = rest.split_at(range.len());
+        let (left, right) = rest.split_at(len);
         rest = right;
-        pieces.push((node, left));
+        pieces.push((node, len, left));
     }
     bridge_parts(pieces, consumer)
 }
 
-/// Runs consecutive parts, each with its node as the origin of its task (on a worker: one
-/// [`Scope::spawn_on`](zonal_runtime::Scope::spawn_on) each; elsewhere one after the
-/// other), each split adaptively; the results are reduced in order.
+/// Runs consecutive parts (node, length, producer), each with its node as the origin of its
+/// task (on a worker: one [`Scope::spawn_on`](zonal_runtime::Scope::spawn_on) each;
+/// elsewhere one after the other), each split adaptively; the consumer is split at the
+/// parts' boundaries ([`Consumer::split_at`]) and the results are reduced in order.
 ///
 /// # Panics
 /// On a worker, if a part's node is not a node of the pool's topology.
-pub(crate) fn bridge_parts<P, C>(parts: Vec<(NodeId, P)>, mut consumer: C) -> C::Result
+pub(crate) fn bridge_parts<P, C>(parts: Vec<(NodeId, usize, P)>, consumer: C) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
@@ -295,22 +349,25 @@ where
     // `reducers[k]` joins part k (left) with everything after it (right).
     let mut reducers = Vec::with_capacity(count);
     let mut consumers: Vec<C> = Vec::with_capacity(count);
-    for _ in 1..count {
-        reducers.push(consumer.to_reducer());
-        consumers.push(consumer.split_off_left());
+    let mut rest = consumer;
+    for (_, len, _) in &parts[..count - 1] {
+        let (left, right, reducer) = rest.split_at(*len);
+        reducers.push(reducer);
+        consumers.push(left);
+        rest = right;
     }
-    consumers.push(consumer);
-    let run = move |p: P, c: C| {
+    consumers.push(rest);
+    let run = move |len: usize, p: P, c: C| {
         let splitter = Splitter::new(splits, p.min_len(), p.max_len());
-        helper(p.len(), false, splitter, p, c)
+        helper(len, false, splitter, p, c)
     };
     let mut results: Vec<C::Result> = if current_worker_index().is_some() {
         let slots: Vec<Mutex<Option<C::Result>>> = (0..count).map(|_| Mutex::new(None)).collect();
         zonal_runtime::scope(|s| {
-            for (((node, p), c), slot) in parts.into_iter().zip(consumers).zip(&slots) {
+            for (((node, len, p), c), slot) in parts.into_iter().zip(consumers).zip(&slots) {
                 let run = &run;
                 s.spawn_on(node, move |_| {
-                    let r = run(p, c);
+                    let r = run(len, p, c);
                     *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
                 });
             }
@@ -327,7 +384,7 @@ where
         parts
             .into_iter()
             .zip(consumers)
-            .map(|((_, p), c)| run(p, c))
+            .map(|((_, len, p), c)| run(len, p, c))
             .collect()
     };
     let mut acc = results.pop().expect("at least one part");
@@ -357,7 +414,7 @@ fn helper<P, C>(
     stolen: bool,
     mut splitter: Splitter,
     producer: P,
-    mut consumer: C,
+    consumer: C,
 ) -> C::Result
 where
     P: Producer,
@@ -369,11 +426,10 @@ where
     if splitter.try_split(len, stolen) {
         let mid = len / 2;
         let (lp, rp) = producer.split_at(mid);
-        let lc = consumer.split_off_left();
-        let reducer = consumer.to_reducer();
+        let (lc, rc, reducer) = consumer.split_at(mid);
         let (a, b) = join_split(
             || helper(mid, false, splitter, lp, lc),
-            move |stolen| helper(len - mid, stolen, splitter, rp, consumer),
+            move |stolen| helper(len - mid, stolen, splitter, rp, rc),
         );
         let _g = NestGuard::enter();
         reducer.reduce(a, b)
@@ -383,11 +439,12 @@ where
     }
 }
 
-/// Runs an unindexed source: splits `producer` and `consumer` adaptively.
+/// Runs an unindexed source (rayon's `bridge_unindexed`): splits `producer` and `consumer`
+/// adaptively ([`UnindexedProducer::split`], [`UnindexedConsumer::split_off_left`]).
 pub fn bridge_unindexed<P, C>(producer: P, consumer: C) -> C::Result
 where
     P: UnindexedProducer,
-    C: Consumer<P::Item>,
+    C: UnindexedConsumer<P::Item>,
 {
     if current_worker_index().is_none() {
         return in_worker(move || bridge_unindexed(producer, consumer));
@@ -400,11 +457,11 @@ fn unindexed_helper<P, C>(
     stolen: bool,
     mut splitter: Splitter,
     producer: P,
-    mut consumer: C,
+    consumer: C,
 ) -> C::Result
 where
     P: UnindexedProducer,
-    C: Consumer<P::Item>,
+    C: UnindexedConsumer<P::Item>,
 {
     if consumer.full() {
         return consumer.into_folder().complete();
@@ -445,13 +502,13 @@ where
     reducer.reduce(x, y)
 }
 
-/// The callback that bridges an indexed iterator's producer to `consumer`: the
-/// `drive_unindexed` of every indexed iterator.
+/// The callback that bridges an indexed iterator's producer to `consumer` (with the
+/// producer's length): the `drive_unindexed` and `drive` of Zonal's indexed iterators.
 pub(crate) struct BridgeCallback<C>(pub(crate) C);
 
 impl<T, C: Consumer<T>> ProducerCallback<T> for BridgeCallback<C> {
     type Output = C::Result;
     fn callback<P: Producer<Item = T>>(self, producer: P) -> C::Result {
-        bridge(producer, self.0)
+        bridge_producer_consumer(producer.len(), producer, self.0)
     }
 }

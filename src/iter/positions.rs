@@ -1,6 +1,6 @@
 //! `positions`: the indexes of the items for which a predicate holds, in order.
 
-use super::plumbing::Consumer;
+use super::plumbing::UnindexedConsumer;
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// The indexes of the matching items ([`IndexedParallelIterator::positions`]).
@@ -39,7 +39,7 @@ where
 {
     type Item = usize;
 
-    fn drive_unindexed<C: Consumer<usize>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<usize>>(self, consumer: C) -> C::Result {
         let predicate = &self.predicate;
         self.base
             .enumerate()

@@ -3,7 +3,7 @@
 use std::iter::{Product, Sum};
 use std::marker::PhantomData;
 
-use super::plumbing::{Consumer, Folder, Reducer};
+use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 
 /// `for_each`: calls `op` on every item.
 pub(super) struct ForEachConsumer<'f, F> {
@@ -15,17 +15,26 @@ impl<T, F: Fn(T) + Sync> Consumer<T> for ForEachConsumer<'_, F> {
     type Reducer = NoopReducer;
     type Result = ();
 
-    fn split_off_left(&mut self) -> Self {
-        ForEachConsumer { op: self.op }
+    fn split_at(self, _index: usize) -> (Self, Self, Self::Reducer) {
+        let left = self.split_off_left();
+        let reducer = self.to_reducer();
+        (left, self, reducer)
     }
-    fn to_reducer(&self) -> NoopReducer {
-        NoopReducer
-    }
+
     fn into_folder(self) -> Self {
         self
     }
     fn full(&self) -> bool {
         false
+    }
+}
+
+impl<T, F: Fn(T) + Sync> UnindexedConsumer<T> for ForEachConsumer<'_, F> {
+    fn split_off_left(&self) -> Self {
+        ForEachConsumer { op: self.op }
+    }
+    fn to_reducer(&self) -> NoopReducer {
+        NoopReducer
     }
 }
 
@@ -68,12 +77,12 @@ where
     type Reducer = Self;
     type Result = T;
 
-    fn split_off_left(&mut self) -> Self {
-        ReduceConsumer { ..*self }
+    fn split_at(self, _index: usize) -> (Self, Self, Self::Reducer) {
+        let left = self.split_off_left();
+        let reducer = self.to_reducer();
+        (left, self, reducer)
     }
-    fn to_reducer(&self) -> Self {
-        ReduceConsumer { ..*self }
-    }
+
     fn into_folder(self) -> Self::Folder {
         ReduceFolder {
             op: self.op,
@@ -82,6 +91,20 @@ where
     }
     fn full(&self) -> bool {
         false
+    }
+}
+
+impl<'f, T, ID, OP> UnindexedConsumer<T> for ReduceConsumer<'f, ID, OP>
+where
+    T: Send,
+    ID: Fn() -> T + Sync,
+    OP: Fn(T, T) -> T + Sync,
+{
+    fn split_off_left(&self) -> Self {
+        ReduceConsumer { ..*self }
+    }
+    fn to_reducer(&self) -> Self {
+        ReduceConsumer { ..*self }
     }
 }
 
@@ -135,17 +158,26 @@ macro_rules! summing_consumer {
             type Reducer = Self;
             type Result = S;
 
-            fn split_off_left(&mut self) -> Self {
-                $consumer::new()
+            fn split_at(self, _index: usize) -> (Self, Self, Self::Reducer) {
+                let left = UnindexedConsumer::<T>::split_off_left(&self);
+                let reducer = UnindexedConsumer::<T>::to_reducer(&self);
+                (left, self, reducer)
             }
-            fn to_reducer(&self) -> Self {
-                $consumer::new()
-            }
+
             fn into_folder(self) -> $folder<S> {
                 $folder(std::iter::empty::<S>().$method())
             }
             fn full(&self) -> bool {
                 false
+            }
+        }
+
+        impl<T, S: Send + $trait<T> + $trait<S>> UnindexedConsumer<T> for $consumer<S> {
+            fn split_off_left(&self) -> Self {
+                $consumer::new()
+            }
+            fn to_reducer(&self) -> Self {
+                $consumer::new()
             }
         }
 

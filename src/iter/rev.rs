@@ -1,6 +1,6 @@
 //! `rev`: an indexed iterator's items in reverse order (indexed).
 
-use super::plumbing::{BridgeCallback, Consumer, Producer, ProducerCallback};
+use super::plumbing::{BridgeCallback, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// The items in reverse order ([`IndexedParallelIterator::rev`]).
@@ -18,7 +18,7 @@ impl<I> Rev<I> {
 
 impl<I: IndexedParallelIterator> ParallelIterator for Rev<I> {
     type Item = I::Item;
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         self.with_producer(BridgeCallback(consumer))
     }
     fn opt_len(&self) -> Option<usize> {

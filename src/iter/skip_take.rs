@@ -1,6 +1,6 @@
 //! `skip` and `take` on indexed iterators (indexed).
 
-use super::plumbing::{BridgeCallback, Consumer, Producer, ProducerCallback};
+use super::plumbing::{BridgeCallback, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 macro_rules! cut {
@@ -21,7 +21,7 @@ macro_rules! cut {
 
         impl<I: IndexedParallelIterator> ParallelIterator for $name<I> {
             type Item = I::Item;
-            fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+            fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
                 self.with_producer(BridgeCallback(consumer))
             }
             fn opt_len(&self) -> Option<usize> {

@@ -1,7 +1,7 @@
 //! `step_by`: every `step`-th item, starting with the first (indexed: item `k` of the result
 //! is item `k * step` of the base).
 
-use super::plumbing::{BridgeCallback, Consumer, Producer, ProducerCallback};
+use super::plumbing::{BridgeCallback, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Every `step`-th item ([`IndexedParallelIterator::step_by`]).
@@ -30,7 +30,7 @@ impl<I> StepBy<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for StepBy<I> {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         self.with_producer(BridgeCallback(consumer))
     }
     fn opt_len(&self) -> Option<usize> {

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::plumbing::{Consumer, Folder};
+use super::plumbing::{Consumer, Folder, UnindexedConsumer};
 use super::ParallelIterator;
 
 /// `n` items, not necessarily the first ([`ParallelIterator::take_any`]).
@@ -60,7 +60,7 @@ fn claim(taken: &AtomicUsize, n: usize) -> bool {
 impl<I: ParallelIterator> ParallelIterator for TakeAny<I> {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let taken = AtomicUsize::new(0);
         self.base.drive_unindexed(AnyConsumer {
             base: consumer,
@@ -74,7 +74,7 @@ impl<I: ParallelIterator> ParallelIterator for TakeAny<I> {
 impl<I: ParallelIterator> ParallelIterator for SkipAny<I> {
     type Item = I::Item;
 
-    fn drive_unindexed<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let taken = AtomicUsize::new(0);
         self.base.drive_unindexed(AnyConsumer {
             base: consumer,
@@ -99,15 +99,19 @@ impl<'f, T, C: Consumer<T>> Consumer<T> for AnyConsumer<'f, C> {
     type Reducer = C::Reducer;
     type Result = C::Result;
 
-    fn split_off_left(&mut self) -> Self {
-        AnyConsumer {
-            base: self.base.split_off_left(),
-            ..*self
-        }
+    fn split_at(self, index: usize) -> (Self, Self, Self::Reducer) {
+        let (left_base, right_base, reducer) = self.base.split_at(index);
+        let left = AnyConsumer {
+            base: left_base,
+            ..self
+        };
+        let right = AnyConsumer {
+            base: right_base,
+            ..self
+        };
+        (left, right, reducer)
     }
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
-    }
+
     fn into_folder(self) -> Self::Folder {
         AnyConsumer {
             base: self.base.into_folder(),
@@ -118,6 +122,18 @@ impl<'f, T, C: Consumer<T>> Consumer<T> for AnyConsumer<'f, C> {
     }
     fn full(&self) -> bool {
         (self.take && self.taken.load(Ordering::Relaxed) >= self.n) || self.base.full()
+    }
+}
+
+impl<'f, T, C: UnindexedConsumer<T>> UnindexedConsumer<T> for AnyConsumer<'f, C> {
+    fn split_off_left(&self) -> Self {
+        AnyConsumer {
+            base: self.base.split_off_left(),
+            ..*self
+        }
+    }
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
     }
 }
 

@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use std::ops::ControlFlow;
 
 use super::map_with::{CloneSource, InitSource, StateSource};
-use super::plumbing::{Consumer, Folder};
+use super::plumbing::{Consumer, Folder, UnindexedConsumer};
 use super::{ParallelIterator, Try};
 
 /// The results of fallibly folding every piece from `identity()`
@@ -112,7 +112,7 @@ where
 {
     type Item = R;
 
-    fn drive_unindexed<C: Consumer<R>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<R>>(self, consumer: C) -> C::Result {
         let TryFold {
             base,
             identity,
@@ -137,7 +137,7 @@ where
 {
     type Item = R;
 
-    fn drive_unindexed<C: Consumer<R>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<R>>(self, consumer: C) -> C::Result {
         let TryFoldWith {
             base,
             item,
@@ -170,17 +170,21 @@ where
     type Reducer = C::Reducer;
     type Result = C::Result;
 
-    fn split_off_left(&mut self) -> Self {
-        TryFoldConsumer {
-            base: self.base.split_off_left(),
+    fn split_at(self, index: usize) -> (Self, Self, Self::Reducer) {
+        let (left_base, right_base, reducer) = self.base.split_at(index);
+        let left = TryFoldConsumer {
+            base: left_base,
             source: self.source.split(),
             fold_op: self.fold_op,
             marker: PhantomData,
-        }
+        };
+        let right = TryFoldConsumer {
+            base: right_base,
+            ..self
+        };
+        (left, right, reducer)
     }
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
-    }
+
     fn into_folder(self) -> Self::Folder {
         TryFoldFolder {
             base: self.base.into_folder(),
@@ -190,6 +194,26 @@ where
     }
     fn full(&self) -> bool {
         self.base.full()
+    }
+}
+
+impl<'f, U, T, C, S, F, R> UnindexedConsumer<U> for TryFoldConsumer<'f, C, S, F, R>
+where
+    C: UnindexedConsumer<R>,
+    S: StateSource<State = T>,
+    F: Fn(T, U) -> R + Sync,
+    R: Try<Output = T> + Send,
+{
+    fn split_off_left(&self) -> Self {
+        TryFoldConsumer {
+            base: self.base.split_off_left(),
+            source: self.source.split(),
+            fold_op: self.fold_op,
+            marker: PhantomData,
+        }
+    }
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
     }
 }
 

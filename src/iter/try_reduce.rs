@@ -5,7 +5,7 @@
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::plumbing::{Consumer, Folder, Reducer};
+use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 use super::{ParallelIterator, Try};
 
 pub(super) fn try_reduce<I, R, T, ID, OP>(iter: I, identity: &ID, op: &OP) -> R
@@ -57,12 +57,12 @@ where
     type Reducer = Self;
     type Result = R;
 
-    fn split_off_left(&mut self) -> Self {
-        TryReduce { ..*self }
+    fn split_at(self, _index: usize) -> (Self, Self, Self::Reducer) {
+        let left = self.split_off_left();
+        let reducer = self.to_reducer();
+        (left, self, reducer)
     }
-    fn to_reducer(&self) -> Self {
-        TryReduce { ..*self }
-    }
+
     fn into_folder(self) -> Self::Folder {
         TryReduceFolder {
             op: self.op,
@@ -73,6 +73,20 @@ where
     fn full(&self) -> bool {
         // Relaxed: a hint to stop early; the failure travels through the reductions.
         self.full.load(Ordering::Relaxed)
+    }
+}
+
+impl<'f, R, T, ID, OP> UnindexedConsumer<R> for TryReduce<'f, ID, OP>
+where
+    R: Try<Output = T> + Send,
+    ID: Fn() -> T + Sync,
+    OP: Fn(T, T) -> R + Sync,
+{
+    fn split_off_left(&self) -> Self {
+        TryReduce { ..*self }
+    }
+    fn to_reducer(&self) -> Self {
+        TryReduce { ..*self }
     }
 }
 
@@ -136,12 +150,12 @@ where
     type Reducer = Self;
     type Result = Option<R>;
 
-    fn split_off_left(&mut self) -> Self {
-        TryReduceWith { ..*self }
+    fn split_at(self, _index: usize) -> (Self, Self, Self::Reducer) {
+        let left = self.split_off_left();
+        let reducer = self.to_reducer();
+        (left, self, reducer)
     }
-    fn to_reducer(&self) -> Self {
-        TryReduceWith { ..*self }
-    }
+
     fn into_folder(self) -> Self::Folder {
         TryReduceWithFolder {
             op: self.op,
@@ -151,6 +165,19 @@ where
     }
     fn full(&self) -> bool {
         self.full.load(Ordering::Relaxed)
+    }
+}
+
+impl<'f, R, T, OP> UnindexedConsumer<R> for TryReduceWith<'f, OP>
+where
+    R: Try<Output = T> + Send,
+    OP: Fn(T, T) -> R + Sync,
+{
+    fn split_off_left(&self) -> Self {
+        TryReduceWith { ..*self }
+    }
+    fn to_reducer(&self) -> Self {
+        TryReduceWith { ..*self }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::plumbing::{Consumer, Folder};
+use super::plumbing::{Consumer, Folder, UnindexedConsumer};
 use super::ParallelIterator;
 
 /// The `Some` values until a `None` ([`ParallelIterator::while_some`]).
@@ -37,7 +37,7 @@ where
 {
     type Item = T;
 
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
         let done = AtomicBool::new(false);
         self.base.drive_unindexed(WhileSomeConsumer {
             base: consumer,
@@ -56,15 +56,19 @@ impl<'f, T, C: Consumer<T>> Consumer<Option<T>> for WhileSomeConsumer<'f, C> {
     type Reducer = C::Reducer;
     type Result = C::Result;
 
-    fn split_off_left(&mut self) -> Self {
-        WhileSomeConsumer {
-            base: self.base.split_off_left(),
+    fn split_at(self, index: usize) -> (Self, Self, Self::Reducer) {
+        let (left_base, right_base, reducer) = self.base.split_at(index);
+        let left = WhileSomeConsumer {
+            base: left_base,
             done: self.done,
-        }
+        };
+        let right = WhileSomeConsumer {
+            base: right_base,
+            ..self
+        };
+        (left, right, reducer)
     }
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
-    }
+
     fn into_folder(self) -> Self::Folder {
         WhileSomeConsumer {
             base: self.base.into_folder(),
@@ -73,6 +77,18 @@ impl<'f, T, C: Consumer<T>> Consumer<Option<T>> for WhileSomeConsumer<'f, C> {
     }
     fn full(&self) -> bool {
         self.done.load(Ordering::Relaxed) || self.base.full()
+    }
+}
+
+impl<'f, T, C: UnindexedConsumer<T>> UnindexedConsumer<Option<T>> for WhileSomeConsumer<'f, C> {
+    fn split_off_left(&self) -> Self {
+        WhileSomeConsumer {
+            base: self.base.split_off_left(),
+            done: self.done,
+        }
+    }
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
     }
 }
 

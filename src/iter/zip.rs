@@ -1,7 +1,7 @@
 //! `zip` and `zip_eq`: pairs of two indexed iterators' items (indexed), as long as the
 //! shorter (`zip_eq`: of equal lengths).
 
-use super::plumbing::{BridgeCallback, Consumer, Producer, ProducerCallback};
+use super::plumbing::{BridgeCallback, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Pairs of items ([`IndexedParallelIterator::zip`]).
@@ -25,7 +25,7 @@ where
 {
     type Item = (A::Item, B::Item);
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         self.with_producer(BridgeCallback(consumer))
     }
     fn opt_len(&self) -> Option<usize> {
@@ -183,7 +183,7 @@ where
 {
     type Item = (A::Item, B::Item);
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         self.zip.drive_unindexed(consumer)
     }
     fn opt_len(&self) -> Option<usize> {

@@ -1,7 +1,7 @@
 //! `par_array_windows`: overlapping windows of `N` items as arrays `&[T; N]` (indexed: the
 //! producer of `par_windows`, each window seen as an array, so they get the node cut).
 
-use crate::iter::plumbing::{Consumer, Producer, ProducerCallback};
+use crate::iter::plumbing::{Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator, WindowsIter};
 
 /// Overlapping windows of `N` items, as `&[T; N]` (indexed;
@@ -70,8 +70,9 @@ impl<'data, T: Sync, const N: usize> ArrayWindows<'data, T, N> {
 
 impl<'data, T: Sync + 'data, const N: usize> ParallelIterator for ArrayWindows<'data, T, N> {
     type Item = &'data [T; N];
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
-        crate::iter::plumbing::bridge(self.producer(), consumer)
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        let producer = self.producer();
+        crate::iter::plumbing::bridge_producer_consumer(producer.len(), producer, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::fission::{Fissile, FissionProducer};
-use crate::iter::plumbing::{bridge_unindexed, Consumer, Folder};
+use crate::iter::plumbing::{bridge_unindexed, Folder, UnindexedConsumer};
 use crate::iter::ParallelIterator;
 
 /// A pairwise predicate, seen as a separator "between" two elements: position `i` separates
@@ -131,7 +131,7 @@ where
 {
     type Item = &'data [T];
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         bridge_unindexed(
             FissionProducer::new(self.slice, &self.pred, false, false),
             consumer,
@@ -181,7 +181,7 @@ where
 {
     type Item = &'data mut [T];
 
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         bridge_unindexed(
             FissionProducer::new(self.slice, &self.pred, false, false),
             consumer,

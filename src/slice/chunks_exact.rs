@@ -2,7 +2,7 @@
 //! leftover items kept aside as the remainder (indexed: their producer is the one of
 //! `par_chunks` over the part of the slice that divides evenly, so they get the node cut).
 
-use crate::iter::plumbing::{bridge, Consumer, ProducerCallback};
+use crate::iter::plumbing::{bridge, ProducerCallback, UnindexedConsumer};
 use crate::iter::{ChunksIter, ChunksMutIter, IndexedParallelIterator, ParallelIterator};
 
 /// Chunks of exactly `size` items; the last `len % size` items are left out, in
@@ -46,7 +46,7 @@ impl<T> Clone for ChunksExact<'_, T> {
 
 impl<'data, T: Sync + 'data> ParallelIterator for ChunksExact<'data, T> {
     type Item = &'data [T];
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         bridge(ChunksIter::new(self.slice, self.size), consumer)
     }
     fn opt_len(&self) -> Option<usize> {
@@ -111,7 +111,7 @@ impl<'data, T> ChunksExactMut<'data, T> {
 
 impl<'data, T: Send + 'data> ParallelIterator for ChunksExactMut<'data, T> {
     type Item = &'data mut [T];
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         bridge(ChunksMutIter::new(self.slice, self.size), consumer)
     }
     fn opt_len(&self) -> Option<usize> {

@@ -7,8 +7,8 @@
 //! The iterator types carry rayon's names here ([`Iter`], [`Chunks`], [`ChunksExact`],
 //! [`RChunks`], [`Windows`], [`ChunkBy`], [`Split`], ...). The indexed ones (every chunked
 //! or windowed view) split by index and get the node cut of
-//! [`bridge`](crate::iter::plumbing::bridge); the ones split at separators or between runs
-//! (`par_split*`, `par_chunk_by*`) are unindexed.
+//! [`bridge_producer_consumer`](crate::iter::plumbing::bridge_producer_consumer); the ones
+//! split at separators or between runs (`par_split*`, `par_chunk_by*`) are unindexed.
 
 mod array_windows;
 mod cached_key;

@@ -2,7 +2,7 @@
 //! from the *end* of the slice, as `slice::rchunks` yields them (indexed: item `i` is the
 //! `i`-th chunk from the end, and the producers split there, so they get the node cut).
 
-use crate::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback};
+use crate::iter::plumbing::{bridge, Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
 /// The index-space plumbing of a type that is its own producer.
@@ -10,7 +10,7 @@ macro_rules! own_producer {
     ([$($g:tt)*] $ty:ty, $item:ty) => {
         impl<$($g)*> ParallelIterator for $ty {
             type Item = $item;
-            fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+            fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
                 bridge(self, consumer)
             }
             fn opt_len(&self) -> Option<usize> {
@@ -182,7 +182,7 @@ impl<T> Clone for RChunksExact<'_, T> {
 
 impl<'data, T: Sync + 'data> ParallelIterator for RChunksExact<'data, T> {
     type Item = &'data [T];
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         bridge(self.chunks, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
@@ -249,7 +249,7 @@ impl<'data, T: Send> RChunksExactMut<'data, T> {
 
 impl<'data, T: Send + 'data> ParallelIterator for RChunksExactMut<'data, T> {
     type Item = &'data mut [T];
-    fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         bridge(self.chunks, consumer)
     }
     fn opt_len(&self) -> Option<usize> {

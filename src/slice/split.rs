@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::fission::{Fissile, FissionProducer};
-use crate::iter::plumbing::{bridge_unindexed, Consumer, Folder};
+use crate::iter::plumbing::{bridge_unindexed, Folder, UnindexedConsumer};
 use crate::iter::ParallelIterator;
 
 impl<T, P> Fissile<P> for &[T]
@@ -118,7 +118,7 @@ macro_rules! split_iter {
         {
             type Item = $slice;
 
-            fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+            fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
                 let producer = FissionProducer::new(self.slice, &self.separator, $inclusive, false);
                 bridge_unindexed(producer, consumer)
             }

@@ -13,7 +13,7 @@ use std::marker::PhantomData;
 use std::ops::RangeBounds;
 
 use super::vec::VecIntoIter;
-use crate::iter::plumbing::{Consumer, ProducerCallback};
+use crate::iter::plumbing::{ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
 /// Collections that can drain a range of their items in parallel (rayon's
@@ -86,7 +86,7 @@ impl<T: Send> Drain<'_, T> {
 
 impl<T: Send> ParallelIterator for Drain<'_, T> {
     type Item = T;
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
         self.items.drive_unindexed(consumer)
     }
     fn opt_len(&self) -> Option<usize> {

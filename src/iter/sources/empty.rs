@@ -5,7 +5,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use super::option::OptionIter;
-use crate::iter::plumbing::{Consumer, Folder, ProducerCallback};
+use crate::iter::plumbing::{Folder, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
 /// A parallel iterator with no items (rayon's `Empty`), made by
@@ -36,7 +36,7 @@ impl<T: Send> fmt::Debug for Empty<T> {
 
 impl<T: Send> ParallelIterator for Empty<T> {
     type Item = T;
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
         consumer.into_folder().complete()
     }
     fn opt_len(&self) -> Option<usize> {
@@ -68,7 +68,7 @@ impl<T> Once<T> {
 
 impl<T: Send> ParallelIterator for Once<T> {
     type Item = T;
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
         consumer.into_folder().consume(self.item).complete()
     }
     fn opt_len(&self) -> Option<usize> {

@@ -3,7 +3,7 @@
 //! `(a, b).par_iter_mut()` zip the parts' `par_iter()` / `par_iter_mut()`. Up to 12 parts,
 //! as rayon's.
 
-use crate::iter::plumbing::{Consumer, ProducerCallback};
+use crate::iter::plumbing::{ProducerCallback, UnindexedConsumer};
 use crate::iter::{
     IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
     IntoParallelRefMutIterator, ParallelIterator,
@@ -84,7 +84,7 @@ macro_rules! multizip {
             $($T: IndexedParallelIterator,)+
         {
             type Item = ($($T::Item,)+);
-            fn drive_unindexed<CONSUMER: Consumer<Self::Item>>(
+            fn drive_unindexed<CONSUMER: UnindexedConsumer<Self::Item>>(
                 self,
                 consumer: CONSUMER,
             ) -> CONSUMER::Result {

@@ -4,7 +4,7 @@
 
 use zonal_runtime::NodeBuffer;
 
-use crate::iter::plumbing::{bridge_parts, Consumer};
+use crate::iter::plumbing::{bridge_parts, UnindexedConsumer};
 use crate::iter::{IntoParallelIterator, ParallelIterator};
 
 use super::slice::SliceIter;
@@ -93,12 +93,12 @@ impl<'a, T: Sync + 'a> IntoParallelIterator for &'a NodeVec<T> {
 impl<'a, T: Sync + 'a> ParallelIterator for NodeIter<'a, T> {
     type Item = &'a T;
 
-    fn drive_unindexed<C: Consumer<&'a T>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<&'a T>>(self, consumer: C) -> C::Result {
         let parts: Vec<_> = self
             .buffers
             .iter()
             .filter(|b| !b.is_empty())
-            .map(|b| (b.node(), SliceIter::from(&b[..])))
+            .map(|b| (b.node(), b.len(), SliceIter::from(&b[..])))
             .collect();
         bridge_parts(parts, consumer)
     }

@@ -1,6 +1,6 @@
 //! `Option<T>`, `&Option<T>`, `&mut Option<T>`: zero or one item (indexed).
 
-use crate::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback};
+use crate::iter::plumbing::{Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
 /// A parallel iterator over an option's item, if any (indexed).

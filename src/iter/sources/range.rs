@@ -17,7 +17,8 @@ use std::marker::PhantomData;
 use std::ops::{Range, RangeInclusive};
 
 use crate::iter::plumbing::{
-    bridge, bridge_unindexed, Consumer, Folder, Producer, ProducerCallback, UnindexedProducer,
+    bridge_producer_consumer, bridge_unindexed, Folder, Producer, ProducerCallback,
+    UnindexedConsumer, UnindexedProducer,
 };
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
@@ -107,10 +108,12 @@ fn keys_len(keys: Keys) -> Option<usize> {
 
 /// Runs the keys as an indexed iterator where their number fits a `usize`, else as an
 /// unindexed one split in halves.
-fn drive_keys<T: RangeKey, C: Consumer<T>>(keys: Keys, consumer: C) -> C::Result {
+fn drive_keys<T: RangeKey, C: UnindexedConsumer<T>>(keys: Keys, consumer: C) -> C::Result {
     match (keys, keys_len(keys)) {
-        (Some((lo, _)), Some(len)) => bridge(KeyProducer::<T>::new(lo, len), consumer),
-        (None, _) => bridge(KeyProducer::<T>::new(0, 0), consumer),
+        (Some((lo, _)), Some(len)) => {
+            bridge_producer_consumer(len, KeyProducer::<T>::new(lo, len), consumer)
+        }
+        (None, _) => bridge_producer_consumer(0, KeyProducer::<T>::new(0, 0), consumer),
         (Some(_), None) => bridge_unindexed(
             KeySpan::<T> {
                 keys,
@@ -264,7 +267,7 @@ macro_rules! range_iter {
 
         impl<T: RangeKey> ParallelIterator for $iter<T> {
             type Item = T;
-            fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+            fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
                 drive_keys(self.keys(), consumer)
             }
             fn opt_len(&self) -> Option<usize> {

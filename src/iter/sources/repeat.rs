@@ -4,7 +4,8 @@
 use std::fmt;
 
 use crate::iter::plumbing::{
-    bridge, bridge_unindexed, Consumer, Folder, Producer, ProducerCallback, UnindexedProducer,
+    bridge, bridge_unindexed, Folder, Producer, ProducerCallback, UnindexedConsumer,
+    UnindexedProducer,
 };
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator, Zip};
 
@@ -52,7 +53,7 @@ impl<T: Clone + Send> Repeat<T> {
 
 impl<T: Clone + Send> ParallelIterator for Repeat<T> {
     type Item = T;
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
         bridge_unindexed(
             RepeatProducer {
                 element: self.element,
@@ -111,7 +112,7 @@ impl<T: fmt::Debug> fmt::Debug for RepeatN<T> {
 
 impl<T: Clone + Send> ParallelIterator for RepeatN<T> {
     type Item = T;
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
         bridge(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {

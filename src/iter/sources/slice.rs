@@ -2,7 +2,7 @@
 //! chunked and windowed views of [`ParallelSlice`](crate::slice::ParallelSlice) and
 //! [`ParallelSliceMut`](crate::slice::ParallelSliceMut).
 
-use crate::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback};
+use crate::iter::plumbing::{Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
 /// Every indexed source here: the iterator is its own producer.
@@ -10,8 +10,12 @@ macro_rules! self_producer {
     ([$($g:tt)*] $ty:ty, $item:ty) => {
         impl<$($g)*> ParallelIterator for $ty {
             type Item = $item;
-            fn drive_unindexed<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
-                bridge(self, consumer)
+            fn drive_unindexed<C>(self, consumer: C) -> C::Result
+            where
+                C: $crate::iter::plumbing::UnindexedConsumer<Self::Item>,
+            {
+                let len = $crate::iter::plumbing::Producer::len(&self);
+                $crate::iter::plumbing::bridge_producer_consumer(len, self, consumer)
             }
             fn opt_len(&self) -> Option<usize> {
                 Some(Producer::len(self))

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::iter::plumbing::{bridge_unindexed, Consumer, Folder, UnindexedProducer};
+use crate::iter::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
 use crate::iter::ParallelIterator;
 
 /// A parallel iterator over the pieces that `splitter` splits `data` into (rayon's `Split`),
@@ -33,7 +33,7 @@ where
     S: Fn(D) -> (D, Option<D>) + Sync + Send,
 {
     type Item = D;
-    fn drive_unindexed<C: Consumer<D>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<D>>(self, consumer: C) -> C::Result {
         let producer = SplitProducer {
             data: self.data,
             splitter: &self.splitter,

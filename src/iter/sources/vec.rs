@@ -5,7 +5,7 @@
 //! from. Whatever is not taken — a consumer that stopped early, a panic — is dropped with
 //! that vector, once.
 
-use crate::iter::plumbing::{Consumer, Producer, ProducerCallback};
+use crate::iter::plumbing::{Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
 /// A parallel iterator over a `Vec`'s items, by value (indexed).
@@ -40,7 +40,7 @@ impl<T: Send> From<Vec<T>> for VecIntoIter<T> {
 
 impl<T: Send> ParallelIterator for VecIntoIter<T> {
     type Item = T;
-    fn drive_unindexed<C: Consumer<T>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
         self.with_producer(crate::iter::plumbing::BridgeCallback(consumer))
     }
     fn opt_len(&self) -> Option<usize> {

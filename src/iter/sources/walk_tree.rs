@@ -10,7 +10,7 @@
 //! to the right piece; a piece folds its subtrees depth-first with an explicit stack (no
 //! recursion, however deep the tree).
 
-use crate::iter::plumbing::{bridge_unindexed, Consumer, Folder, UnindexedProducer};
+use crate::iter::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
 use crate::iter::ParallelIterator;
 
 /// Splits off the later half of `v` (`None` when it has fewer than two items).
@@ -40,7 +40,7 @@ where
     I::IntoIter: DoubleEndedIterator,
 {
     type Item = S;
-    fn drive_unindexed<C: Consumer<S>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<S>>(self, consumer: C) -> C::Result {
         let producer = PrefixProducer {
             before: Vec::new(),
             subtrees: vec![self.root],
@@ -124,7 +124,7 @@ where
     I: IntoIterator<Item = S>,
 {
     type Item = S;
-    fn drive_unindexed<C: Consumer<S>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<S>>(self, consumer: C) -> C::Result {
         let producer = PostfixProducer {
             subtrees: vec![self.root],
             after: Vec::new(),
@@ -222,7 +222,7 @@ where
     I::IntoIter: DoubleEndedIterator,
 {
     type Item = S;
-    fn drive_unindexed<C: Consumer<S>>(self, consumer: C) -> C::Result {
+    fn drive_unindexed<C: UnindexedConsumer<S>>(self, consumer: C) -> C::Result {
         self.0.drive_unindexed(consumer)
     }
 }
