@@ -60,4 +60,12 @@ RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
 # published (publish = false). --allow-dirty: the check is of this working tree, which the
 # tests above may have written to; publishing itself is done from a clean one. About 15 s
 # once the workspace is built (90 s from a cold cache, on 2 cores).
+# cargo unpacks each verified package into its registry source cache, keyed by the temporary
+# registry's path and the version, and never unpacks the same version twice: a checkout at
+# the same path (CI's) would verify against a previous run's sources. Those unpacked copies
+# of our own crates go first.
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
+for crate in zonal zonal-topology zonal-policy zonal-runtime zonal-sim; do
+    rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/"$crate-$version"
+done
 cargo package --workspace --exclude zonal-guest --exclude zonal-guest-probe --allow-dirty
