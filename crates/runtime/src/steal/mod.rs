@@ -5,6 +5,9 @@
 use std::sync::atomic::Ordering;
 
 use crossbeam_deque::Steal;
+
+/// A victim's deque shorter than this gives one task, not a batch (`take_batch`).
+const BATCH_DEPTH: usize = 128;
 use zonal_policy::{MoveContext, Probe, Refusal, Source, StealWalker, TaskMeta, VictimQueues};
 use zonal_topology::{CpuId, Level};
 
@@ -313,6 +316,14 @@ impl VictimQueues for Thief<'_> {
         }
         let batch = &self.me.batch;
         debug_assert!(batch.is_empty());
+        // A short deque is a split computation's frontier (one right half per level of a
+        // join tree): one task, the oldest, as rayon steals. A long one is a flat run of
+        // spawns: a batch.
+        let max = if vs.stealer.len() >= BATCH_DEPTH {
+            max
+        } else {
+            1
+        };
         loop {
             match vs.stealer.steal_batch_with_limit(batch, max) {
                 Steal::Success(()) => break,
