@@ -12,6 +12,9 @@ else
   need+=(libhwloc-dev libudev-dev)
 fi
 
+# jq: scripts/rayon-tests.sh reads `cargo metadata` with it.
+command -v jq >/dev/null 2>&1 || need+=(jq)
+
 "$(dirname "$0")/apt-need.sh" setup ${need[@]+"${need[@]}"}
 
 if ! command -v cargo >/dev/null 2>&1; then

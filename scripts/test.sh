@@ -43,6 +43,10 @@ if [ "$packages" -gt 20 ]; then
     cargo tree -p zonal -e normal --prefix none | sed 's/ (\*)//' | sort -u >&2
     exit 1
 fi
+# rayon 1.12's and rayon-core 1.13's own integration tests against Zonal, through shim
+# crates named `rayon` and `rayon_core` (`pub use zonal::*;`), every file, nothing filtered
+# (compat/README.md): all 23 files must pass. About 1 min warm, 3 from a cold cache.
+scripts/rayon-tests.sh
 # The optional tokio control plane.
 cargo test -p zonal-runtime --features tokio,control-plane
 # Model tests of the sleep protocol under loom (their own build: a cfg for our code only).
