@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::plumbing::{Consumer, Folder, UnindexedConsumer};
+use super::plumbing::{consume_until_full, Consumer, Folder, UnindexedConsumer};
 use super::ParallelIterator;
 
 /// Items until `predicate` fails for some item ([`ParallelIterator::take_any_while`]).
@@ -167,14 +167,8 @@ impl<T, G: Folder<T>, P: Fn(&T) -> bool> Folder<T> for WhileConsumer<'_, G, P> {
         }
         self
     }
-    fn consume_iter<It: IntoIterator<Item = T>>(mut self, iter: It) -> Self {
-        for item in iter {
-            if self.full() {
-                break;
-            }
-            self = self.consume(item);
-        }
-        self
+    fn consume_iter<It: IntoIterator<Item = T>>(self, iter: It) -> Self {
+        consume_until_full(self, iter)
     }
     fn complete(self) -> G::Result {
         self.base.complete()

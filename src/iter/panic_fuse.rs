@@ -5,7 +5,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 
-use super::plumbing::{Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer};
+use super::plumbing::{
+    consume_until_full, Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer,
+};
 use super::{IndexedParallelIterator, ParallelIterator};
 
 /// Stops early after a panic ([`ParallelIterator::panic_fuse`]).
@@ -230,14 +232,8 @@ impl<T, G: Folder<T>> Folder<T> for FuseConsumer<'_, G> {
             fuse: self.fuse,
         }
     }
-    fn consume_iter<It: IntoIterator<Item = T>>(mut self, iter: It) -> Self {
-        for item in iter {
-            if self.full() {
-                break;
-            }
-            self = self.consume(item);
-        }
-        self
+    fn consume_iter<It: IntoIterator<Item = T>>(self, iter: It) -> Self {
+        consume_until_full(self, iter)
     }
     fn complete(self) -> G::Result {
         self.base.complete()

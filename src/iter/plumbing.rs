@@ -85,6 +85,23 @@ pub trait Folder<T>: Sized {
     fn full(&self) -> bool;
 }
 
+/// Feeds `iter` to `folder`, checking [`full`](Folder::full) *before* each item (the default
+/// `consume_iter` checks after): for folders that other pieces fill through shared state
+/// (`take_any`, `take_any_while`, `while_some`, `panic_fuse`), which must not take an item
+/// once another piece has made them full.
+pub(crate) fn consume_until_full<T, F: Folder<T>>(
+    mut folder: F,
+    iter: impl IntoIterator<Item = T>,
+) -> F {
+    for item in iter {
+        if folder.full() {
+            break;
+        }
+        folder = folder.consume(item);
+    }
+    folder
+}
+
 /// Joins the results of two adjacent pieces: `left`'s items came before `right`'s.
 pub trait Reducer<R> {
     /// The joined result.

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::plumbing::{Consumer, Folder, UnindexedConsumer};
+use super::plumbing::{consume_until_full, Consumer, Folder, UnindexedConsumer};
 use super::ParallelIterator;
 
 /// `n` items, not necessarily the first ([`ParallelIterator::take_any`]).
@@ -146,14 +146,8 @@ impl<T, G: Folder<T>> Folder<T> for AnyConsumer<'_, G> {
         }
         self
     }
-    fn consume_iter<It: IntoIterator<Item = T>>(mut self, iter: It) -> Self {
-        for item in iter {
-            if self.full() {
-                break;
-            }
-            self = self.consume(item);
-        }
-        self
+    fn consume_iter<It: IntoIterator<Item = T>>(self, iter: It) -> Self {
+        consume_until_full(self, iter)
     }
     fn complete(self) -> G::Result {
         self.base.complete()

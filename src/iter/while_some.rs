@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::plumbing::{Consumer, Folder, UnindexedConsumer};
+use super::plumbing::{consume_until_full, Consumer, Folder, UnindexedConsumer};
 use super::ParallelIterator;
 
 /// The `Some` values until a `None` ([`ParallelIterator::while_some`]).
@@ -102,14 +102,8 @@ impl<T, G: Folder<T>> Folder<Option<T>> for WhileSomeConsumer<'_, G> {
         }
         self
     }
-    fn consume_iter<It: IntoIterator<Item = Option<T>>>(mut self, iter: It) -> Self {
-        for item in iter {
-            if self.full() {
-                break;
-            }
-            self = self.consume(item);
-        }
-        self
+    fn consume_iter<It: IntoIterator<Item = Option<T>>>(self, iter: It) -> Self {
+        consume_until_full(self, iter)
     }
     fn complete(self) -> G::Result {
         self.base.complete()
