@@ -8,7 +8,7 @@ use std::hash::{BuildHasher, Hash};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
+use super::plumbing::{split_ignoring_index, Consumer, Folder, Reducer, UnindexedConsumer};
 use super::{Either, FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator};
 
 /// The items of `iter`, as the pieces' vectors in order.
@@ -40,9 +40,7 @@ impl<T: Send> Consumer<T> for ListConsumer {
     type Result = LinkedList<Vec<T>>;
 
     fn split_at(self, _index: usize) -> (Self, Self, Self::Reducer) {
-        let left = UnindexedConsumer::<T>::split_off_left(&self);
-        let reducer = UnindexedConsumer::<T>::to_reducer(&self);
-        (left, self, reducer)
+        split_ignoring_index::<T, _>(self)
     }
 
     fn into_folder(self) -> ListFolder<T> {

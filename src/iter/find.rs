@@ -6,7 +6,7 @@
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
+use super::plumbing::{split_ignoring_index, Consumer, Folder, Reducer, UnindexedConsumer};
 use super::ParallelIterator;
 
 pub(super) fn find_any<I, P>(iter: I, predicate: &P) -> Option<I::Item>
@@ -74,9 +74,7 @@ impl<'f, T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindLast<'f, P> {
     type Result = Option<T>;
 
     fn split_at(self, _index: usize) -> (Self, Self, Self::Reducer) {
-        let left = self.split_off_left();
-        let reducer = self.to_reducer();
-        (left, self, reducer)
+        split_ignoring_index::<T, _>(self)
     }
 
     fn into_folder(self) -> Self::Folder {
@@ -129,9 +127,7 @@ impl<'f, T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindAny<'f, P> {
     type Result = Option<T>;
 
     fn split_at(self, _index: usize) -> (Self, Self, Self::Reducer) {
-        let left = self.split_off_left();
-        let reducer = self.to_reducer();
-        (left, self, reducer)
+        split_ignoring_index::<T, _>(self)
     }
 
     fn into_folder(self) -> Self::Folder {
@@ -173,9 +169,7 @@ impl<'f, T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindFirst<'f, P> {
     type Result = Option<T>;
 
     fn split_at(self, _index: usize) -> (Self, Self, Self::Reducer) {
-        let left = self.split_off_left();
-        let reducer = self.to_reducer();
-        (left, self, reducer)
+        split_ignoring_index::<T, _>(self)
     }
 
     fn into_folder(self) -> Self::Folder {

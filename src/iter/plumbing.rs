@@ -85,6 +85,14 @@ pub trait Folder<T>: Sized {
     fn full(&self) -> bool;
 }
 
+/// [`Consumer::split_at`] for a consumer whose halves do not depend on the index: its
+/// unindexed split ([`UnindexedConsumer::split_off_left`], [`UnindexedConsumer::to_reducer`]).
+pub(crate) fn split_ignoring_index<T, C: UnindexedConsumer<T>>(consumer: C) -> (C, C, C::Reducer) {
+    let left = consumer.split_off_left();
+    let reducer = consumer.to_reducer();
+    (left, consumer, reducer)
+}
+
 /// Feeds `iter` to `folder`, checking [`full`](Folder::full) *before* each item (the default
 /// `consume_iter` checks after): for folders that other pieces fill through shared state
 /// (`take_any`, `take_any_while`, `while_some`, `panic_fuse`), which must not take an item

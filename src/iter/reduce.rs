@@ -3,7 +3,7 @@
 use std::iter::{Product, Sum};
 use std::marker::PhantomData;
 
-use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
+use super::plumbing::{split_ignoring_index, Consumer, Folder, Reducer, UnindexedConsumer};
 
 /// `for_each`: calls `op` on every item.
 pub(super) struct ForEachConsumer<'f, F> {
@@ -16,9 +16,7 @@ impl<T, F: Fn(T) + Sync> Consumer<T> for ForEachConsumer<'_, F> {
     type Result = ();
 
     fn split_at(self, _index: usize) -> (Self, Self, Self::Reducer) {
-        let left = self.split_off_left();
-        let reducer = self.to_reducer();
-        (left, self, reducer)
+        split_ignoring_index::<T, _>(self)
     }
 
     fn into_folder(self) -> Self {
@@ -78,9 +76,7 @@ where
     type Result = T;
 
     fn split_at(self, _index: usize) -> (Self, Self, Self::Reducer) {
-        let left = self.split_off_left();
-        let reducer = self.to_reducer();
-        (left, self, reducer)
+        split_ignoring_index::<T, _>(self)
     }
 
     fn into_folder(self) -> Self::Folder {
@@ -159,9 +155,7 @@ macro_rules! summing_consumer {
             type Result = S;
 
             fn split_at(self, _index: usize) -> (Self, Self, Self::Reducer) {
-                let left = UnindexedConsumer::<T>::split_off_left(&self);
-                let reducer = UnindexedConsumer::<T>::to_reducer(&self);
-                (left, self, reducer)
+                split_ignoring_index::<T, _>(self)
             }
 
             fn into_folder(self) -> $folder<S> {

@@ -5,7 +5,7 @@
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
+use super::plumbing::{split_ignoring_index, Consumer, Folder, Reducer, UnindexedConsumer};
 use super::{ParallelIterator, Try};
 
 pub(super) fn try_reduce<I, R, T, ID, OP>(iter: I, identity: &ID, op: &OP) -> R
@@ -58,9 +58,7 @@ where
     type Result = R;
 
     fn split_at(self, _index: usize) -> (Self, Self, Self::Reducer) {
-        let left = self.split_off_left();
-        let reducer = self.to_reducer();
-        (left, self, reducer)
+        split_ignoring_index::<R, _>(self)
     }
 
     fn into_folder(self) -> Self::Folder {
@@ -151,9 +149,7 @@ where
     type Result = Option<R>;
 
     fn split_at(self, _index: usize) -> (Self, Self, Self::Reducer) {
-        let left = self.split_off_left();
-        let reducer = self.to_reducer();
-        (left, self, reducer)
+        split_ignoring_index::<R, _>(self)
     }
 
     fn into_folder(self) -> Self::Folder {
