@@ -4,6 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# A one-shot build (CI's fresh clone) gains nothing from incremental caches, which would
+# roughly double the target directory; the space left is printed, since a full disk fails
+# the build in the linker with a message that names neither the disk nor the space.
+if [ "${CI:-}" = true ]; then
+    export CARGO_INCREMENTAL=0
+fi
+df -h . | tail -n 1 | awk '{print "test.sh: disk " $4 " free of " $2}'
 # The toolchain is at least the workspace's rust-version (Cargo.toml, [workspace.package]):
 # rust-version is the toolchain CI builds with, and no older one is tested.
 need=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)

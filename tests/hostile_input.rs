@@ -76,12 +76,34 @@ fn refused(name: &str, args: &[&str], needles: &[&str]) {
     assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
 }
 
-/// A fresh scratch directory for one case.
-fn scratch(case: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("zonal-cli-{}-{case}", std::process::id()));
+/// A fresh scratch directory for one test, removed again when dropped (a run leaves nothing
+/// in the temporary directory).
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
+    let dir = std::env::temp_dir().join(format!("zonal-cli-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
+    Scratch(dir)
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
@@ -112,7 +134,8 @@ fn xml_with(from: &str, to: &str) -> String {
 /// refused by the topology CLI with a message naming the file and every needle.
 #[track_caller]
 fn xml_refused(name: &str, from: &str, to: &str, needles: &[&str]) {
-    let p = write(&scratch(name), name, &xml_with(from, to));
+    let dir = scratch(name);
+    let p = write(&dir, name, &xml_with(from, to));
     let mut all = vec![name];
     all.extend_from_slice(needles);
     refused("topology", &["--xml", &p], &all);
@@ -694,10 +717,8 @@ fn broken_xml_files_say_what_is_wrong() {
 
 #[test]
 fn broken_sysfs_dumps_name_the_file() {
-    let root = sysfs_root(
-        &scratch("sysfs-row"),
-        &[(0, "0", "10 20"), (1, "1", "20 10 30")],
-    );
+    let dir = scratch("sysfs-row");
+    let root = sysfs_root(&dir, &[(0, "0", "10 20"), (1, "1", "20 10 30")]);
     refused(
         "topology",
         &["--sysfs", &root],

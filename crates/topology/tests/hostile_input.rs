@@ -12,12 +12,34 @@ use std::path::{Path, PathBuf};
 use zonal_topology::MAX_XML_DEPTH;
 use zonal_topology::{from_nodes_file, from_sysfs_root, TopologyError, MAX_INPUT_BYTES};
 
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
+/// A fresh scratch directory for one test, removed again when dropped (a run leaves nothing
+/// in the temporary directory).
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("zonal-hostile-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    Scratch(dir)
 }
 
 fn mkfifo(path: &Path) {
