@@ -393,27 +393,37 @@ proptest! {
 
 // --- rayon's further adaptors and consumers (issue 23) ----------------------------------------
 
-/// A producer callback that splits at `at` (clamped) and collects the left part forward
-/// and the right part backward (reversed back): checks `split_at`, `len`, both ends of the
-/// sequential iterators and their exact sizes.
-struct SplitCheck(usize);
+/// A producer callback that splits a producer of `len` items at `at` (clamped) and collects
+/// the left part forward and the right part backward (reversed back): checks `split_at`, both
+/// ends of the sequential iterators and their exact sizes. As in rayon, the length comes
+/// from the iterator, not from the producer ([`split_check`]).
+struct SplitCheck {
+    at: usize,
+    len: usize,
+}
 
 impl<T> zonal::iter::plumbing::ProducerCallback<T> for SplitCheck {
     type Output = Vec<T>;
     fn callback<P: zonal::iter::plumbing::Producer<Item = T>>(self, p: P) -> Vec<T> {
-        let len = p.len();
-        let at = self.0.min(len);
+        let len = self.len;
+        let at = self.at.min(len);
         let (a, b) = p.split_at(at);
-        assert_eq!((a.len(), b.len()), (at, len - at));
         let (a, b) = (a.into_iter(), b.into_iter());
         assert_eq!(a.size_hint(), (at, Some(at)));
         assert_eq!(b.size_hint(), (len - at, Some(len - at)));
+        assert_eq!((a.len(), b.len()), (at, len - at));
         let mut out: Vec<T> = a.collect();
         let mut back: Vec<T> = b.rev().collect();
         back.reverse();
         out.append(&mut back);
         out
     }
+}
+
+/// Runs [`SplitCheck`] on `iter`'s producer, split at `at`.
+fn split_check<I: IndexedParallelIterator>(iter: I, at: usize) -> Vec<I::Item> {
+    let len = iter.len();
+    iter.with_producer(SplitCheck { at, len })
 }
 
 fn interleave_seq(a: &[i32], b: &[i32]) -> Vec<i32> {
@@ -481,12 +491,12 @@ proptest! {
     #[test]
     fn indexed_adaptors_split_anywhere(v in proptest::collection::vec(-50i32..50, 0..40), w in proptest::collection::vec(-50i32..50, 0..40), at in 0usize..90, step in 1usize..5, size in 1usize..6) {
         let p = |x: &i32| x % 2 == 0;
-        prop_assert_eq!(v.par_iter().copied().interleave(w.par_iter().copied()).with_producer(SplitCheck(at)), interleave_seq(&v, &w));
-        prop_assert_eq!(v.par_iter().copied().intersperse(0).with_producer(SplitCheck(at)), intersperse_seq(&v, 0));
-        prop_assert_eq!(v.par_iter().copied().step_by(step).with_producer(SplitCheck(at)), v.iter().copied().step_by(step).collect::<Vec<_>>());
-        prop_assert_eq!(v.par_iter().fold_chunks(size, || 0, |a, x| a + x).with_producer(SplitCheck(at)), v.chunks(size).map(|c| c.iter().sum::<i32>()).collect::<Vec<_>>());
-        prop_assert_eq!(v.par_iter().chain(&w).copied().with_producer(SplitCheck(at)), v.iter().chain(&w).copied().collect::<Vec<_>>());
-        prop_assert_eq!(v.par_iter().copied().panic_fuse().enumerate().with_producer(SplitCheck(at)), v.iter().copied().enumerate().collect::<Vec<_>>());
+        prop_assert_eq!(split_check(v.par_iter().copied().interleave(w.par_iter().copied()), at), interleave_seq(&v, &w));
+        prop_assert_eq!(split_check(v.par_iter().copied().intersperse(0), at), intersperse_seq(&v, 0));
+        prop_assert_eq!(split_check(v.par_iter().copied().step_by(step), at), v.iter().copied().step_by(step).collect::<Vec<_>>());
+        prop_assert_eq!(split_check(v.par_iter().fold_chunks(size, || 0, |a, x| a + x), at), v.chunks(size).map(|c| c.iter().sum::<i32>()).collect::<Vec<_>>());
+        prop_assert_eq!(split_check(v.par_iter().chain(&w).copied(), at), v.iter().chain(&w).copied().collect::<Vec<_>>());
+        prop_assert_eq!(split_check(v.par_iter().copied().panic_fuse().enumerate(), at), v.iter().copied().enumerate().collect::<Vec<_>>());
         prop_assert_eq!(v.par_iter().copied().filter(p).count(), v.iter().copied().filter(p).count());
     }
 

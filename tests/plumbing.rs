@@ -80,11 +80,6 @@ impl Producer for SquaresProducer {
     type Item = u64;
     type IntoIter = std::iter::Map<std::ops::Range<u32>, fn(u32) -> u64>;
 
-    // Zonal's `Producer` also asks for the length (rayon's passes it alongside).
-    fn len(&self) -> usize {
-        (self.end - self.start) as usize
-    }
-
     fn into_iter(self) -> Self::IntoIter {
         (self.start..self.end).map(|x| u64::from(x) * u64::from(x))
     }
@@ -198,11 +193,6 @@ where
 {
     type Item = R;
     type IntoIter = std::iter::Map<P::IntoIter, &'f F>;
-
-    // Zonal's `Producer` also asks for the length (rayon's passes it alongside).
-    fn len(&self) -> usize {
-        self.base.len()
-    }
 
     fn into_iter(self) -> Self::IntoIter {
         self.base.into_iter().map(self.map_op)
@@ -525,4 +515,246 @@ fn the_node_cut_applies_to_a_custom_producer() {
     let first = origins2[0].lock().unwrap().expect("ran");
     let last = origins2[n - 1].lock().unwrap().expect("ran");
     assert_ne!(first, last, "the two halves ran with different origins");
+}
+
+// ---- a producer written exactly as for rayon: no `len` --------------------------------
+//
+// rayon's `Producer` has `Item`, `IntoIter`, `into_iter`, `min_len`, `max_len`, `split_at`
+// and `fold_with`, and no length: whoever holds a producer knows its length. This one
+// implements every item with rayon's signatures (where clauses included), so a rayon user's
+// producer ports by changing the import. Its items are the counters of a slice; each run
+// adds one to every counter it yields, so "every counter is k after k runs" means every
+// item was produced exactly once.
+
+struct CounterProducer<'a> {
+    counters: &'a [AtomicUsize],
+    min: usize,
+}
+
+impl<'a> Producer for CounterProducer<'a> {
+    type Item = &'a AtomicUsize;
+    type IntoIter = std::slice::Iter<'a, AtomicUsize>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.counters.iter()
+    }
+
+    fn min_len(&self) -> usize {
+        self.min
+    }
+
+    fn max_len(&self) -> usize {
+        usize::MAX
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let (left, right) = self.counters.split_at(index);
+        (
+            CounterProducer {
+                counters: left,
+                min: self.min,
+            },
+            CounterProducer {
+                counters: right,
+                min: self.min,
+            },
+        )
+    }
+
+    fn fold_with<F>(self, folder: F) -> F
+    where
+        F: Folder<Self::Item>,
+    {
+        folder.consume_iter(self.into_iter())
+    }
+}
+
+/// The indexed iterator that hands out a [`CounterProducer`] (the length lives here).
+struct Counters<'a> {
+    counters: &'a [AtomicUsize],
+    min: usize,
+}
+
+impl<'a> ParallelIterator for Counters<'a> {
+    type Item = &'a AtomicUsize;
+
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: UnindexedConsumer<Self::Item>,
+    {
+        bridge(self, consumer)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl IndexedParallelIterator for Counters<'_> {
+    fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+
+    fn len(&self) -> usize {
+        self.counters.len()
+    }
+
+    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+        callback.callback(CounterProducer {
+            counters: self.counters,
+            min: self.min,
+        })
+    }
+}
+
+/// A user's callback: knows the length (as rayon's callbacks do), splits the producer in
+/// three by hand, and counts the pieces' items (sequentially, through `into_iter` and
+/// `fold_with`); returns the number of items seen.
+struct CountByHand {
+    len: usize,
+}
+
+/// Adds one to each counter it consumes; its result is the number of items.
+struct Bump(usize);
+
+impl<'a> Folder<&'a AtomicUsize> for Bump {
+    type Result = usize;
+    fn consume(self, counter: &'a AtomicUsize) -> Self {
+        counter.fetch_add(1, Ordering::Relaxed);
+        Bump(self.0 + 1)
+    }
+    fn complete(self) -> usize {
+        self.0
+    }
+    fn full(&self) -> bool {
+        false
+    }
+}
+
+impl<'a> ProducerCallback<&'a AtomicUsize> for CountByHand {
+    type Output = usize;
+
+    fn callback<P>(self, producer: P) -> usize
+    where
+        P: Producer<Item = &'a AtomicUsize>,
+    {
+        let (a, rest) = producer.split_at(self.len / 3);
+        let (b, c) = rest.split_at(self.len - self.len / 3 - self.len / 2);
+        let a = a.into_iter();
+        assert_eq!(a.len(), self.len / 3);
+        let mut seen = 0;
+        for counter in a.rev() {
+            counter.fetch_add(1, Ordering::Relaxed);
+            seen += 1;
+        }
+        seen += b.fold_with(Bump(0)).complete();
+        seen + c.fold_with(Bump(0)).complete()
+    }
+}
+
+/// Whether every counter is `k`.
+fn all_are(counters: &[AtomicUsize], k: usize) -> bool {
+    counters.iter().all(|c| c.load(Ordering::Relaxed) == k)
+}
+
+#[test]
+fn a_rayon_style_producer_without_len_yields_each_item_once() {
+    for n in [0usize, 1, 2, 3, 10, 1000, 10_007] {
+        for min in [1, 7] {
+            both(|| {
+                let counters: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+                let it = || Counters {
+                    counters: &counters,
+                    min,
+                };
+                let mut runs = 0;
+                let mut check = |what: &str| {
+                    runs += 1;
+                    assert!(all_are(&counters, runs), "n={n} min={min}: {what}");
+                };
+
+                // `bridge_producer_consumer`, the length passed alongside the producer.
+                let mut slots: Vec<Option<&AtomicUsize>> = vec![None; n];
+                let written = bridge_producer_consumer(
+                    n,
+                    CounterProducer {
+                        counters: &counters,
+                        min,
+                    },
+                    SlotConsumer { slots: &mut slots },
+                );
+                assert_eq!(written, n);
+                for (i, slot) in slots.iter().enumerate() {
+                    let c = slot.expect("written");
+                    assert!(std::ptr::eq(c, &counters[i]), "item {i} in slot {i}");
+                    c.fetch_add(1, Ordering::Relaxed);
+                }
+                check("bridge_producer_consumer");
+
+                // `bridge` (through `drive_unindexed` and `drive`: the length from `len`).
+                it().for_each(|c| {
+                    c.fetch_add(1, Ordering::Relaxed);
+                });
+                check("bridge, drive_unindexed");
+                let got = collect_by_slots(it());
+                got.iter().for_each(|c| {
+                    c.fetch_add(1, Ordering::Relaxed);
+                });
+                check("bridge, drive");
+
+                // `with_producer`, to a user's callback.
+                assert_eq!(it().with_producer(CountByHand { len: n }), n);
+                check("with_producer, by hand");
+
+                // `with_producer` through Zonal's adaptors, whose producers carry the lengths
+                // they split with.
+                let bump = |c: &AtomicUsize| {
+                    c.fetch_add(1, Ordering::Relaxed);
+                };
+                let order: Vec<usize> = it()
+                    .rev()
+                    .map(|c| c as *const AtomicUsize as usize)
+                    .collect();
+                let mut want: Vec<usize> = counters
+                    .iter()
+                    .map(|c| c as *const AtomicUsize as usize)
+                    .collect();
+                want.reverse();
+                assert_eq!(order, want, "rev");
+                it().rev().for_each(bump);
+                check("rev");
+                it().chain(Counters {
+                    counters: &[],
+                    min: 1,
+                })
+                .for_each(bump);
+                check("chain");
+                it().step_by(1)
+                    .enumerate()
+                    .skip(0)
+                    .take(n)
+                    .for_each(|(_, c)| bump(c));
+                check("step_by, enumerate, skip, take");
+                it().chunks(3)
+                    .for_each(|chunk| chunk.into_iter().for_each(bump));
+                check("chunks");
+                it().interleave(Counters {
+                    counters: &[],
+                    min: 1,
+                })
+                .for_each(bump);
+                check("interleave");
+                it().zip(0..n).with_max_len(5).for_each(|(c, _)| bump(c));
+                check("zip, with_max_len");
+                it().rev()
+                    .chunks(4)
+                    .rev()
+                    .for_each(|chunk| chunk.into_iter().for_each(bump));
+                check("rev, chunks, rev");
+                assert_eq!(it().rev().with_producer(CountByHand { len: n }), n);
+                check("rev, with_producer by hand");
+                runs
+            });
+        }
+    }
 }

@@ -56,7 +56,12 @@ impl<I: IndexedParallelIterator> ParallelIterator for ExponentialBlocks<I> {
     fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let first = zonal_runtime::current_num_threads().max(1);
         let sizes = std::iter::successors(Some(first), |&n| Some(n.saturating_mul(2)));
-        self.base.with_producer(BlocksCallback { consumer, sizes })
+        let len = self.base.len();
+        self.base.with_producer(BlocksCallback {
+            consumer,
+            sizes,
+            len,
+        })
     }
 }
 
@@ -65,13 +70,20 @@ impl<I: IndexedParallelIterator> ParallelIterator for UniformBlocks<I> {
 
     fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let sizes = std::iter::repeat(self.block_size);
-        self.base.with_producer(BlocksCallback { consumer, sizes })
+        let len = self.base.len();
+        self.base.with_producer(BlocksCallback {
+            consumer,
+            sizes,
+            len,
+        })
     }
 }
 
+/// Runs a producer of `len` items in blocks of the sizes given.
 struct BlocksCallback<C, S> {
     consumer: C,
     sizes: S,
+    len: usize,
 }
 
 impl<T, C, S> ProducerCallback<T> for BlocksCallback<C, S>
@@ -85,13 +97,16 @@ where
         let BlocksCallback {
             consumer,
             mut sizes,
+            len,
         } = self;
         let mut acc = consumer.split_off_left().into_folder().complete();
         let mut rest = producer;
-        while rest.len() > 0 && !consumer.full() {
-            let size = sizes.next().unwrap_or(usize::MAX).min(rest.len());
+        let mut rest_len = len;
+        while rest_len > 0 && !consumer.full() {
+            let size = sizes.next().unwrap_or(usize::MAX).min(rest_len);
             let (block, tail) = rest.split_at(size);
             rest = tail;
+            rest_len -= size;
             let left = consumer.split_off_left();
             let reducer = consumer.to_reducer();
             let result = bridge_producer_consumer(size, block, left);

@@ -49,13 +49,16 @@ where
     }
 
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+        let a_len = self.a.len();
         return self.a.with_producer(CallbackA {
             callback,
+            a_len,
             b: self.b,
         });
 
         struct CallbackA<CB, B> {
             callback: CB,
+            a_len: usize,
             b: B,
         }
         impl<CB, B> ProducerCallback<B::Item> for CallbackA<CB, B>
@@ -67,6 +70,7 @@ where
             fn callback<PA: Producer<Item = B::Item>>(self, a: PA) -> CB::Output {
                 self.b.with_producer(CallbackB {
                     callback: self.callback,
+                    a_len: self.a_len,
                     a,
                 })
             }
@@ -74,6 +78,7 @@ where
 
         struct CallbackB<CB, PA> {
             callback: CB,
+            a_len: usize,
             a: PA,
         }
         impl<CB, PA> ProducerCallback<PA::Item> for CallbackB<CB, PA>
@@ -83,13 +88,19 @@ where
         {
             type Output = CB::Output;
             fn callback<PB: Producer<Item = PA::Item>>(self, b: PB) -> CB::Output {
-                self.callback.callback(ChainProducer { a: self.a, b })
+                self.callback.callback(ChainProducer {
+                    a_len: self.a_len,
+                    a: self.a,
+                    b,
+                })
             }
         }
     }
 }
 
+/// `a`'s `a_len` items, then `b`'s.
 struct ChainProducer<A, B> {
+    a_len: usize,
     a: A,
     b: B,
 }
@@ -98,9 +109,6 @@ impl<A: Producer, B: Producer<Item = A::Item>> Producer for ChainProducer<A, B> 
     type Item = A::Item;
     type IntoIter = ChainIter<A::IntoIter, B::IntoIter>;
 
-    fn len(&self) -> usize {
-        self.a.len() + self.b.len()
-    }
     fn into_iter(self) -> Self::IntoIter {
         ChainIter {
             a: self.a.into_iter(),
@@ -108,20 +116,36 @@ impl<A: Producer, B: Producer<Item = A::Item>> Producer for ChainProducer<A, B> 
         }
     }
     fn split_at(self, index: usize) -> (Self, Self) {
-        let a_len = self.a.len();
+        let a_len = self.a_len;
         if index <= a_len {
             let (a1, a2) = self.a.split_at(index);
             let (b1, b2) = self.b.split_at(0);
             (
-                ChainProducer { a: a1, b: b1 },
-                ChainProducer { a: a2, b: b2 },
+                ChainProducer {
+                    a_len: index,
+                    a: a1,
+                    b: b1,
+                },
+                ChainProducer {
+                    a_len: a_len - index,
+                    a: a2,
+                    b: b2,
+                },
             )
         } else {
             let (a1, a2) = self.a.split_at(a_len);
             let (b1, b2) = self.b.split_at(index - a_len);
             (
-                ChainProducer { a: a1, b: b1 },
-                ChainProducer { a: a2, b: b2 },
+                ChainProducer {
+                    a_len,
+                    a: a1,
+                    b: b1,
+                },
+                ChainProducer {
+                    a_len: 0,
+                    a: a2,
+                    b: b2,
+                },
             )
         }
     }

@@ -20,7 +20,8 @@ impl<I: IndexedParallelIterator> ParallelIterator for Enumerate<I> {
     type Item = (usize, I::Item);
 
     fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        let len = self.len();
+        self.with_producer(BridgeCallback { len, consumer })
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.base.len())
@@ -33,37 +34,41 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {
     }
 
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
-        return self.base.with_producer(Callback { callback });
+        let len = self.base.len();
+        return self.base.with_producer(Callback { callback, len });
 
         struct Callback<CB> {
             callback: CB,
+            len: usize,
         }
         impl<T, CB: ProducerCallback<(usize, T)>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
-                self.callback
-                    .callback(EnumerateProducer { base, offset: 0 })
+                self.callback.callback(EnumerateProducer {
+                    base,
+                    offset: 0,
+                    len: self.len,
+                })
             }
         }
     }
 }
 
+/// The base producer's `len` items, the first one at index `offset`.
 struct EnumerateProducer<P> {
     base: P,
     offset: usize,
+    len: usize,
 }
 
 impl<P: Producer> Producer for EnumerateProducer<P> {
     type Item = (usize, P::Item);
     type IntoIter = EnumerateIter<P::IntoIter>;
 
-    fn len(&self) -> usize {
-        self.base.len()
-    }
     fn into_iter(self) -> Self::IntoIter {
         EnumerateIter {
             front: self.offset,
-            back: self.offset + self.base.len(),
+            back: self.offset + self.len,
             iter: self.base.into_iter(),
         }
     }
@@ -73,10 +78,12 @@ impl<P: Producer> Producer for EnumerateProducer<P> {
             EnumerateProducer {
                 base: a,
                 offset: self.offset,
+                len: index,
             },
             EnumerateProducer {
                 base: b,
                 offset: self.offset + index,
+                len: self.len - index,
             },
         )
     }

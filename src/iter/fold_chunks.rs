@@ -102,7 +102,8 @@ where
     type Item = T;
 
     fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        let len = self.len();
+        self.with_producer(BridgeCallback { len, consumer })
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
@@ -126,9 +127,11 @@ where
             identity,
             fold_op,
         } = self;
+        let len = base.len();
         base.with_producer(FoldChunksCallback {
             callback,
             size: chunk_size,
+            len,
             source: InitSource::new(&identity),
             fold_op: &fold_op,
         })
@@ -144,7 +147,8 @@ where
     type Item = T;
 
     fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        let len = self.len();
+        self.with_producer(BridgeCallback { len, consumer })
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
@@ -167,9 +171,11 @@ where
             item,
             fold_op,
         } = self;
+        let len = base.len();
         base.with_producer(FoldChunksCallback {
             callback,
             size: chunk_size,
+            len,
             source: CloneSource::new(item),
             fold_op: &fold_op,
         })
@@ -179,6 +185,7 @@ where
 struct FoldChunksCallback<'f, CB, S, F> {
     callback: CB,
     size: usize,
+    len: usize,
     source: S,
     fold_op: &'f F,
 }
@@ -195,15 +202,18 @@ where
         self.callback.callback(FoldChunksProducer {
             base,
             size: self.size,
+            len: self.len,
             source: self.source,
             fold_op: self.fold_op,
         })
     }
 }
 
+/// The base producer's `len` items, folded in chunks of `size`.
 struct FoldChunksProducer<'f, P, S, F> {
     base: P,
     size: usize,
+    len: usize,
     source: S,
     fold_op: &'f F,
 }
@@ -218,30 +228,30 @@ where
     type Item = T;
     type IntoIter = FoldChunksIter<'f, P, S, F>;
 
-    fn len(&self) -> usize {
-        self.base.len().div_ceil(self.size)
-    }
     fn into_iter(self) -> Self::IntoIter {
         FoldChunksIter {
             rest: Some(self.base),
             size: self.size,
+            len: self.len,
             source: self.source,
             fold_op: self.fold_op,
         }
     }
     fn split_at(self, index: usize) -> (Self, Self) {
-        let at = index.saturating_mul(self.size).min(self.base.len());
+        let at = index.saturating_mul(self.size).min(self.len);
         let (a, b) = self.base.split_at(at);
         (
             FoldChunksProducer {
                 base: a,
                 size: self.size,
+                len: at,
                 source: self.source.split(),
                 fold_op: self.fold_op,
             },
             FoldChunksProducer {
                 base: b,
                 size: self.size,
+                len: self.len - at,
                 source: self.source,
                 fold_op: self.fold_op,
             },
@@ -255,11 +265,12 @@ where
     }
 }
 
-/// The sequential iterator of a piece of chunks: splits one chunk off at a time and folds
-/// it from a fresh state.
+/// The sequential iterator of a piece of chunks: splits one chunk off at a time from the
+/// `len` items left and folds it from a fresh state.
 struct FoldChunksIter<'f, P, S, F> {
     rest: Option<P>,
     size: usize,
+    len: usize,
     source: S,
     fold_op: &'f F,
 }
@@ -286,19 +297,22 @@ where
     type Item = T;
     fn next(&mut self) -> Option<T> {
         let p = self.rest.take()?;
-        let len = p.len();
+        let len = self.len;
         if len == 0 {
             return None;
         }
-        let (chunk, rest) = p.split_at(self.size.min(len));
+        let n = self.size.min(len);
+        let (chunk, rest) = p.split_at(n);
         self.rest = Some(rest);
+        self.len = len - n;
         Some(self.fold(chunk))
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self
-            .rest
-            .as_ref()
-            .map_or(0, |p| p.len().div_ceil(self.size));
+        let n = if self.rest.is_some() {
+            self.len.div_ceil(self.size)
+        } else {
+            0
+        };
         (n, Some(n))
     }
 }
@@ -311,7 +325,7 @@ where
 {
     fn next_back(&mut self) -> Option<T> {
         let p = self.rest.take()?;
-        let len = p.len();
+        let len = self.len;
         if len == 0 {
             return None;
         }
@@ -321,6 +335,7 @@ where
         };
         let (rest, chunk) = p.split_at(len - last);
         self.rest = Some(rest);
+        self.len = len - last;
         Some(self.fold(chunk))
     }
 }

@@ -34,7 +34,8 @@ where
     type Item = I::Item;
 
     fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        let len = self.len();
+        self.with_producer(BridgeCallback { len, consumer })
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
@@ -51,13 +52,18 @@ where
     }
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        let (i_len, j_len) = (self.i.len(), self.j.len());
         return self.i.with_producer(CallbackI {
             callback,
+            i_len,
+            j_len,
             j: self.j,
         });
 
         struct CallbackI<CB, J> {
             callback: CB,
+            i_len: usize,
+            j_len: usize,
             j: J,
         }
         impl<CB, J> ProducerCallback<J::Item> for CallbackI<CB, J>
@@ -69,6 +75,8 @@ where
             fn callback<PI: Producer<Item = J::Item>>(self, i: PI) -> CB::Output {
                 self.j.with_producer(CallbackJ {
                     callback: self.callback,
+                    i_len: self.i_len,
+                    j_len: self.j_len,
                     i,
                 })
             }
@@ -76,6 +84,8 @@ where
 
         struct CallbackJ<CB, PI> {
             callback: CB,
+            i_len: usize,
+            j_len: usize,
             i: PI,
         }
         impl<CB, PI> ProducerCallback<PI::Item> for CallbackJ<CB, PI>
@@ -88,6 +98,8 @@ where
                 self.callback.callback(InterleaveProducer {
                     i: self.i,
                     j,
+                    i_len: self.i_len,
+                    j_len: self.j_len,
                     i_next: true,
                 })
             }
@@ -151,11 +163,13 @@ where
     }
 }
 
-/// A piece: `i`'s and `j`'s items in turns starting with `i` when `i_next`, then the rest of
-/// the longer side.
+/// A piece: `i`'s `i_len` and `j`'s `j_len` items in turns starting with `i` when
+/// `i_next`, then the rest of the longer side.
 struct InterleaveProducer<PI, PJ> {
     i: PI,
     j: PJ,
+    i_len: usize,
+    j_len: usize,
     i_next: bool,
 }
 
@@ -167,20 +181,17 @@ where
     type Item = PI::Item;
     type IntoIter = InterleaveIter<PI::IntoIter, PJ::IntoIter>;
 
-    fn len(&self) -> usize {
-        self.i.len() + self.j.len()
-    }
     fn into_iter(self) -> Self::IntoIter {
         InterleaveIter {
-            i_len: self.i.len(),
-            j_len: self.j.len(),
+            i_len: self.i_len,
+            j_len: self.j_len,
             i: self.i.into_iter(),
             j: self.j.into_iter(),
             i_next: self.i_next,
         }
     }
     fn split_at(self, index: usize) -> (Self, Self) {
-        let (i_len, j_len) = (self.i.len(), self.j.len());
+        let (i_len, j_len) = (self.i_len, self.j_len);
         // In turns, `i` gives the odd one out when it is next.
         let (first, second) = (index.div_ceil(2), index / 2);
         let (i_turns, j_turns) = if self.i_next {
@@ -201,11 +212,15 @@ where
             InterleaveProducer {
                 i: i1,
                 j: j1,
+                i_len: i_count,
+                j_len: j_count,
                 i_next: self.i_next,
             },
             InterleaveProducer {
                 i: i2,
                 j: j2,
+                i_len: i_len - i_count,
+                j_len: j_len - j_count,
                 // Only matters while both sides have items, that is when the left part
                 // took its items in turns.
                 i_next: self.i_next != (index % 2 == 1),

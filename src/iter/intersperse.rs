@@ -109,9 +109,6 @@ where
     type Item = P::Item;
     type IntoIter = IntersperseIter<P::IntoIter>;
 
-    fn len(&self) -> usize {
-        self.len
-    }
     fn into_iter(self) -> Self::IntoIter {
         let clone_last = self.len > 0 && (self.clone_first != ((self.len - 1) % 2 == 1));
         IntersperseIter {

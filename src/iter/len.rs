@@ -24,7 +24,8 @@ macro_rules! len_adaptor {
             type Item = I::Item;
 
             fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
-                self.with_producer(BridgeCallback(consumer))
+                let len = self.len();
+                self.with_producer(BridgeCallback { len, consumer })
             }
             fn opt_len(&self) -> Option<usize> {
                 Some(self.base.len())
@@ -63,9 +64,6 @@ macro_rules! len_adaptor {
                 impl<P: Producer> Producer for Bounded<P> {
                     type Item = P::Item;
                     type IntoIter = P::IntoIter;
-                    fn len(&self) -> usize {
-                        self.base.len()
-                    }
                     fn into_iter(self) -> P::IntoIter {
                         self.base.into_iter()
                     }

@@ -166,9 +166,6 @@ where
     type Item = F::Output;
     type IntoIter = MapIter<'f, P::IntoIter, F>;
 
-    fn len(&self) -> usize {
-        self.base.len()
-    }
     fn into_iter(self) -> Self::IntoIter {
         MapIter {
             iter: self.base.into_iter(),

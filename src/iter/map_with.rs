@@ -222,9 +222,6 @@ where
 {
     type Item = R;
     type IntoIter = StateIter<'f, P::IntoIter, S::State, F>;
-    fn len(&self) -> usize {
-        self.base.len()
-    }
     fn into_iter(self) -> Self::IntoIter {
         StateIter {
             iter: self.base.into_iter(),

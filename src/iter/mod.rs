@@ -928,7 +928,8 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// [`with_producer`](Self::with_producer) and [`plumbing::bridge_producer_consumer`]);
     /// rayon's users implement it, usually as [`plumbing::bridge`]`(self, consumer)`.
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        let len = self.len();
+        self.with_producer(BridgeCallback { len, consumer })
     }
 
     /// Pairs every item with its index.

@@ -102,9 +102,6 @@ impl<'f, P: Producer> Producer for FuseProducer<'f, P> {
     type Item = P::Item;
     type IntoIter = FuseIter<'f, P::IntoIter>;
 
-    fn len(&self) -> usize {
-        self.base.len()
-    }
     fn into_iter(self) -> Self::IntoIter {
         FuseIter {
             base: self.base.into_iter(),

@@ -152,27 +152,24 @@ pub trait UnindexedConsumer<I>: Consumer<I> {
     fn to_reducer(&self) -> Self::Reducer;
 }
 
-/// A splittable source with an exact length (the source of an indexed iterator).
+/// A splittable source with an exact length (the source of an indexed iterator), with
+/// rayon's items and defaults: a producer written for rayon compiles here unchanged.
+///
+/// A producer does not know its length: whoever holds it does (rayon's design). The
+/// iterator that hands it out reports it ([`IndexedParallelIterator::len`], read by
+/// [`bridge`] before [`with_producer`](IndexedParallelIterator::with_producer)), the caller
+/// of [`bridge_producer_consumer`] passes it, and an adaptor whose producer needs its base's
+/// length (to split from the end, or across two bases) stores it when it is created. Where
+/// a count is needed at run time, [`into_iter`](Self::into_iter) is exact-sized.
 pub trait Producer: Send + Sized {
     /// The items.
     type Item;
-    /// The sequential iterator over the items: double-ended (for `rev`) and exact-sized
-    /// (its length is [`len`](Self::len)), as rayon's.
-    type IntoIter: DoubleEndedIterator<Item = Self::Item> + ExactSizeIterator;
-
-    /// The number of items.
-    fn len(&self) -> usize;
-
-    /// Whether there are no items.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
+    /// The sequential iterator over the items: double-ended (for `rev`) and exact-sized, as
+    /// rayon's.
+    type IntoIter: Iterator<Item = Self::Item> + DoubleEndedIterator + ExactSizeIterator;
 
     /// The sequential iterator.
     fn into_iter(self) -> Self::IntoIter;
-
-    /// Splits at `index` (`0 ..= len`): the first `index` items, and the rest.
-    fn split_at(self, index: usize) -> (Self, Self);
 
     /// Never split into pieces shorter than this (`with_min_len`).
     fn min_len(&self) -> usize {
@@ -183,6 +180,10 @@ pub trait Producer: Send + Sized {
     fn max_len(&self) -> usize {
         usize::MAX
     }
+
+    /// Splits at `index` (`0 ..= N`, `N` the number of items): the first `index` items,
+    /// and the rest.
+    fn split_at(self, index: usize) -> (Self, Self);
 
     /// Feeds every item to `folder` (until it is full).
     fn fold_with<F: Folder<Self::Item>>(self, folder: F) -> F {
@@ -292,20 +293,7 @@ where
     C: Consumer<I::Item>,
 {
     let len = par_iter.len();
-    par_iter.with_producer(LenCallback { len, consumer })
-}
-
-/// [`bridge`]'s callback: the length was read from the iterator before it was consumed.
-struct LenCallback<C> {
-    len: usize,
-    consumer: C,
-}
-
-impl<T, C: Consumer<T>> ProducerCallback<T> for LenCallback<C> {
-    type Output = C::Result;
-    fn callback<P: Producer<Item = T>>(self, producer: P) -> C::Result {
-        bridge_producer_consumer(self.len, producer, self.consumer)
-    }
+    par_iter.with_producer(BridgeCallback { len, consumer })
 }
 
 /// Runs `producer` (of `len` items) into `consumer` (rayon's `bridge_producer_consumer`):
@@ -527,13 +515,17 @@ where
     reducer.reduce(x, y)
 }
 
-/// The callback that bridges an indexed iterator's producer to `consumer` (with the
-/// producer's length): the `drive_unindexed` and `drive` of Zonal's indexed iterators.
-pub(crate) struct BridgeCallback<C>(pub(crate) C);
+/// The callback that bridges an indexed iterator's producer of `len` items to `consumer`:
+/// the `drive_unindexed` and `drive` of Zonal's indexed iterators, which read their length
+/// before handing out the producer (`BridgeCallback { len: self.len(), consumer }`).
+pub(crate) struct BridgeCallback<C> {
+    pub(crate) len: usize,
+    pub(crate) consumer: C,
+}
 
 impl<T, C: Consumer<T>> ProducerCallback<T> for BridgeCallback<C> {
     type Output = C::Result;
     fn callback<P: Producer<Item = T>>(self, producer: P) -> C::Result {
-        bridge_producer_consumer(producer.len(), producer, self.0)
+        bridge_producer_consumer(self.len, producer, self.consumer)
     }
 }

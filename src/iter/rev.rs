@@ -19,7 +19,8 @@ impl<I> Rev<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for Rev<I> {
     type Item = I::Item;
     fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        let len = self.len();
+        self.with_producer(BridgeCallback { len, consumer })
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.base.len())
@@ -31,37 +32,49 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Rev<I> {
         self.base.len()
     }
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
-        return self.base.with_producer(Callback { callback });
+        let len = self.base.len();
+        return self.base.with_producer(Callback { callback, len });
 
         struct Callback<CB> {
             callback: CB,
+            len: usize,
         }
         impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
-                self.callback.callback(RevProducer { base })
+                self.callback.callback(RevProducer {
+                    base,
+                    len: self.len,
+                })
             }
         }
     }
 }
 
+/// The base producer (of `len` items, the index space reversed) read from the back.
 struct RevProducer<P> {
     base: P,
+    len: usize,
 }
 
 impl<P: Producer> Producer for RevProducer<P> {
     type Item = P::Item;
     type IntoIter = std::iter::Rev<P::IntoIter>;
-    fn len(&self) -> usize {
-        self.base.len()
-    }
     fn into_iter(self) -> Self::IntoIter {
         self.base.into_iter().rev()
     }
     fn split_at(self, index: usize) -> (Self, Self) {
-        let len = self.base.len();
-        let (a, b) = self.base.split_at(len - index);
-        (RevProducer { base: b }, RevProducer { base: a })
+        let (a, b) = self.base.split_at(self.len - index);
+        (
+            RevProducer {
+                base: b,
+                len: index,
+            },
+            RevProducer {
+                base: a,
+                len: self.len - index,
+            },
+        )
     }
     fn min_len(&self) -> usize {
         self.base.min_len()

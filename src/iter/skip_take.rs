@@ -22,7 +22,8 @@ macro_rules! cut {
         impl<I: IndexedParallelIterator> ParallelIterator for $name<I> {
             type Item = I::Item;
             fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
-                self.with_producer(BridgeCallback(consumer))
+                let len = self.len();
+                self.with_producer(BridgeCallback { len, consumer })
             }
             fn opt_len(&self) -> Option<usize> {
                 Some(self.len())
@@ -35,7 +36,9 @@ macro_rules! cut {
                 $len_expr
             }
             fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
-                return self.base.with_producer(Callback { callback, n: self.n });
+                // Where to cut the base producer: `n`, at most the base's length.
+                let n = self.n.min(self.base.len());
+                return self.base.with_producer(Callback { callback, n });
 
                 struct Callback<CB> {
                     callback: CB,
@@ -44,7 +47,7 @@ macro_rules! cut {
                 impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
                     type Output = CB::Output;
                     fn callback<P: Producer<Item = T>>(self, $p: P) -> CB::Output {
-                        let $m = self.n.min($p.len());
+                        let $m = self.n;
                         self.callback.callback($pick)
                     }
                 }

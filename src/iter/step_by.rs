@@ -31,7 +31,8 @@ impl<I: IndexedParallelIterator> ParallelIterator for StepBy<I> {
     type Item = I::Item;
 
     fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        let len = self.len();
+        self.with_producer(BridgeCallback { len, consumer })
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
@@ -44,14 +45,17 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for StepBy<I> {
     }
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        let len = self.base.len();
         return self.base.with_producer(Callback {
             callback,
             step: self.step,
+            len,
         });
 
         struct Callback<CB> {
             callback: CB,
             step: usize,
+            len: usize,
         }
         impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
@@ -59,43 +63,45 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for StepBy<I> {
                 self.callback.callback(StepProducer {
                     base,
                     step: self.step,
+                    len: self.len,
                 })
             }
         }
     }
 }
 
+/// Every `step`-th item of the base producer (of `len` items).
 struct StepProducer<P> {
     base: P,
     step: usize,
+    len: usize,
 }
 
 impl<P: Producer> Producer for StepProducer<P> {
     type Item = P::Item;
     type IntoIter = StepIter<P::IntoIter>;
 
-    fn len(&self) -> usize {
-        self.base.len().div_ceil(self.step)
-    }
     fn into_iter(self) -> Self::IntoIter {
         StepIter {
-            rest: self.base.len(),
-            len: self.len(),
+            rest: self.len,
+            len: self.len.div_ceil(self.step),
             base: self.base.into_iter(),
             step: self.step,
         }
     }
     fn split_at(self, index: usize) -> (Self, Self) {
-        let at = index.saturating_mul(self.step).min(self.base.len());
+        let at = index.saturating_mul(self.step).min(self.len);
         let (a, b) = self.base.split_at(at);
         (
             StepProducer {
                 base: a,
                 step: self.step,
+                len: at,
             },
             StepProducer {
                 base: b,
                 step: self.step,
+                len: self.len - at,
             },
         )
     }

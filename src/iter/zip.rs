@@ -26,7 +26,8 @@ where
     type Item = (A::Item, B::Item);
 
     fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
-        self.with_producer(BridgeCallback(consumer))
+        let len = self.len();
+        self.with_producer(BridgeCallback { len, consumer })
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
@@ -99,9 +100,6 @@ impl<A: Producer, B: Producer> Producer for ZipProducer<A, B> {
     type Item = (A::Item, B::Item);
     type IntoIter = ZipIter<A::IntoIter, B::IntoIter>;
 
-    fn len(&self) -> usize {
-        self.a.len().min(self.b.len())
-    }
     fn into_iter(self) -> Self::IntoIter {
         ZipIter {
             a: self.a.into_iter(),

@@ -45,9 +45,6 @@ fn as_array<T, const N: usize>(window: &[T]) -> &[T; N] {
 impl<'data, T: Sync, const N: usize> Producer for ArrayWindowsProducer<'data, T, N> {
     type Item = &'data [T; N];
     type IntoIter = std::iter::Map<std::slice::Windows<'data, T>, fn(&'data [T]) -> &'data [T; N]>;
-    fn len(&self) -> usize {
-        Producer::len(&self.windows)
-    }
     fn into_iter(self) -> Self::IntoIter {
         Producer::into_iter(self.windows).map(as_array::<T, N>)
     }
@@ -71,8 +68,8 @@ impl<'data, T: Sync, const N: usize> ArrayWindows<'data, T, N> {
 impl<'data, T: Sync + 'data, const N: usize> ParallelIterator for ArrayWindows<'data, T, N> {
     type Item = &'data [T; N];
     fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
-        let producer = self.producer();
-        crate::iter::plumbing::bridge_producer_consumer(producer.len(), producer, consumer)
+        let len = self.len();
+        crate::iter::plumbing::bridge_producer_consumer(len, self.producer(), consumer)
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())

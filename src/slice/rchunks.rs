@@ -5,22 +5,24 @@
 use crate::iter::plumbing::{bridge, Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
-/// The index-space plumbing of a type that is its own producer.
+/// The index-space plumbing of a type that is its own producer (of `len(s) EXPR` items,
+/// `s` being `&self`: a producer has no length of its own, as in rayon).
 macro_rules! own_producer {
-    ([$($g:tt)*] $ty:ty, $item:ty) => {
+    ([$($g:tt)*] $ty:ty, $item:ty, len($s:ident) $len:expr) => {
         impl<$($g)*> ParallelIterator for $ty {
             type Item = $item;
             fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
                 bridge(self, consumer)
             }
             fn opt_len(&self) -> Option<usize> {
-                Some(Producer::len(self))
+                Some(IndexedParallelIterator::len(self))
             }
         }
 
         impl<$($g)*> IndexedParallelIterator for $ty {
             fn len(&self) -> usize {
-                Producer::len(self)
+                let $s = self;
+                $len
             }
             fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
                 callback.callback(self)
@@ -67,9 +69,6 @@ impl<T> Clone for RChunks<'_, T> {
 impl<'data, T: Sync> Producer for RChunks<'data, T> {
     type Item = &'data [T];
     type IntoIter = std::slice::RChunks<'data, T>;
-    fn len(&self) -> usize {
-        self.slice.len().div_ceil(self.size)
-    }
     fn into_iter(self) -> Self::IntoIter {
         self.slice.rchunks(self.size)
     }
@@ -89,7 +88,7 @@ impl<'data, T: Sync> Producer for RChunks<'data, T> {
         )
     }
 }
-own_producer!(['data, T: Sync + 'data] RChunks<'data, T>, &'data [T]);
+own_producer!(['data, T: Sync + 'data] RChunks<'data, T>, &'data [T], len(it) it.slice.len().div_ceil(it.size));
 
 /// Mutable chunks of `size` items from the end of the slice, the last one (the slice's
 /// start) possibly shorter (indexed;
@@ -118,9 +117,6 @@ impl<'data, T> RChunksMut<'data, T> {
 impl<'data, T: Send> Producer for RChunksMut<'data, T> {
     type Item = &'data mut [T];
     type IntoIter = std::slice::RChunksMut<'data, T>;
-    fn len(&self) -> usize {
-        self.slice.len().div_ceil(self.size)
-    }
     fn into_iter(self) -> Self::IntoIter {
         self.slice.rchunks_mut(self.size)
     }
@@ -134,7 +130,7 @@ impl<'data, T: Send> Producer for RChunksMut<'data, T> {
         )
     }
 }
-own_producer!(['data, T: Send + 'data] RChunksMut<'data, T>, &'data mut [T]);
+own_producer!(['data, T: Send + 'data] RChunksMut<'data, T>, &'data mut [T], len(it) it.slice.len().div_ceil(it.size));
 
 /// Chunks of exactly `size` items from the end of the slice; the first `len % size` items
 /// are left out, in [`remainder`](Self::remainder) (indexed;
@@ -192,7 +188,7 @@ impl<'data, T: Sync + 'data> ParallelIterator for RChunksExact<'data, T> {
 
 impl<'data, T: Sync + 'data> IndexedParallelIterator for RChunksExact<'data, T> {
     fn len(&self) -> usize {
-        Producer::len(&self.chunks)
+        self.chunks.len()
     }
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
         callback.callback(self.chunks)
@@ -259,7 +255,7 @@ impl<'data, T: Send + 'data> ParallelIterator for RChunksExactMut<'data, T> {
 
 impl<'data, T: Send + 'data> IndexedParallelIterator for RChunksExactMut<'data, T> {
     fn len(&self) -> usize {
-        Producer::len(&self.chunks)
+        self.chunks.len()
     }
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
         callback.callback(self.chunks)

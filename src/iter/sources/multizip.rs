@@ -88,7 +88,8 @@ macro_rules! multizip {
                 self,
                 consumer: CONSUMER,
             ) -> CONSUMER::Result {
-                self.with_producer(crate::iter::plumbing::BridgeCallback(consumer))
+                let len = self.len();
+                self.with_producer(crate::iter::plumbing::BridgeCallback { len, consumer })
             }
             fn opt_len(&self) -> Option<usize> {
                 Some(self.len())

@@ -12,9 +12,6 @@ pub struct OptionIter<T> {
 impl<T: Send> Producer for OptionIter<T> {
     type Item = T;
     type IntoIter = std::option::IntoIter<T>;
-    fn len(&self) -> usize {
-        usize::from(self.opt.is_some())
-    }
     fn into_iter(self) -> Self::IntoIter {
         self.opt.into_iter()
     }
@@ -26,7 +23,7 @@ impl<T: Send> Producer for OptionIter<T> {
         }
     }
 }
-super::slice::self_producer!([T: Send] OptionIter<T>, T);
+super::slice::self_producer!([T: Send] OptionIter<T>, T, len(it) usize::from(it.opt.is_some()));
 
 impl<T> From<Option<T>> for OptionIter<T> {
     fn from(opt: Option<T>) -> Self {

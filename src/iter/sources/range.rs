@@ -145,9 +145,6 @@ impl<T> KeyProducer<T> {
 impl<T: RangeKey> Producer for KeyProducer<T> {
     type Item = T;
     type IntoIter = KeyIter<T>;
-    fn len(&self) -> usize {
-        self.len
-    }
     fn into_iter(self) -> KeyIter<T> {
         KeyIter {
             next: self.start,

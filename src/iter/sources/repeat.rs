@@ -134,9 +134,6 @@ impl<T: Clone + Send> IndexedParallelIterator for RepeatN<T> {
 impl<T: Clone + Send> Producer for RepeatN<T> {
     type Item = T;
     type IntoIter = RepeatNIter<T>;
-    fn len(&self) -> usize {
-        self.count
-    }
     fn into_iter(self) -> RepeatNIter<T> {
         RepeatNIter {
             element: self.element,

@@ -5,26 +5,28 @@
 use crate::iter::plumbing::{Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
-/// Every indexed source here: the iterator is its own producer.
+/// Every indexed source here: the iterator is its own producer; `len(s) EXPR` is its
+/// length (`s` is `&self`; a producer has no length of its own, as in rayon).
 macro_rules! self_producer {
-    ([$($g:tt)*] $ty:ty, $item:ty) => {
+    ([$($g:tt)*] $ty:ty, $item:ty, len($s:ident) $len:expr) => {
         impl<$($g)*> ParallelIterator for $ty {
             type Item = $item;
             fn drive_unindexed<C>(self, consumer: C) -> C::Result
             where
                 C: $crate::iter::plumbing::UnindexedConsumer<Self::Item>,
             {
-                let len = $crate::iter::plumbing::Producer::len(&self);
+                let len = IndexedParallelIterator::len(&self);
                 $crate::iter::plumbing::bridge_producer_consumer(len, self, consumer)
             }
             fn opt_len(&self) -> Option<usize> {
-                Some(Producer::len(self))
+                Some(IndexedParallelIterator::len(self))
             }
         }
 
         impl<$($g)*> IndexedParallelIterator for $ty {
             fn len(&self) -> usize {
-                Producer::len(self)
+                let $s = self;
+                $len
             }
             fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
                 callback.callback(self)
@@ -49,9 +51,6 @@ impl<T> Clone for SliceIter<'_, T> {
 impl<'a, T: Sync> Producer for SliceIter<'a, T> {
     type Item = &'a T;
     type IntoIter = std::slice::Iter<'a, T>;
-    fn len(&self) -> usize {
-        self.slice.len()
-    }
     fn into_iter(self) -> Self::IntoIter {
         self.slice.iter()
     }
@@ -60,7 +59,7 @@ impl<'a, T: Sync> Producer for SliceIter<'a, T> {
         (SliceIter { slice: a }, SliceIter { slice: b })
     }
 }
-self_producer!(['a, T: Sync + 'a] SliceIter<'a, T>, &'a T);
+self_producer!(['a, T: Sync + 'a] SliceIter<'a, T>, &'a T, len(it) it.slice.len());
 
 /// A parallel iterator over `&mut T` of a slice (indexed).
 #[derive(Debug)]
@@ -71,9 +70,6 @@ pub struct SliceIterMut<'a, T> {
 impl<'a, T: Send> Producer for SliceIterMut<'a, T> {
     type Item = &'a mut T;
     type IntoIter = std::slice::IterMut<'a, T>;
-    fn len(&self) -> usize {
-        self.slice.len()
-    }
     fn into_iter(self) -> Self::IntoIter {
         self.slice.iter_mut()
     }
@@ -82,7 +78,7 @@ impl<'a, T: Send> Producer for SliceIterMut<'a, T> {
         (SliceIterMut { slice: a }, SliceIterMut { slice: b })
     }
 }
-self_producer!(['a, T: Send + 'a] SliceIterMut<'a, T>, &'a mut T);
+self_producer!(['a, T: Send + 'a] SliceIterMut<'a, T>, &'a mut T, len(it) it.slice.len());
 
 impl<'a, T> From<&'a [T]> for SliceIter<'a, T> {
     fn from(slice: &'a [T]) -> Self {
@@ -178,9 +174,6 @@ impl<T> Clone for ChunksIter<'_, T> {
 impl<'a, T: Sync> Producer for ChunksIter<'a, T> {
     type Item = &'a [T];
     type IntoIter = std::slice::Chunks<'a, T>;
-    fn len(&self) -> usize {
-        self.slice.len().div_ceil(self.size)
-    }
     fn into_iter(self) -> Self::IntoIter {
         self.slice.chunks(self.size)
     }
@@ -193,7 +186,7 @@ impl<'a, T: Sync> Producer for ChunksIter<'a, T> {
         )
     }
 }
-self_producer!(['a, T: Sync + 'a] ChunksIter<'a, T>, &'a [T]);
+self_producer!(['a, T: Sync + 'a] ChunksIter<'a, T>, &'a [T], len(it) it.slice.len().div_ceil(it.size));
 
 /// Mutable chunks of exactly `size` items, the last one possibly shorter (indexed;
 /// [`ParallelSliceMut::par_chunks_mut`](crate::slice::ParallelSliceMut::par_chunks_mut)).
@@ -213,9 +206,6 @@ impl<'a, T> ChunksMutIter<'a, T> {
 impl<'a, T: Send> Producer for ChunksMutIter<'a, T> {
     type Item = &'a mut [T];
     type IntoIter = std::slice::ChunksMut<'a, T>;
-    fn len(&self) -> usize {
-        self.slice.len().div_ceil(self.size)
-    }
     fn into_iter(self) -> Self::IntoIter {
         self.slice.chunks_mut(self.size)
     }
@@ -229,7 +219,7 @@ impl<'a, T: Send> Producer for ChunksMutIter<'a, T> {
         )
     }
 }
-self_producer!(['a, T: Send + 'a] ChunksMutIter<'a, T>, &'a mut [T]);
+self_producer!(['a, T: Send + 'a] ChunksMutIter<'a, T>, &'a mut [T], len(it) it.slice.len().div_ceil(it.size));
 
 /// Overlapping windows of `size` items (indexed;
 /// [`ParallelSlice::par_windows`](crate::slice::ParallelSlice::par_windows)).
@@ -255,9 +245,6 @@ impl<T> Clone for WindowsIter<'_, T> {
 impl<'a, T: Sync> Producer for WindowsIter<'a, T> {
     type Item = &'a [T];
     type IntoIter = std::slice::Windows<'a, T>;
-    fn len(&self) -> usize {
-        (self.slice.len() + 1).saturating_sub(self.size)
-    }
     fn into_iter(self) -> Self::IntoIter {
         self.slice.windows(self.size)
     }
@@ -277,4 +264,4 @@ impl<'a, T: Sync> Producer for WindowsIter<'a, T> {
         )
     }
 }
-self_producer!(['a, T: Sync + 'a] WindowsIter<'a, T>, &'a [T]);
+self_producer!(['a, T: Sync + 'a] WindowsIter<'a, T>, &'a [T], len(it) (it.slice.len() + 1).saturating_sub(it.size));

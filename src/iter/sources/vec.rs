@@ -41,7 +41,8 @@ impl<T: Send> From<Vec<T>> for VecIntoIter<T> {
 impl<T: Send> ParallelIterator for VecIntoIter<T> {
     type Item = T;
     fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
-        self.with_producer(crate::iter::plumbing::BridgeCallback(consumer))
+        let len = self.len();
+        self.with_producer(crate::iter::plumbing::BridgeCallback { len, consumer })
     }
     fn opt_len(&self) -> Option<usize> {
         Some(self.vec.len())
@@ -67,9 +68,6 @@ struct TakeProducer<'a, T> {
 impl<'a, T: Send> Producer for TakeProducer<'a, T> {
     type Item = T;
     type IntoIter = TakeIter<'a, T>;
-    fn len(&self) -> usize {
-        self.slots.len()
-    }
     fn into_iter(self) -> TakeIter<'a, T> {
         TakeIter(self.slots.iter_mut())
     }
