@@ -161,6 +161,61 @@ pub trait UnindexedConsumer<I>: Consumer<I> {
 /// of [`bridge_producer_consumer`] passes it, and an adaptor whose producer needs its base's
 /// length (to split from the end, or across two bases) stores it when it is created. Where
 /// a count is needed at run time, [`into_iter`](Self::into_iter) is exact-sized.
+///
+/// A producer as written for rayon (the numbers `start..end`, doubled), handed out by an
+/// indexed iterator that knows its length:
+///
+/// ```
+/// use zonal::iter::plumbing::{bridge, Producer, ProducerCallback, UnindexedConsumer};
+/// use zonal::prelude::*;
+///
+/// struct Doubles {
+///     start: usize,
+///     end: usize,
+/// }
+///
+/// impl Producer for Doubles {
+///     type Item = usize;
+///     type IntoIter = std::iter::Map<std::ops::Range<usize>, fn(usize) -> usize>;
+///
+///     fn into_iter(self) -> Self::IntoIter {
+///         (self.start..self.end).map(|x| 2 * x)
+///     }
+///
+///     fn split_at(self, index: usize) -> (Self, Self) {
+///         let mid = self.start + index;
+///         (
+///             Doubles { start: self.start, end: mid },
+///             Doubles { start: mid, end: self.end },
+///         )
+///     }
+/// }
+///
+/// struct ParDoubles(usize);
+///
+/// impl ParallelIterator for ParDoubles {
+///     type Item = usize;
+///     fn drive_unindexed<C: UnindexedConsumer<usize>>(self, consumer: C) -> C::Result {
+///         bridge(self, consumer)
+///     }
+///     fn opt_len(&self) -> Option<usize> {
+///         Some(self.0)
+///     }
+/// }
+///
+/// impl IndexedParallelIterator for ParDoubles {
+///     fn len(&self) -> usize {
+///         self.0
+///     }
+///     fn with_producer<CB: ProducerCallback<usize>>(self, callback: CB) -> CB::Output {
+///         callback.callback(Doubles { start: 0, end: self.0 })
+///     }
+/// }
+///
+/// let v: Vec<usize> = ParDoubles(1000).rev().collect();
+/// assert_eq!(v, (0..1000).rev().map(|x| 2 * x).collect::<Vec<_>>());
+/// assert_eq!(ParDoubles(1000).sum::<usize>(), 999 * 1000);
+/// ```
 pub trait Producer: Send + Sized {
     /// The items.
     type Item;
