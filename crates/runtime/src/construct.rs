@@ -22,6 +22,7 @@ use crate::fifo::FifoQueue;
 use crate::metrics::WorkerCounters;
 use crate::policy_switch::PolicySlot;
 use crate::pool::{Layout, ThreadPool};
+use crate::queues::AwayQueue;
 use crate::registry::{PanicHandler, Registry, StealObserver, ThreadHandler, WorkerShared};
 use crate::sleep::Sleep;
 use crate::task::{Meta, Task};
@@ -230,8 +231,7 @@ fn worker_shared(
             CachePadded::new(WorkerShared {
                 stealer,
                 inbox: Injector::new(),
-                away: Injector::new(),
-                away_len: AtomicUsize::new(0),
+                away: AwayQueue::default(),
                 counters: CachePadded::new(WorkerCounters::new(levels, pin.is_some())),
                 blocks: CachePadded::new(SharedBlocks::new()),
                 fifo: FifoQueue::default(),

@@ -24,10 +24,11 @@ use crossbeam_deque::Injector;
 use crate::global::current_or_global;
 use crate::job::HeapJob;
 use crate::pool::ThreadPool;
+use crate::queues::steal_loop;
 use crate::registry::Registry;
 use crate::route::Target;
 use crate::task::{Task, TaskOptions};
-use crate::worker::{steal_loop, WorkerThread};
+use crate::worker::WorkerThread;
 
 /// A FIFO queue of jobs waiting for their proxies (created on the first push: a pool has
 /// one per worker, a `ScopeFifo` one per worker of its pool).

@@ -160,6 +160,7 @@ pub mod os;
 mod parallel;
 mod policy_switch;
 mod pool;
+mod queues;
 mod registry;
 mod route;
 mod scope;

@@ -27,6 +27,7 @@ use crate::error::SpawnError;
 use crate::fifo::FifoQueue;
 use crate::metrics::WorkerCounters;
 use crate::policy_switch::PolicySlot;
+use crate::queues::AwayQueue;
 use crate::sleep::Sleep;
 use crate::task::{Meta, Task, TaskOptions};
 use crate::turnaround::TurnaroundHistogram;
@@ -42,11 +43,10 @@ pub(crate) type StealObserver = dyn Fn(&crate::StealRecord) + Send + Sync;
 pub(crate) struct WorkerShared {
     pub(crate) stealer: Stealer<Task>,
     pub(crate) inbox: Injector<Task>,
-    pub(crate) away: Injector<Task>,
-    /// Upper bound on `away.len()`: incremented before a push, decremented after a pop.
-    pub(crate) away_len: AtomicUsize,
+    /// Tasks away from home or migrated, with their length bound (`queues.rs`).
+    pub(crate) away: AwayQueue,
     /// Written by the owner on every task: padded away from what thieves read (`stealer`,
-    /// `away_len`), or every steal walk would bounce the owner's counter line.
+    /// `away`'s bound), or every steal walk would bounce the owner's counter line.
     pub(crate) counters: CachePadded<WorkerCounters>,
     /// The worker's job blocks as other threads see them (`blocks.rs`): written by thieves
     /// that free the worker's jobs, so on a line of its own.

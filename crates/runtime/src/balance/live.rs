@@ -8,7 +8,6 @@ use zonal_topology::{CpuId, Level, Topology};
 
 use crate::registry::Registry;
 use crate::task::{Meta, Task};
-use crate::worker::pop_injector;
 use std::sync::Mutex;
 
 use super::driver::{Driver, Queues};
@@ -50,7 +49,7 @@ impl Queues for Registry {
 
     fn probe(&self, w: usize) -> Probe {
         let s = &self.shared[w];
-        let away = s.away_len.load(Ordering::Relaxed);
+        let away = s.away.len_bound();
         let queued = s.stealer.len() + s.inbox.len() + away;
         Probe {
             queued: u32::try_from(queued).unwrap_or(u32::MAX),
@@ -62,10 +61,7 @@ impl Queues for Registry {
 
     fn pop_away(&self, w: usize) -> Option<Task> {
         let s = &self.shared[w];
-        let t = pop_injector(&s.away)?;
-        // `away_len` is an upper bound: decremented after the pop.
-        s.away_len.fetch_sub(1, Ordering::Relaxed);
-        Some(t)
+        s.away.pop()
     }
 
     fn meta(&self, w: usize, t: &Task) -> (Meta, u64) {
@@ -81,10 +77,7 @@ impl Queues for Registry {
     }
 
     fn push_away(&self, w: usize, t: Task) {
-        let s = &self.shared[w];
-        // `away_len` is an upper bound: incremented before the push.
-        s.away_len.fetch_add(1, Ordering::Relaxed);
-        s.away.push(t);
+        self.shared[w].away.push(t);
         self.wake_worker(w);
     }
 

@@ -2,8 +2,6 @@
 //! queues. The protocol, and why no task is lost or run twice, is in `README.md` next to
 //! this file.
 
-use std::sync::atomic::Ordering;
-
 use crossbeam_deque::Steal;
 
 /// A victim's deque shorter than this gives one task, not a batch (`take_batch`).
@@ -12,9 +10,10 @@ use zonal_policy::{MoveContext, Probe, Refusal, Source, StealWalker, TaskMeta, V
 use zonal_topology::{CpuId, Level};
 
 use crate::metrics::bump;
+use crate::queues::steal_loop;
 use crate::registry::{Registry, WorkerShared};
 use crate::task::{Meta, Task, NO_ORIGIN};
-use crate::worker::{pop_injector, steal_loop, WorkerThread, CLOCK_REFRESH};
+use crate::worker::{WorkerThread, CLOCK_REFRESH};
 
 /// Where a stolen task came from.
 #[derive(Clone, Copy)]
@@ -106,7 +105,7 @@ impl WorkerThread {
         let (victim, queue) = match stolen.source {
             Source::Fresh => (w, QueueKind::Deque),
             Source::Away => {
-                r.shared[w].away_len.fetch_sub(1, Ordering::Relaxed);
+                r.shared[w].away.taken();
                 (w, QueueKind::Away)
             }
             _ => (usize::MAX, QueueKind::NodeInjector),
@@ -268,7 +267,7 @@ impl VictimQueues for Thief<'_> {
         let shared = vnode != self.last_node && !injector.is_empty();
         self.last_node = vnode;
         Probe {
-            away: vs.away_len.load(Ordering::Relaxed),
+            away: vs.away.len_bound(),
             shared,
         }
     }
@@ -288,7 +287,7 @@ impl VictimQueues for Thief<'_> {
             // made a walk over thousands of mostly empty deques quadratic in workers.
             Source::Fresh if vs.stealer.is_empty() => None,
             Source::Fresh => steal_loop(|| vs.stealer.steal()),
-            Source::Away => pop_injector(&vs.away),
+            Source::Away => vs.away.take(),
             _ => {
                 let t = steal_loop(|| r.node_injectors[vnode as usize].steal())?;
                 let mut m = t.meta(&r.fresh_meta[vnode as usize]);
@@ -380,10 +379,9 @@ impl VictimQueues for Thief<'_> {
         match from {
             Source::Fresh => {
                 debug_assert!(!t.job.is_bare());
-                vs.away_len.fetch_add(1, Ordering::Relaxed);
                 vs.away.push(t);
             }
-            Source::Away => vs.away.push(t),
+            Source::Away => vs.away.put_back(t),
             _ => {
                 r.node_injectors[vnode as usize].push(t);
                 r.sleep.wake_node(vnode);
