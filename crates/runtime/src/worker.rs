@@ -43,6 +43,7 @@ impl Drop for Adopted {
     /// At the thread's exit: WORKER stops pointing at the worker before it is freed.
     fn drop(&mut self) {
         let _ = WORKER.try_with(|w| w.set(ptr::null()));
+        LocalBlocks::leave();
     }
 }
 
@@ -54,6 +55,9 @@ pub(crate) fn adopt(mut worker: WorkerThread) {
     worker.adopted = true;
     let boxed = Box::new(worker);
     let at: *const WorkerThread = &*boxed;
+    // SAFETY: the box does not move and lives in ADOPTED until `Adopted::drop`, which
+    // leaves first.
+    unsafe { boxed.blocks.enter() };
     ADOPTED.with(|a| {
         let mut a = a.borrow_mut();
         debug_assert!(a.is_none(), "a thread is adopted by one pool at most");
@@ -200,6 +204,8 @@ impl WorkerThread {
     pub(crate) fn run(self) {
         let this = &self;
         WORKER.with(|w| w.set(this));
+        // SAFETY: `self` stays on this frame until the `leave` below.
+        unsafe { self.blocks.enter() };
         let registry = &*self.registry;
         if let Some(h) = &registry.start_handler {
             let _ = unwind::halt_unwinding(|| h(self.index));
@@ -208,6 +214,7 @@ impl WorkerThread {
         if let Some(h) = &registry.exit_handler {
             let _ = unwind::halt_unwinding(|| h(self.index));
         }
+        LocalBlocks::leave();
         WORKER.with(|w| w.set(ptr::null()));
     }
 
