@@ -178,41 +178,60 @@ fn char_literal_len(b: &[u8]) -> Option<usize> {
     (b.get(after) == Some(&b'\'')).then_some(after + 1)
 }
 
-/// The source without the bodies of `#[cfg(test)] mod name { … }` (already stripped).
+/// The length of a bracketed group starting at `s[0]` (`open`), or the rest of `s`.
+fn group_len(s: &str, open: char, close: char) -> usize {
+    let mut depth = 0usize;
+    for (k, ch) in s.char_indices() {
+        if ch == open {
+            depth += 1;
+        } else if ch == close {
+            depth = depth.saturating_sub(1);
+            if depth == 0 {
+                return k + 1;
+            }
+        }
+    }
+    s.len()
+}
+
+/// Whether a `cfg(…)` predicate holds only in tests: it names `test`, not negated.
+fn test_only(predicate: &str) -> bool {
+    let words: Vec<&str> = predicate
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .collect();
+    words.contains(&"test") && !predicate.replace(' ', "").contains("not(test")
+}
+
+/// The source without the bodies of inline test modules (`#[cfg(test)] mod name { … }`,
+/// `#[cfg(all(test, …))]` too, other attributes between), from stripped code.
 fn drop_test_modules(code: &str) -> String {
     let mut out = String::with_capacity(code.len());
     let mut rest = code;
-    while let Some(at) = rest.find("#[cfg(test)]") {
+    while let Some(at) = rest.find("#[cfg(") {
         out.push_str(&rest[..at]);
-        let after = &rest[at + "#[cfg(test)]".len()..];
-        let trimmed = after.trim_start();
-        let is_inline_mod = trimmed.starts_with("mod ")
-            && trimmed
-                .split_once(|c: char| c == '{' || c == ';')
-                .is_some_and(|(head, _)| {
-                    !head.contains(';') && trimmed[head.len()..].starts_with('{')
-                });
-        if !is_inline_mod {
-            out.push_str("#[cfg(test)]");
-            rest = after;
+        let attr_len = group_len(&rest[at + 1..], '[', ']') + 1;
+        let attr = &rest[at..at + attr_len];
+        let mut after = &rest[at + attr_len..];
+        // Other attributes of the same item.
+        loop {
+            let t = after.trim_start();
+            if !t.starts_with("#[") {
+                break;
+            }
+            let skip = after.len() - t.len() + 1 + group_len(&t[1..], '[', ']');
+            after = &after[skip..];
+        }
+        let t = after.trim_start();
+        let head_len = t.find(['{', ';']).unwrap_or(t.len());
+        let is_inline_mod =
+            (t.starts_with("mod ") || t.starts_with("pub mod ")) && t[head_len..].starts_with('{');
+        if !test_only(attr) || !is_inline_mod {
+            out.push_str(attr);
+            rest = &rest[at + attr_len..];
             continue;
         }
-        let open = after.find('{').unwrap_or(0);
-        let mut depth = 0usize;
-        let mut end = after.len();
-        for (k, ch) in after[open..].char_indices() {
-            match ch {
-                '{' => depth += 1,
-                '}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        end = open + k + 1;
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
+        let open = after.len() - t.len() + head_len;
+        let end = open + group_len(&after[open..], '{', '}');
         // Keep the line count (for nothing but readability of debugging output).
         out.extend(after[..end].chars().filter(|&c| c == '\n'));
         rest = &after[end..];
@@ -240,6 +259,7 @@ fn crate_paths(code: &str) -> Vec<Vec<String>> {
         let mut parser = PathParser {
             s: code.as_bytes(),
             i: start,
+            aliases: Vec::new(),
         };
         parser.tree(&mut Vec::new(), &mut paths);
     }
@@ -249,6 +269,8 @@ fn crate_paths(code: &str) -> Vec<Vec<String>> {
 struct PathParser<'a> {
     s: &'a [u8],
     i: usize,
+    /// `(index in the output, alias)` for each `path as alias`.
+    aliases: Vec<(usize, String)>,
 }
 
 impl PathParser<'_> {
@@ -314,7 +336,9 @@ impl PathParser<'_> {
         }
         self.i = save;
         if self.eat("as") {
-            let _alias = self.ident();
+            if let Some(alias) = self.ident() {
+                self.aliases.push((out.len(), alias));
+            }
         }
         out.push(prefix.clone());
     }
@@ -333,48 +357,99 @@ fn module_of(rel: &str) -> Vec<String> {
     parts
 }
 
-/// The file a path names: the longest prefix of it that is a file's module. A path to an
-/// item of the crate root goes through `lib.rs`'s re-exports (`reexports`) when it can.
+/// A file's `use` items, which re-export what they name under their own module:
+/// (module, name) → the absolute path it stands for.
+type Reexports = BTreeMap<(Vec<String>, String), Vec<String>>;
+
+/// The file a path names: the longest prefix of it that is a file's module, followed
+/// through that module's `use` items (`pub use load::IdleSignal;` in `balance/mod.rs` makes
+/// `crate::balance::IdleSignal` name `balance/load.rs`; `lib.rs`'s `pub use pool::ThreadPool`
+/// makes `crate::ThreadPool` name `pool.rs`).
 fn resolve(
     path: &[String],
     modules: &BTreeMap<Vec<String>, String>,
-    reexports: &BTreeMap<String, Vec<String>>,
+    reexports: &Reexports,
 ) -> Option<String> {
-    for len in (1..=path.len()).rev() {
-        if let Some(file) = modules.get(&path[..len]) {
-            return Some(file.clone());
+    let mut path = path.to_vec();
+    for _ in 0..16 {
+        let len = (0..=path.len())
+            .rev()
+            .find(|&len| modules.contains_key(&path[..len]))?;
+        let Some(next) = path
+            .get(len)
+            .and_then(|name| reexports.get(&(path[..len].to_vec(), name.clone())))
+        else {
+            return modules.get(&path[..len]).cloned();
+        };
+        let mut target = next.clone();
+        target.extend_from_slice(&path[len + 1..]);
+        if target == path {
+            break;
         }
+        path = target;
     }
-    let first = path.first()?;
-    let target = reexports.get(first)?;
-    (1..=target.len())
+    let len = (0..=path.len())
         .rev()
-        .find_map(|len| modules.get(&target[..len]).cloned())
+        .find(|&len| modules.contains_key(&path[..len]))?;
+    modules.get(&path[..len]).cloned()
 }
 
-/// `lib.rs`'s `pub use a::b::{C, D as E};`: the re-exported name → the path it comes from.
-fn root_reexports(lib_code: &str) -> BTreeMap<String, Vec<String>> {
-    let mut map = BTreeMap::new();
-    for stmt in lib_code.split(';') {
-        let Some(at) = stmt.find("pub use ") else {
+/// The `use` items of the (stripped) code of the file of `module`: each imported name →
+/// the absolute path it names (`crate::`, `self::`, `super::` and child-module paths;
+/// other crates' paths are left out).
+fn use_items(
+    module: &[String],
+    code: &str,
+    modules: &BTreeMap<Vec<String>, String>,
+    out: &mut Reexports,
+) {
+    let b = code.as_bytes();
+    let mut from = 0;
+    while let Some(p) = code[from..].find("use") {
+        let at = from + p;
+        from = at + 3;
+        let before_ok = at == 0 || !is_ident(b[at - 1]);
+        let after_ok = b.get(at + 3).is_some_and(|c| c.is_ascii_whitespace());
+        if !before_ok || !after_ok {
             continue;
-        };
-        let body = &stmt[at + "pub use ".len()..];
-        let body = body.strip_prefix("crate::").unwrap_or(body);
-        let mut paths = Vec::new();
+        }
         let mut parser = PathParser {
-            s: body.as_bytes(),
-            i: 0,
+            s: b,
+            i: at + 3,
+            aliases: Vec::new(),
         };
+        let mut paths = Vec::new();
         parser.tree(&mut Vec::new(), &mut paths);
-        // Names as exported: the alias after `as` is rare in lib.rs; the last segment is used.
-        for p in paths {
-            if let Some(name) = p.last() {
-                map.insert(name.clone(), p.clone());
+        let aliases: BTreeMap<usize, String> = parser.aliases.into_iter().collect();
+        for (k, p) in paths.into_iter().enumerate() {
+            let Some(first) = p.first() else { continue };
+            let mut abs: Vec<String> = match first.as_str() {
+                "crate" => Vec::new(),
+                "self" => module.to_vec(),
+                "super" => module[..module.len().saturating_sub(1)].to_vec(),
+                _ => {
+                    let mut child = module.to_vec();
+                    child.push(first.clone());
+                    if !modules.contains_key(&child) {
+                        continue;
+                    }
+                    module.to_vec()
+                }
+            };
+            let rest = if matches!(first.as_str(), "crate" | "self" | "super") {
+                &p[1..]
+            } else {
+                &p[..]
+            };
+            abs.extend(rest.iter().filter(|s| *s != "super").cloned());
+            let Some(name) = aliases.get(&k).or(abs.last()).cloned() else {
+                continue;
+            };
+            if name != "self" {
+                out.insert((module.to_vec(), name), abs);
             }
         }
     }
-    map
 }
 
 fn rs_files(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) {
@@ -419,10 +494,15 @@ fn graph_of(sources: &BTreeMap<String, String>) -> Graph {
         graph.files.insert(rel.clone(), module.clone());
         modules.insert(module, rel.clone());
     }
-    let reexports = sources
-        .get("lib.rs")
-        .map(|s| root_reexports(&strip(s)))
-        .unwrap_or_default();
+    let mut reexports = Reexports::new();
+    for (rel, text) in sources {
+        use_items(
+            &module_of(rel),
+            &drop_test_modules(&strip(text)),
+            &modules,
+            &mut reexports,
+        );
+    }
     for (rel, text) in sources {
         let code = drop_test_modules(&strip(text));
         for path in crate_paths(&code) {
@@ -668,8 +748,10 @@ fn skips_comments_strings_macros_and_test_modules() {
                 macro_rules! m { () => { $crate::g::H } }\n\
                 pub(crate) fn ok() {}\n\
                 #[cfg(test)]\nmod tests { use crate::pool::ThreadPool; fn t() { { } } }\n\
+                #[cfg(all(test, target_os = \"linux\"))]\n#[allow(unused)]\nmod more { use crate::x::Y; }\n\
+                #[cfg(not(test))]\nmod real { use crate::real::R; }\n\
                 use crate::kept::K;";
-    assert_eq!(paths_of(code), ["kept::K"]);
+    assert_eq!(paths_of(code), ["real::R", "kept::K"]);
 }
 
 #[test]
