@@ -27,7 +27,13 @@ const RUNTIME_CORE: &[&str] = &[
     "latch.rs",
     "sleep/mod.rs",
     "queues.rs",
+    "task_meta.rs",
 ];
+
+/// Feature files the core may still name, and why: `balance/load.rs` is the worker-side
+/// load signal (`IdleSignal`: when the worker's idle span started), written by the worker
+/// loop and read by the balancer; it imports nothing of the crate (a leaf below the core).
+const CORE_MAY_IMPORT: &[&str] = &["balance/load.rs"];
 
 /// The runtime's features, built over the core's interface: a core file imports none of
 /// them. A name ending in `/` is a directory. `pool.rs` / `pool/` sit above the features.
@@ -41,7 +47,6 @@ const RUNTIME_FEATURES: &[&str] = &[
     "balance/",
     "control/",
     "parallel.rs",
-    "policy_switch.rs",
     "yield_now.rs",
     "join.rs",
     "global.rs",
@@ -639,7 +644,7 @@ fn runtime_problems(graph: &Graph) -> Vec<String> {
     }
     for core in RUNTIME_CORE {
         for (to, paths) in graph.edges.get(*core).into_iter().flatten() {
-            if in_list(to, RUNTIME_FEATURES) {
+            if in_list(to, RUNTIME_FEATURES) && !in_list(to, CORE_MAY_IMPORT) {
                 let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
                 problems.push(format!(
                     "core {core} imports feature {to}: {}",

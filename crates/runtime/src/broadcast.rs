@@ -15,7 +15,7 @@ use crate::pool::ThreadPool;
 use crate::registry::Registry;
 use crate::route::Target;
 use crate::scope::scope_in_worker;
-use crate::task::TaskOptions;
+use crate::task_meta::TaskOptions;
 use crate::worker::WorkerThread;
 
 /// Where a [`broadcast`](ThreadPool::broadcast) operation runs (rayon's

@@ -18,14 +18,15 @@ use crate::balance::{Balancer, IdleSignal};
 use crate::blocks::SharedBlocks;
 use crate::builder::{NameFn, Placement};
 use crate::error::{BuildError, ErrorKind};
-use crate::fifo::FifoQueue;
 use crate::metrics::WorkerCounters;
 use crate::policy_switch::PolicySlot;
 use crate::pool::{Layout, ThreadPool};
-use crate::queues::AwayQueue;
-use crate::registry::{PanicHandler, Registry, StealObserver, ThreadHandler, WorkerShared};
+use crate::queues::{AwayQueue, FifoQueue};
+use crate::registry::{
+    Extension, PanicHandler, Registry, StealObserver, ThreadHandler, WorkerShared,
+};
 use crate::sleep::Sleep;
-use crate::task::{Meta, Task};
+use crate::task_meta::{Meta, Task};
 use crate::thread_builder::{
     pin_current, Body, Exits, PinFailure, Report, ThreadBuilder, ThreadSpawn,
 };
@@ -194,7 +195,6 @@ fn registry(
         worker_pin: pins.into(),
         worker_node,
         policy: PolicySlot::new(policy, &topo, &cpus),
-        balancer: Balancer::default(),
         node_injectors: (0..nodes)
             .map(|_| CachePadded::new(Injector::new()))
             .collect(),
@@ -214,7 +214,10 @@ fn registry(
         breadth_first: hooks.breadth_first,
         epoch: Instant::now(),
         turnaround: CachePadded::default(),
-        async_tasks: AsyncTasks::default(),
+        extensions: Box::new([
+            Box::new(AsyncTasks::default()) as Extension,
+            Box::new(Balancer::default()),
+        ]),
     })
 }
 

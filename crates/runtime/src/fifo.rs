@@ -17,33 +17,14 @@
 //! FIFO already: a proxy speaks for whichever job of its queue is oldest, so every job of a
 //! worker's FIFO queue must have the origin a thief's check of the proxy assumes.
 
-use std::sync::OnceLock;
-
-use crossbeam_deque::Injector;
-
 use crate::global::current_or_global;
 use crate::job::HeapJob;
 use crate::pool::ThreadPool;
-use crate::queues::steal_loop;
+use crate::queues::FifoQueue;
 use crate::registry::Registry;
 use crate::route::Target;
-use crate::task::{Task, TaskOptions};
+use crate::task_meta::{Task, TaskOptions};
 use crate::worker::WorkerThread;
-
-/// A FIFO queue of jobs waiting for their proxies (created on the first push: a pool has
-/// one per worker, a `ScopeFifo` one per worker of its pool).
-#[derive(Default)]
-pub(crate) struct FifoQueue(OnceLock<Injector<Task>>);
-
-impl FifoQueue {
-    fn push(&self, task: Task) {
-        self.0.get_or_init(Injector::new).push(task);
-    }
-
-    fn pop(&self) -> Option<Task> {
-        self.0.get().and_then(|q| steal_loop(|| q.steal()))
-    }
-}
 
 /// A proxy's reference to its queue.
 struct FifoPtr(*const FifoQueue);

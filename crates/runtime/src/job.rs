@@ -30,7 +30,7 @@ use std::mem;
 
 use crate::blocks::{self, LocalBlocks};
 use crate::latch::Latch;
-use crate::task::{Meta, Task};
+use crate::task_meta::{Meta, Task};
 use crate::unwind;
 
 /// Executes a type-erased job.

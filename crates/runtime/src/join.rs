@@ -12,7 +12,7 @@ use crate::job::StackJob;
 use crate::latch::SpinLatch;
 use crate::metrics::bump;
 use crate::route::Target;
-use crate::task::TaskOptions;
+use crate::task_meta::TaskOptions;
 use crate::unwind;
 use crate::worker::WorkerThread;
 

@@ -6,16 +6,17 @@ use std::sync::Arc;
 use zonal_policy::{Policy, PolicyConfig, PolicyError};
 use zonal_topology::{NodeId, Topology};
 
-use crate::balance::PassReport;
+use crate::balance::{self, PassReport};
 
 use crate::builder::Placement;
 use crate::error::SpawnError;
 use crate::global::current_or_global;
-use crate::metrics::{MetricsHandle, PoolFacts, PoolMetrics};
+use crate::handle::MetricsHandle;
+use crate::metrics::{PoolFacts, PoolMetrics};
 use crate::registry::Registry;
 use crate::route::Target;
 use crate::scope::{in_place_scope_in, scope_in_worker, Scope};
-use crate::task::{TaskInfo, TaskOptions};
+use crate::task_meta::{TaskInfo, TaskOptions};
 use crate::thread_builder::Exits;
 use crate::worker::WorkerThread;
 
@@ -345,14 +346,14 @@ impl ThreadPool {
     /// balance, and the migrations they ask for move queued tasks between workers' away
     /// queues. A steal-only policy makes it do nothing. See `src/balance/mod.rs`.
     pub fn balance_now(&self) -> PassReport {
-        self.registry.balance_pass(self.registry.now_us())
+        balance::pass(&self.registry, self.registry.now_us())
     }
 
     /// [`balance_now`](Self::balance_now) as if at `now_us` µs of the pool's clock (since
     /// it was built; never earlier than the previous pass): for tests and benchmarks that
     /// need levels to be due without waiting for them.
     pub fn balance_at(&self, now_us: u64) -> PassReport {
-        self.registry.balance_pass(now_us)
+        balance::pass(&self.registry, now_us)
     }
 
     /// Where the workers run (pinned, unpinned, spread).

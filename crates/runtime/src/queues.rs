@@ -7,14 +7,16 @@
 //! - [`OwnQueue::of`]: aged → the worker's inbox, which no thief sees; else → its away queue.
 //!   Every path that puts a non-fresh task on a worker's own queues asks it (`route.rs`: new
 //!   and woken tasks; `balance/driver.rs`: moved and held-back tasks).
+//! - [`FifoQueue`]: the jobs of FIFO spawns waiting for their proxies (`fifo.rs`).
 //! - [`pop_injector`], [`steal_loop`]: taking from crossbeam's queues.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 use crossbeam_deque::{Injector, Steal};
 use zonal_policy::Ageing;
 
-use crate::task::{Meta, Task};
+use crate::task_meta::{Meta, Task};
 
 /// A worker's away queue: tasks that migrated or live away from their origin. Any thread
 /// pushes; the owner, thieves (one task at a time, each checked) and balancing passes take.
@@ -105,6 +107,23 @@ impl OwnQueue {
         } else {
             Self::Away
         }
+    }
+}
+
+/// A FIFO queue of jobs waiting for their proxies (created on the first push: a pool has
+/// one per worker, a `ScopeFifo` one per worker of its pool).
+#[derive(Default)]
+pub(crate) struct FifoQueue(OnceLock<Injector<Task>>);
+
+impl FifoQueue {
+    /// Queues a job behind its proxy.
+    pub(crate) fn push(&self, task: Task) {
+        self.0.get_or_init(Injector::new).push(task);
+    }
+
+    /// The oldest job (its proxy runs it).
+    pub(crate) fn pop(&self) -> Option<Task> {
+        self.0.get().and_then(|q| steal_loop(|| q.steal()))
     }
 }
 

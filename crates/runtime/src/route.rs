@@ -37,7 +37,7 @@ use crate::job::{BareJob, HeapJob};
 use crate::metrics::bump;
 use crate::queues::OwnQueue;
 use crate::registry::Registry;
-use crate::task::{Meta, Task, TaskOptions, NO_ORIGIN};
+use crate::task_meta::{Meta, Task, TaskOptions, NO_ORIGIN};
 use crate::worker::WorkerThread;
 
 /// Where the caller aims a task.
@@ -505,7 +505,7 @@ mod test {
                 // A child of a task of a computation rooted on another node inherits that
                 // origin (and its placement): our deque, with a header.
                 let parent = w.current.get();
-                for flags in [0, crate::task::PLACED] {
+                for flags in [0, crate::task_meta::PLACED] {
                     w.current.set(Meta {
                         origin: with.0,
                         migrations: 2,

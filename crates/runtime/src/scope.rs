@@ -24,7 +24,7 @@ use crate::error::SpawnError;
 use crate::latch::{CountLatch, CountLockLatch, Latch, ScopeLatch};
 use crate::registry::Registry;
 use crate::route::Target;
-use crate::task::TaskOptions;
+use crate::task_meta::TaskOptions;
 use crate::unwind;
 use crate::worker::WorkerThread;
 

@@ -8,14 +8,14 @@
 
 use std::sync::Arc;
 
-use crate::fifo::FifoQueue;
 use crate::global::current_or_global;
 use crate::latch::Latch;
 use crate::pool::ThreadPool;
+use crate::queues::FifoQueue;
 use crate::registry::Registry;
 use crate::route::Target;
 use crate::scope::{Scope, ScopePtr};
-use crate::task::TaskOptions;
+use crate::task_meta::TaskOptions;
 use crate::unwind;
 use crate::worker::WorkerThread;
 

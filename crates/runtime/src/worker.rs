@@ -20,7 +20,7 @@ use crate::metrics::{bump, WorkerCounters};
 use crate::policy_switch::PolicyEpoch;
 use crate::queues::{pop_injector, steal_loop};
 use crate::registry::Registry;
-use crate::task::{Meta, Task, NO_ORIGIN};
+use crate::task_meta::{Meta, Task, NO_ORIGIN};
 use crate::unwind;
 
 /// Fruitless searches (each followed by `yield_now`) before a worker gets sleepy.

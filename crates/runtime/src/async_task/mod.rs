@@ -139,7 +139,7 @@ use crate::global::current_or_global;
 use crate::pool::ThreadPool;
 use crate::registry::Registry;
 use crate::route::Target;
-use crate::task::{Task, TaskOptions};
+use crate::task_meta::{Task, TaskOptions};
 use crate::worker::WorkerThread;
 use raw::Cell;
 
@@ -164,7 +164,7 @@ impl Registry {
             let h = Cell::allocate(fut, route.meta, Arc::clone(self), 3);
             // SAFETY: the cell is live and ours until shared below.
             let hd = unsafe { h.as_ref() };
-            if self.async_tasks.insert(h) {
+            if self.extension::<AsyncTasks>().insert(h) {
                 // SAFETY: a new cell: its header starts with the job header; queued once.
                 route.queue(unsafe { (hd.vtable.task)(h) });
             } else {
@@ -186,7 +186,10 @@ impl Registry {
     /// becomes its routing record's worker, so that its next poll does not count the move
     /// again (module docs, "Routing, ageing and migrations"). Other jobs are left alone.
     pub(crate) fn async_moved(&self, task: &Task, to: usize) {
-        if let Some(h) = self.async_tasks.find(task.job.untagged().addr()) {
+        if let Some(h) = self
+            .extension::<AsyncTasks>()
+            .find(task.job.untagged().addr())
+        {
             // SAFETY: `task` is that async task (a live job at a listed cell's address),
             // popped by the caller and not yet pushed again: nobody else runs it or reads
             // its routing record until the push, which orders this write before them
@@ -197,7 +200,7 @@ impl Registry {
 
     /// Shutdown: cancels every live async task (module docs, "Shutdown").
     pub(crate) fn shutdown_async(&self) {
-        self.async_tasks.close_and_cancel();
+        self.extension::<AsyncTasks>().close_and_cancel();
     }
 }
 

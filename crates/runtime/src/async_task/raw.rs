@@ -18,7 +18,7 @@ use super::waker;
 use crate::job::{Job, JobHeader, JobRef};
 use crate::metrics::bump;
 use crate::registry::Registry;
-use crate::task::{Meta, Task};
+use crate::task_meta::{Meta, Task};
 use crate::unwind;
 use crate::worker::WorkerThread;
 
@@ -268,7 +268,7 @@ where
             }
         }
         let raw = NonNull::from(h);
-        registry.async_tasks.remove(raw);
+        registry.extension::<super::AsyncTasks>().remove(raw);
         drop_ref(raw);
         registry.task_done();
     }

@@ -14,7 +14,7 @@ use zonal_policy::{
 use zonal_topology::{CpuId, Level, NodeId, Topology};
 
 use crate::queues::OwnQueue;
-use crate::task::Meta;
+use crate::task_meta::Meta;
 
 use super::load::{Probe, WorkerLoad};
 use super::snapshot::LiveView;

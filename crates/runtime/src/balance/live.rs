@@ -7,7 +7,7 @@ use std::sync::Arc;
 use zonal_topology::{CpuId, Level, Topology};
 
 use crate::registry::Registry;
-use crate::task::{Meta, Task};
+use crate::task_meta::{Meta, Task};
 use std::sync::Mutex;
 
 use super::driver::{Driver, Queues};
@@ -20,16 +20,15 @@ use super::PassReport;
 #[derive(Debug, Default)]
 pub(crate) struct Balancer(Mutex<Option<Driver>>);
 
-impl Registry {
-    /// One balancing pass at `now_us` (µs of the pool's clock) under the current policy.
-    /// Concurrent passes run one after the other.
-    pub(crate) fn balance_pass(&self, now_us: u64) -> PassReport {
-        let epoch = self.policy.current();
-        let mut guard = self.balancer.0.lock().unwrap_or_else(|e| e.into_inner());
-        let driver =
-            guard.get_or_insert_with(|| Driver::new(Arc::clone(&self.topo), self.num_workers()));
-        driver.pass(self, &*epoch.policy, epoch.generation, now_us)
-    }
+/// One balancing pass of `registry`'s pool at `now_us` (µs of the pool's clock) under the
+/// current policy. Concurrent passes run one after the other.
+pub(crate) fn pass(registry: &Registry, now_us: u64) -> PassReport {
+    let epoch = registry.policy.current();
+    let balancer: &Balancer = registry.extension();
+    let mut guard = balancer.0.lock().unwrap_or_else(|e| e.into_inner());
+    let driver = guard
+        .get_or_insert_with(|| Driver::new(Arc::clone(&registry.topo), registry.num_workers()));
+    driver.pass(registry, &*epoch.policy, epoch.generation, now_us)
 }
 
 impl Queues for Registry {

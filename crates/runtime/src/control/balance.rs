@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::metrics::MetricsHandle;
+use crate::handle::MetricsHandle;
 
 /// What the control plane's balancer has done so far ([`ControlPlane::balance_stats`](super::ControlPlane::balance_stats)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -64,9 +64,8 @@ pub(crate) async fn run(handle: MetricsHandle, tick: Duration, counters: Arc<Cou
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
         interval.tick().await;
-        let registry = handle.registry();
         let start = Instant::now();
-        let report = registry.balance_pass(registry.now_us());
+        let report = handle.balance_now();
         let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
         counters.passes.fetch_add(1, Ordering::Relaxed);
         counters
