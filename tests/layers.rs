@@ -673,7 +673,6 @@ fn summary(graph: &Graph) -> String {
 }
 
 #[test]
-#[ignore = "until the runtime's layering lands (issue 24, step 4)"]
 fn runtime_is_one_core_with_features_on_top() {
     let graph = crate_graph("runtime");
     assert!(

@@ -16,10 +16,10 @@ use zonal_topology::{CpuId, Topology};
 use crate::async_task::AsyncTasks;
 use crate::balance::{Balancer, IdleSignal};
 use crate::blocks::SharedBlocks;
-use crate::builder::{NameFn, Placement};
 use crate::error::{BuildError, ErrorKind};
 use crate::metrics::WorkerCounters;
 use crate::policy_switch::PolicySlot;
+use crate::pool::Placement;
 use crate::pool::{Layout, ThreadPool};
 use crate::queues::{AwayQueue, FifoQueue};
 use crate::registry::{
@@ -172,6 +172,9 @@ fn fall_back(
         first.worker, first.cpu, first.reason
     ));
 }
+
+/// A worker thread's name, by worker index (`ThreadPoolBuilder::thread_name`).
+pub(crate) type NameFn = Box<dyn FnMut(usize) -> String>;
 
 /// The shared state of a pool, around the stealers of its workers' deques; `pins[i]` is
 /// the CPU worker `i` is pinned to, if it is.
@@ -414,8 +417,8 @@ fn await_pinning(reports: &mpsc::Receiver<Report>, created: usize) -> Reports {
 mod tests {
     use std::sync::atomic::{AtomicU8, Ordering};
 
-    use crate::builder::Placement;
     use crate::os::fail_pins::FailPins;
+    use crate::pool::Placement;
     use crate::{ThreadPool, ThreadPoolBuilder};
 
     /// The CPUs the test thread (and so a fresh worker thread, which inherits its mask) may

@@ -146,6 +146,7 @@ mod displacement;
 mod enter;
 mod error;
 mod fifo;
+mod free;
 mod global;
 mod handle;
 mod job;
@@ -178,12 +179,12 @@ mod unwind;
 mod worker;
 mod yield_now;
 
-pub use async_task::{spawn_async, JoinError, JoinHandle};
+pub use async_task::{JoinError, JoinHandle};
 #[doc(hidden)]
 pub use balance::SyntheticPool;
 pub use balance::{MoveRecord, PassReport};
-pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
-pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
+pub use broadcast::BroadcastContext;
+pub use builder::{ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
 #[allow(deprecated)]
 pub use configuration::{initialize, Configuration};
 #[cfg(feature = "control-plane")]
@@ -193,21 +194,23 @@ pub use control::{
     ServeOptions, METRICS_CONTENT_TYPE,
 };
 pub use error::{BuildError, MemoryError, SpawnError};
-pub use fifo::spawn_fifo;
+pub use free::{
+    broadcast, current_node_partition, current_num_threads, in_place_scope, in_place_scope_fifo,
+    join, join_context, scope, scope_fifo, spawn, spawn_async, spawn_broadcast, spawn_fifo,
+    spawn_with,
+};
 pub use global::{in_worker, NUM_THREADS_VAR};
 pub use handle::MetricsHandle;
-pub use join::{join, join_context, FnContext};
+pub use join::FnContext;
 pub use memory::{MemoryPlacement, NodeBuffer};
 pub use metrics::{PoolMetrics, Refusals, WorkerMetrics};
 pub use node_workers::NodeWorkers;
 pub use num_threads::{max_num_threads, MAX_THREADS};
-pub use parallel::current_node_partition;
 pub use pool::{
-    current_node, current_num_threads, current_task, current_thread_index, current_worker_index,
-    scope, spawn, spawn_with, ThreadPool,
+    current_node, current_task, current_thread_index, current_worker_index, Placement, ThreadPool,
 };
-pub use scope::{in_place_scope, Scope};
-pub use scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};
+pub use scope::Scope;
+pub use scope_fifo::ScopeFifo;
 pub use steal::{QueueKind, StealRecord};
 pub use task::{TaskInfo, TaskOptions};
 pub use thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};

@@ -7,6 +7,7 @@
 //! queue holds; this file is the public namespace over them and the async tasks.)
 
 pub use crate::async_task::{
-    sleep, sleep_until, spawn_async, yield_now, JoinError, JoinHandle, Sleep, YieldNow,
+    sleep, sleep_until, yield_now, JoinError, JoinHandle, Sleep, YieldNow,
 };
+pub use crate::free::spawn_async;
 pub use crate::task_meta::{TaskInfo, TaskOptions};
