@@ -1,25 +1,28 @@
 //! The layering of the library crates, read from their sources: every `use crate::…` and
-//! `crate::…` path names a file (module) of its crate; those names are the edges of the
+//! `crate::…` path (grouped imports expanded) names a file (module) of its crate — the file
+//! that defines the item, following `use` re-exports (`crate::ThreadPool` through `lib.rs`,
+//! `crate::balance::IdleSignal` through `balance/mod.rs`); those names are the edges of the
 //! crate's file graph, whose strongly connected components are the files that import each
 //! other in a loop.
 //!
-//! - zonal-runtime: one core, features on top (as rayon-core). The only loop allowed is
-//!   among the [`RUNTIME_CORE`] files (at most six), and no core file imports a feature
-//!   ([`RUNTIME_FEATURES`]) or the pool module above the features (`pool`, which holds
-//!   `ThreadPool`'s methods). `lib.rs` is above everything: a path through one of its
-//!   re-exports (`crate::ThreadPool`) names the file the item comes from.
+//! - zonal-runtime: one core, features on top (as rayon-core). The only loop allowed is one
+//!   of at most six files, all of them [`RUNTIME_CORE`] files, and no core file imports a
+//!   feature or a file above the features ([`RUNTIME_FEATURES`]: the pool module, which holds
+//!   `ThreadPool`'s methods, the builder, the global pool, the free functions). `lib.rs` is
+//!   above everything and not a node of the graph.
 //! - zonal-policy: no loop at all.
 //!
 //! What is not read: `super::` and `self::` paths (a module's own children and its tests),
-//! comments, string literals, and the bodies of `#[cfg(test)] mod … { … }` blocks (unit tests
-//! may use anything).
+//! comments, string and char literals, and the bodies of test-only inline modules
+//! (`#[cfg(test)] mod … { … }`, `#[cfg(all(test, …))]` too: unit tests may use anything).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The runtime's core: the files that may import each other in a loop (registry, worker
-/// loop, jobs, latches, sleep, queues). Paths relative to `crates/runtime/src`.
+/// loop, jobs, latches, sleep, queues, the task and its metadata). Paths relative to
+/// `crates/runtime/src`. (`sleep/mod.rs` imports no core file: it is not in the loop.)
 const RUNTIME_CORE: &[&str] = &[
     "registry.rs",
     "worker.rs",
@@ -36,7 +39,7 @@ const RUNTIME_CORE: &[&str] = &[
 const CORE_MAY_IMPORT: &[&str] = &["balance/load.rs"];
 
 /// The runtime's features, built over the core's interface: a core file imports none of
-/// them. A name ending in `/` is a directory. `pool.rs` / `pool/` sit above the features.
+/// them, nor the files above the features. A name ending in `/` is a directory.
 const RUNTIME_FEATURES: &[&str] = &[
     "scope.rs",
     "scope_fifo.rs",
@@ -49,9 +52,21 @@ const RUNTIME_FEATURES: &[&str] = &[
     "parallel.rs",
     "yield_now.rs",
     "join.rs",
-    "global.rs",
+    "route.rs",
+    "spawn.rs",
+    "enter.rs",
+    "memory.rs",
+    // Above the features: the pool and its handles, building, the global pool.
     "pool.rs",
     "pool/",
+    "handle.rs",
+    "builder.rs",
+    "construct.rs",
+    "configuration.rs",
+    "thread_builder.rs",
+    "global.rs",
+    "free.rs",
+    "task.rs",
 ];
 
 /// The files (modules) of one crate and the `crate::` edges between them.

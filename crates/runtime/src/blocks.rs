@@ -198,7 +198,7 @@ impl SharedBlocks {
     }
 
     /// Number of live slabs (for tests).
-    #[cfg(test)]
+    #[cfg(all(test, not(zonal_loom)))]
     fn slab_count(&self) -> usize {
         self.slabs().len()
     }
