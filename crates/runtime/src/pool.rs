@@ -922,7 +922,7 @@ impl ThreadPool {
         let grain = grain.max(1);
         let parts = self.node_partition(range.clone());
         // Inside a placed computation of this pool, no cut: its parts would be rooted on
-        // every node, out of its origin's zone (`task.rs`, "Whole computations").
+        // every node, out of its origin's zone (`task_meta.rs`, "Whole computations").
         let placed = self.with_worker(|w| w.is_some_and(|w| w.current.get().placed()));
         if parts.len() <= 1 || range.len() <= grain || placed {
             return self.install(|| split(range, grain, &map, &reduce));

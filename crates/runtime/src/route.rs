@@ -19,7 +19,7 @@
 //! | `Worker(w)` | `w`'s inbox (never stolen) | likewise |
 //!
 //! On a worker, a task's origin is its parent's — the task the worker runs — unless the
-//! options name one, the target is a node, or the target pins it to a worker (`task.rs`,
+//! options name one, the target is a node, or the target pins it to a worker (`task_meta.rs`,
 //! "Whole computations"). From outside, the origin is the one named, or, with none, the next
 //! node with workers, round-robin: the node that call's computation is rooted on.
 //!
@@ -109,7 +109,7 @@ impl Registry {
         }
     }
 
-    /// From one of our workers: a child of its current task (its origin, `task.rs`, "Whole
+    /// From one of our workers: a child of its current task (its origin, `task_meta.rs`, "Whole
     /// computations"), unless the options name an origin or the target pins it to a worker
     /// (placed on that worker's node).
     #[inline(always)]

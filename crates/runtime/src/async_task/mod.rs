@@ -49,7 +49,7 @@
 //! # Routing, ageing and migrations
 //!
 //! A new task is routed as any spawn (`route.rs`, `Registry::route`): its `Meta` (origin =
-//! the spawning task's — a child inherits its parent's origin, `task.rs`, "Whole
+//! the spawning task's — a child inherits its parent's origin, `task_meta.rs`, "Whole
 //! computations" —, or the node named by [`TaskOptions::origin`]; from outside the pool,
 //! the next node with workers; group and weight inherited) is fixed there, and its origin
 //! never changes. The task keeps its

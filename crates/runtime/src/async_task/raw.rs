@@ -40,7 +40,7 @@ pub(crate) struct Vtable {
 /// The part of a task that does not depend on the future's type.
 ///
 /// `#[repr(C)]` with the job header first: a `Task` pointing at the cell finds its `Meta`
-/// there (`task.rs`, `Task` invariant).
+/// there (`task_meta.rs`, `Task` invariant).
 #[repr(C)]
 pub(crate) struct Header {
     /// The task's metadata as of its last poll (or its spawn): written only by the thread

@@ -4,9 +4,10 @@
 //!
 //! Every `tick` (4 ms by default, Linux's `CONFIG_HZ=250` tick, the simulator's too) the
 //! control plane's runtime runs one balancing pass over the pool (`balance/`:
-//! `Registry::balance_pass`): it refreshes the per-worker decayed loads and queue lengths,
-//! asks the current policy's balance side for every CPU whose level is due (the intervals
-//! come from `BalanceSide::new_state`, the very code the simulator runs), and carries out
+//! `balance::pass`, through the public `MetricsHandle::balance_now`): it refreshes the
+//! per-worker decayed loads and queue lengths, asks the current policy's balance side for
+//! every CPU whose level is due (the intervals come from `BalanceSide::new_state`, the very
+//! code the simulator runs), and carries out
 //! the migrations it returns by moving *queued* tasks between workers' away queues — never
 //! a running one; a task is re-checked with its real metadata before it moves, and an aged
 //! one never moves again. Each move is counted in the source worker's
