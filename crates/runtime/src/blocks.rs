@@ -62,10 +62,16 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::mem::{align_of, size_of, MaybeUninit};
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::Ordering;
 
-use crate::worker::WorkerThread;
+use crate::sync::{AtomicPtr, AtomicUsize, Mutex, MutexGuard};
+
+thread_local! {
+    /// The free lists of the worker running on this thread, null on any other thread: set
+    /// by the worker for exactly as long as it runs ([`LocalBlocks::enter`]), so that a job
+    /// freed by its owner's thread goes back on the owner's free list (`release`).
+    static CURRENT: Cell<*const LocalBlocks> = const { Cell::new(ptr::null()) };
+}
 
 /// Block sizes, one per class.
 const CLASS_SIZE: [usize; CLASSES] = [32, 64];
@@ -154,13 +160,14 @@ unsafe impl Send for SlabPtr {}
 impl SharedBlocks {
     pub(crate) fn new() -> Self {
         Self {
-            remote: [const { AtomicPtr::new(ptr::null_mut()) }; CLASSES],
+            // Not `[const { .. }; CLASSES]`: loom's atomics have no const constructor.
+            remote: std::array::from_fn(|_| AtomicPtr::new(ptr::null_mut())),
             slabs: Mutex::new(Vec::new()),
             live: AtomicUsize::new(0),
         }
     }
 
-    fn slabs(&self) -> std::sync::MutexGuard<'_, Vec<SlabPtr>> {
+    fn slabs(&self) -> MutexGuard<'_, Vec<SlabPtr>> {
         // Nothing panics while holding the lock (pushes and retains); recover anyway.
         self.slabs.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -191,7 +198,7 @@ impl SharedBlocks {
     }
 
     /// Number of live slabs (for tests).
-    #[cfg(test)]
+    #[cfg(all(test, not(zonal_loom)))]
     fn slab_count(&self) -> usize {
         self.slabs().len()
     }
@@ -239,6 +246,20 @@ impl LocalBlocks {
             freed: [const { Cell::new(false) }; CLASSES],
             shared,
         }
+    }
+
+    /// Makes these the free lists of this thread's jobs (`release`): the worker that owns
+    /// them calls this when it starts running on its thread.
+    ///
+    /// # Safety
+    /// `self` must stay where it is, alive, until [`leave`](Self::leave) on this thread.
+    pub(crate) unsafe fn enter(&self) {
+        CURRENT.with(|c| c.set(self));
+    }
+
+    /// Ends [`enter`](Self::enter) on this thread (a no-op during the thread's TLS teardown).
+    pub(crate) fn leave() {
+        let _ = CURRENT.try_with(|c| c.set(ptr::null()));
     }
 
     fn shared(&self) -> &SharedBlocks {
@@ -451,15 +472,21 @@ unsafe fn release(b: BlockPtr, class: usize) {
         unsafe { dealloc(b, unowned_layout(class)) };
         return;
     }
-    WorkerThread::with_current(|w| match w {
+    let local = CURRENT.with(Cell::get);
+    // SAFETY: CURRENT is non-null only while the worker that set it runs on this thread
+    // (`LocalBlocks::enter`), and its `LocalBlocks` lives (in the worker) until it clears it.
+    match unsafe { local.as_ref() } {
         // SAFETY: the block is ours and free.
-        Some(w) if ptr::eq(w.blocks.shared, owner) => unsafe { w.blocks.push_local(b, class) },
+        Some(l) if ptr::eq(l.shared, owner) => unsafe { l.push_local(b, class) },
         // SAFETY: the owner's registry is alive (module docs) and the block is free.
         _ => unsafe { (*owner).push_remote(b, class) },
-    })
+    }
 }
 
-#[cfg(test)]
+#[cfg(all(test, zonal_loom))]
+mod loom;
+
+#[cfg(all(test, not(zonal_loom)))]
 mod test {
     use std::sync::Arc;
 

@@ -8,17 +8,15 @@
 //! to its worker's slot. The inbox is an existing queue: broadcast adds no queue of its own.
 
 use std::marker::PhantomData;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use crate::global::current_or_global;
-use crate::pool::ThreadPool;
 use crate::registry::Registry;
 use crate::route::Target;
-use crate::scope::scope_in_worker;
-use crate::task::TaskOptions;
+use crate::scope::{scope_in_worker, Scope};
+use crate::task_meta::TaskOptions;
 use crate::worker::WorkerThread;
 
-/// Where a [`broadcast`](ThreadPool::broadcast) operation runs (rayon's
+/// Where a [`broadcast`](crate::ThreadPool::broadcast) operation runs (rayon's
 /// `BroadcastContext`).
 #[derive(Debug)]
 pub struct BroadcastContext<'a> {
@@ -53,7 +51,7 @@ impl BroadcastContext<'_> {
 
 /// Runs `op` once on every worker of `registry`, from its worker `wt`; the results by
 /// worker index.
-fn broadcast_in_worker<OP, R>(wt: &WorkerThread, op: &OP) -> Vec<R>
+pub(crate) fn broadcast_in_worker<OP, R>(wt: &WorkerThread, op: &OP) -> Vec<R>
 where
     OP: Fn(BroadcastContext<'_>) -> R + Sync,
     R: Send,
@@ -84,51 +82,9 @@ where
         .collect()
 }
 
-impl ThreadPool {
-    /// Runs `op` once on every worker of the pool, each with its
-    /// [`BroadcastContext`]; returns the results by worker index. The first panic among
-    /// them resumes here, once all have finished. Each worker runs its share when it next
-    /// looks for work: a worker busy with a long task delays the broadcast.
-    ///
-    /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-    /// let seen = pool.broadcast(|ctx| (ctx.index(), zonal_runtime::current_thread_index()));
-    /// assert_eq!(seen.len(), 32);
-    /// assert!(seen.iter().enumerate().all(|(i, &(idx, cur))| idx == i && cur == Some(i)));
-    /// # Ok::<(), zonal_runtime::BuildError>(())
-    /// ```
-    pub fn broadcast<OP, R>(&self, op: OP) -> Vec<R>
-    where
-        OP: Fn(BroadcastContext<'_>) -> R + Sync,
-        R: Send,
-    {
-        let op = &op;
-        self.registry.in_worker(|wt, _| broadcast_in_worker(wt, op))
-    }
-}
-
-/// [`ThreadPool::broadcast`] on the current pool: the current worker's, or outside every
-/// pool the global pool (built if needed).
-///
-/// ```
-/// let n = zonal_runtime::broadcast(|ctx| ctx.num_threads());
-/// assert_eq!(n.len(), zonal_runtime::current_num_threads());
-/// ```
-pub fn broadcast<OP, R>(op: OP) -> Vec<R>
-where
-    OP: Fn(BroadcastContext<'_>) -> R + Sync,
-    R: Send,
-{
-    current_or_global(
-        &op,
-        |w, op| broadcast_in_worker(w, op),
-        |pool, op| pool.broadcast(op),
-    )
-}
-
 /// Queues `op` once on every worker of `registry` through its inbox (`Target::Worker`), as
 /// `'static` tasks the pool counts as pending; returns without waiting.
-fn spawn_broadcast_in<OP>(registry: &Registry, op: OP)
+pub(crate) fn spawn_broadcast_in<OP>(registry: &Registry, op: OP)
 where
     OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
 {
@@ -146,39 +102,37 @@ where
     }
 }
 
-impl ThreadPool {
-    /// Runs `op` once on every worker of the pool, asynchronously (rayon's
-    /// `spawn_broadcast`): each worker runs its share when it next looks for work, and the
-    /// call returns at once. A panic goes to the pool's panic handler, as a `spawn`'s.
+/// Scopes' broadcasts (here, not in `scope.rs`: a scope knows nothing of broadcasts).
+impl<'scope> Scope<'scope> {
+    /// Runs `body` once on every worker of the scope's pool, each with its
+    /// [`BroadcastContext`](crate::BroadcastContext), without waiting (rayon's
+    /// `Scope::spawn_broadcast`); the scope waits for all of them. Each share is queued in
+    /// its worker's inbox (never stolen) and runs when that worker next looks for work.
     ///
     /// ```
-    /// use std::sync::mpsc::channel;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
     /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(4).build()?;
-    /// let (tx, rx) = channel();
-    /// let tx = std::sync::Mutex::new(tx);
-    /// pool.spawn_broadcast(move |ctx| tx.lock().unwrap().send(ctx.index()).unwrap());
-    /// let mut seen: Vec<usize> = rx.iter().take(4).collect();
-    /// seen.sort_unstable();
-    /// assert_eq!(seen, [0, 1, 2, 3]);
+    /// let runs = AtomicUsize::new(0);
+    /// pool.scope(|s| {
+    ///     s.spawn_broadcast(|_, ctx| {
+    ///         assert_eq!(zonal_runtime::current_thread_index(), Some(ctx.index()));
+    ///         runs.fetch_add(1, Ordering::Relaxed);
+    ///     })
+    /// });
+    /// assert_eq!(runs.into_inner(), 4);
     /// # Ok::<(), zonal_runtime::BuildError>(())
     /// ```
-    pub fn spawn_broadcast<OP>(&self, op: OP)
+    pub fn spawn_broadcast<BODY>(&self, body: BODY)
     where
-        OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+        BODY: Fn(&Scope<'scope>, crate::BroadcastContext<'_>) + Send + Sync + 'scope,
     {
-        spawn_broadcast_in(&self.registry, op);
+        let n = self.registry.num_workers();
+        let body = Arc::new(body);
+        for index in 0..n {
+            let body = Arc::clone(&body);
+            self.spawn_pinned(index, move |s| {
+                body(s, crate::BroadcastContext::new(index, n));
+            });
+        }
     }
-}
-
-/// [`ThreadPool::spawn_broadcast`] on the current pool: the current worker's, or outside
-/// every pool the global pool (built if needed).
-pub fn spawn_broadcast<OP>(op: OP)
-where
-    OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
-{
-    current_or_global(
-        op,
-        |w, op| spawn_broadcast_in(&w.registry, op),
-        |pool, op| pool.spawn_broadcast(op),
-    );
 }

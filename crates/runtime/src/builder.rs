@@ -7,9 +7,10 @@ use std::sync::Arc;
 use zonal_policy::{Policy, PolicyConfig};
 use zonal_topology::{CpuId, Topology};
 
-use crate::construct::{Hooks, Threads};
+use crate::construct::{Hooks, NameFn, Threads};
 use crate::discovery::Origin;
 use crate::error::{BuildError, ErrorKind};
+use crate::pool::Placement;
 use crate::pool::ThreadPool;
 use crate::thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 use crate::StealRecord;
@@ -50,23 +51,6 @@ enum WorkerCpus {
     PerNode(usize),
 }
 
-/// Where the workers of a pool run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
-#[non_exhaustive]
-pub enum Placement {
-    /// One worker per CPU of this machine, each bound to its CPU (but the
-    /// [`ThreadPool::pin_fallback_workers`], if pinning failed for some only).
-    Pinned,
-    /// Not bound (pinning turned off, a virtual topology left unpinned, the flat fallback
-    /// over an undiscovered machine, or pinning failed for every worker).
-    Unpinned,
-    /// A virtual topology (not this machine's): one worker per virtual CPU, bound round-robin
-    /// over this process's allowed CPUs.
-    Spread,
-}
-
 /// How a pool over a topology that is not this machine's places its workers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -77,8 +61,6 @@ pub enum VirtualPlacement {
     /// Bind them round-robin over the allowed CPUs.
     Spread,
 }
-
-pub(crate) type NameFn = Box<dyn FnMut(usize) -> String>;
 
 /// Builds a [`ThreadPool`].
 ///

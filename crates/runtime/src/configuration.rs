@@ -94,16 +94,8 @@ impl Configuration {
     }
 }
 
-/// rayon's deprecated global initialisation: [`ThreadPoolBuilder::build_global`] with
-/// `config`'s builder, its error boxed.
-///
-/// # Errors
-/// As [`ThreadPoolBuilder::build_global`].
-#[deprecated(note = "use `ThreadPoolBuilder::build_global`")]
-pub fn initialize(config: Configuration) -> Result<(), Box<dyn Error>> {
-    config.builder.build_global().map_err(Box::from)
-}
-
+// rayon-core's deprecated constructor: the one `ThreadPool` method outside `pool.rs`, since
+// it takes a `Configuration` (a builder, above the pool: `pool.rs` cannot name it).
 impl ThreadPool {
     /// rayon's deprecated constructor: [`Configuration::build`].
     ///
@@ -113,4 +105,14 @@ impl ThreadPool {
     pub fn new(configuration: Configuration) -> Result<ThreadPool, Box<dyn Error>> {
         configuration.build()
     }
+}
+
+/// rayon's deprecated global initialisation: [`ThreadPoolBuilder::build_global`] with
+/// `config`'s builder, its error boxed.
+///
+/// # Errors
+/// As [`ThreadPoolBuilder::build_global`].
+#[deprecated(note = "use `ThreadPoolBuilder::build_global`")]
+pub fn initialize(config: Configuration) -> Result<(), Box<dyn Error>> {
+    config.builder.build_global().map_err(Box::from)
 }

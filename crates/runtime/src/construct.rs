@@ -16,15 +16,17 @@ use zonal_topology::{CpuId, Topology};
 use crate::async_task::AsyncTasks;
 use crate::balance::{Balancer, IdleSignal};
 use crate::blocks::SharedBlocks;
-use crate::builder::{NameFn, Placement};
 use crate::error::{BuildError, ErrorKind};
-use crate::fifo::FifoQueue;
 use crate::metrics::WorkerCounters;
 use crate::policy_switch::PolicySlot;
+use crate::pool::Placement;
 use crate::pool::{Layout, ThreadPool};
-use crate::registry::{PanicHandler, Registry, StealObserver, ThreadHandler, WorkerShared};
+use crate::queues::{AwayQueue, FifoQueue};
+use crate::registry::{
+    Extension, PanicHandler, Registry, StealObserver, ThreadHandler, WorkerShared,
+};
 use crate::sleep::Sleep;
-use crate::task::{Meta, Task};
+use crate::task_meta::{Meta, Task};
 use crate::thread_builder::{
     pin_current, Body, Exits, PinFailure, Report, ThreadBuilder, ThreadSpawn,
 };
@@ -171,6 +173,9 @@ fn fall_back(
     ));
 }
 
+/// A worker thread's name, by worker index (`ThreadPoolBuilder::thread_name`).
+pub(crate) type NameFn = Box<dyn FnMut(usize) -> String>;
+
 /// The shared state of a pool, around the stealers of its workers' deques; `pins[i]` is
 /// the CPU worker `i` is pinned to, if it is.
 fn registry(
@@ -193,7 +198,6 @@ fn registry(
         worker_pin: pins.into(),
         worker_node,
         policy: PolicySlot::new(policy, &topo, &cpus),
-        balancer: Balancer::default(),
         node_injectors: (0..nodes)
             .map(|_| CachePadded::new(Injector::new()))
             .collect(),
@@ -213,7 +217,10 @@ fn registry(
         breadth_first: hooks.breadth_first,
         epoch: Instant::now(),
         turnaround: CachePadded::default(),
-        async_tasks: AsyncTasks::default(),
+        extensions: Box::new([
+            Box::new(AsyncTasks::default()) as Extension,
+            Box::new(Balancer::default()),
+        ]),
     })
 }
 
@@ -230,8 +237,7 @@ fn worker_shared(
             CachePadded::new(WorkerShared {
                 stealer,
                 inbox: Injector::new(),
-                away: Injector::new(),
-                away_len: AtomicUsize::new(0),
+                away: AwayQueue::default(),
                 counters: CachePadded::new(WorkerCounters::new(levels, pin.is_some())),
                 blocks: CachePadded::new(SharedBlocks::new()),
                 fifo: FifoQueue::default(),
@@ -411,8 +417,8 @@ fn await_pinning(reports: &mpsc::Receiver<Report>, created: usize) -> Reports {
 mod tests {
     use std::sync::atomic::{AtomicU8, Ordering};
 
-    use crate::builder::Placement;
     use crate::os::fail_pins::FailPins;
+    use crate::pool::Placement;
     use crate::{ThreadPool, ThreadPoolBuilder};
 
     /// The CPUs the test thread (and so a fresh worker thread, which inherits its mask) may

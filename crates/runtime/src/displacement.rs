@@ -52,7 +52,7 @@ use std::cell::Cell;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use crate::metrics::{bump, WorkerCounters};
+use crate::metrics::{bump, WorkerCounters, DISPLACED, PINNED};
 
 /// Tasks run between two `sched_getcpu` checks of a pinned worker (step 1).
 pub(crate) const CHECK_EVERY: u32 = 1024;
@@ -62,13 +62,6 @@ pub(crate) const AFFINITY_EVERY: u32 = 64;
 
 /// How long a displaced worker parks at most before it tries to re-pin again (step 5).
 pub(crate) const DISPLACED_PARK: Duration = Duration::from_millis(50);
-
-/// `WorkerCounters::pin_state`: a worker with no CPU to be pinned to.
-pub(crate) const UNPINNED: u8 = 0;
-/// `WorkerCounters::pin_state`: pinned to its CPU, as far as the last check knows.
-pub(crate) const PINNED: u8 = 1;
-/// `WorkerCounters::pin_state`: displaced from its CPU, re-pinning at each check.
-pub(crate) const DISPLACED: u8 = 2;
 
 /// A worker's own half of the protocol (its thread only).
 #[derive(Debug)]

@@ -8,7 +8,7 @@ use crate::job::StackJob;
 use crate::latch::{CrossLatch, Latch, LockLatch};
 use crate::registry::Registry;
 use crate::route::Target;
-use crate::task::TaskOptions;
+use crate::task_meta::TaskOptions;
 use crate::worker::WorkerThread;
 
 impl Registry {

@@ -17,32 +17,12 @@
 //! FIFO already: a proxy speaks for whichever job of its queue is oldest, so every job of a
 //! worker's FIFO queue must have the origin a thief's check of the proxy assumes.
 
-use std::sync::OnceLock;
-
-use crossbeam_deque::Injector;
-
-use crate::global::current_or_global;
 use crate::job::HeapJob;
-use crate::pool::ThreadPool;
+use crate::queues::FifoQueue;
 use crate::registry::Registry;
 use crate::route::Target;
-use crate::task::{Task, TaskOptions};
-use crate::worker::{steal_loop, WorkerThread};
-
-/// A FIFO queue of jobs waiting for their proxies (created on the first push: a pool has
-/// one per worker, a `ScopeFifo` one per worker of its pool).
-#[derive(Default)]
-pub(crate) struct FifoQueue(OnceLock<Injector<Task>>);
-
-impl FifoQueue {
-    fn push(&self, task: Task) {
-        self.0.get_or_init(Injector::new).push(task);
-    }
-
-    fn pop(&self) -> Option<Task> {
-        self.0.get().and_then(|q| steal_loop(|| q.steal()))
-    }
-}
+use crate::task_meta::{Task, TaskOptions};
+use crate::worker::WorkerThread;
 
 /// A proxy's reference to its queue.
 struct FifoPtr(*const FifoQueue);
@@ -105,46 +85,4 @@ impl WorkerThread {
         unsafe { task.job.execute() };
         self.current.set(prev);
     }
-}
-
-impl ThreadPool {
-    /// Spawns a `'static` task like [`spawn`](Self::spawn), but in FIFO order relative to
-    /// the other `spawn_fifo`s of the same worker (rayon's `spawn_fifo`): where `spawn`s of
-    /// one worker run newest first, its `spawn_fifo`s run oldest first. From outside the
-    /// pool both queue FIFO.
-    ///
-    /// ```
-    /// use std::sync::{Arc, Mutex};
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(1).build()?;
-    /// let order = Arc::new(Mutex::new(Vec::new()));
-    /// let o = Arc::clone(&order);
-    /// let (tx, rx) = std::sync::mpsc::channel();
-    /// pool.spawn(move || {
-    ///     for i in 0..4 {
-    ///         let (o, tx) = (Arc::clone(&o), tx.clone());
-    ///         zonal_runtime::spawn_fifo(move || {
-    ///             o.lock().unwrap().push(i);
-    ///             tx.send(()).unwrap();
-    ///         });
-    ///     }
-    /// });
-    /// for _ in 0..4 {
-    ///     rx.recv().unwrap();
-    /// }
-    /// assert_eq!(*order.lock().unwrap(), [0, 1, 2, 3]);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
-    /// ```
-    pub fn spawn_fifo<F: FnOnce() + Send + 'static>(&self, f: F) {
-        self.registry.spawn_static_fifo(f);
-    }
-}
-
-/// [`ThreadPool::spawn_fifo`] on the current pool: the current worker's, or outside every
-/// pool the global pool (built if needed).
-pub fn spawn_fifo<F: FnOnce() + Send + 'static>(f: F) {
-    current_or_global(
-        f,
-        |w, f| w.registry.spawn_static_fifo(f),
-        ThreadPool::spawn_fifo,
-    );
 }

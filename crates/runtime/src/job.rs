@@ -9,7 +9,7 @@
 //!   home with the default group and weight, queued on its spawner's deque (see below).
 //!
 //! Every job but a bare one starts with a [`JobHeader`] holding its [`Meta`] (`#[repr(C)]`,
-//! first field), so that a queued `Task` (`task.rs`) is just the 16-byte `JobRef` (as small as rayon's)
+//! first field), so that a queued `Task` (`task_meta.rs`) is just the 16-byte `JobRef` (as small as rayon's)
 //! and the thief that pops it can read and update the metadata through the pointer.
 //!
 //! # Bare jobs
@@ -30,7 +30,7 @@ use std::mem;
 
 use crate::blocks::{self, LocalBlocks};
 use crate::latch::Latch;
-use crate::task::{Meta, Task};
+use crate::task_meta::{Meta, Task};
 use crate::unwind;
 
 /// Executes a type-erased job.

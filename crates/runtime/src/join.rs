@@ -12,42 +12,11 @@ use crate::job::StackJob;
 use crate::latch::SpinLatch;
 use crate::metrics::bump;
 use crate::route::Target;
-use crate::task::TaskOptions;
+use crate::task_meta::TaskOptions;
 use crate::unwind;
 use crate::worker::WorkerThread;
 
-/// Runs `a` and `b`, potentially in parallel, on the pool of the current worker; outside
-/// every pool, on the global pool (built if needed; the calling thread blocks until both
-/// are done). A panic in either resumes here (after both have finished).
-///
-/// ```
-/// fn fib(n: u64) -> u64 {
-///     if n < 2 { return n; }
-///     let (a, b) = zonal_runtime::join(|| fib(n - 1), || fib(n - 2));
-///     a + b
-/// }
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-/// assert_eq!(pool.install(|| fib(20)), 6765);
-/// assert_eq!(fib(10), 55); // outside a pool: on the global pool
-/// let (a, _) = zonal_runtime::join(zonal_runtime::current_thread_index, || ());
-/// assert!(a.is_some());
-/// # Ok::<(), zonal_runtime::BuildError>(())
-/// ```
-pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    crate::global::current_or_global(
-        (a, b),
-        |w, (a, b)| join_in_worker(w, a, b),
-        |pool, (a, b)| pool.join(a, b),
-    )
-}
-
-/// Where a closure of [`join_context`] runs (rayon's `FnContext`).
+/// Where a closure of [`join_context`](crate::join_context) runs (rayon's `FnContext`).
 #[derive(Debug)]
 pub struct FnContext {
     migrated: bool,
@@ -64,45 +33,12 @@ impl FnContext {
     }
 
     /// Whether the closure runs on another thread than the one that called
-    /// [`join_context`]: the second closure was stolen by another worker, or the first one
+    /// [`join_context`](crate::join_context): the second closure was stolen by another worker, or the first one
     /// was injected into the pool from a thread outside it.
     #[must_use]
     pub fn migrated(&self) -> bool {
         self.migrated
     }
-}
-
-/// [`join`], with each closure told whether it was migrated ([`FnContext::migrated`],
-/// rayon's `join_context`): the first closure runs on the calling thread when it is a
-/// worker (migrated only when the call came from outside every pool and was injected into
-/// the global pool), the second one is migrated when another worker stole it.
-///
-/// ```
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-/// let (a, b) = pool.install(|| {
-///     zonal_runtime::join_context(|ctx| ctx.migrated(), |ctx| ctx.migrated())
-/// });
-/// assert!(!a); // on the worker that called it
-/// let _stolen_or_not = b;
-/// let (a, _) = zonal_runtime::join_context(|ctx| ctx.migrated(), |_| ());
-/// assert!(a); // injected into the global pool from this thread
-/// # Ok::<(), zonal_runtime::BuildError>(())
-/// ```
-pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce(FnContext) -> RA + Send,
-    B: FnOnce(FnContext) -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    crate::global::current_or_global(
-        (a, b),
-        |w, (a, b)| join_context_in_worker(w, false, a, b),
-        |pool, (a, b)| {
-            pool.registry
-                .in_worker(|w, injected| join_context_in_worker(w, injected, a, b))
-        },
-    )
 }
 
 pub(crate) fn join_in_worker<A, B, RA, RB>(wt: &WorkerThread, a: A, b: B) -> (RA, RB)
@@ -117,7 +53,12 @@ where
 
 /// `join_context` on worker `wt`; `injected`: the call came from another thread (`a` is
 /// migrated).
-fn join_context_in_worker<A, B, RA, RB>(wt: &WorkerThread, injected: bool, a: A, b: B) -> (RA, RB)
+pub(crate) fn join_context_in_worker<A, B, RA, RB>(
+    wt: &WorkerThread,
+    injected: bool,
+    a: A,
+    b: B,
+) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,

@@ -80,39 +80,53 @@
 //! waits; give workers room with [`ThreadPoolBuilder::stack_size`] if you do that in debug
 //! builds.
 //!
-//! ## Source files, one concept each
-//! - `builder.rs`: the builder's options; `thread_builder.rs`: how worker threads are
-//!   spawned (`ThreadBuilder`, spawners) and their exits counted; `configuration.rs`:
-//!   rayon's deprecated `Configuration`; `num_threads.rs`: the workers' CPUs for
-//!   `num_threads(n)` (and the extra workers' virtual CPUs); `construct.rs`: building the
-//!   registry and starting the worker threads from them; `os/`: pinning and memory policy
-//!   (the kernel's interface, public as [`os`]); `global.rs`: the
-//!   global pool (lazy default, `build_global`, `ZONAL_NUM_THREADS`).
-//! - `registry.rs`: the state a pool's threads share (queues, shared worker halves, steal
-//!   walks, sleep state, handlers).
-//! - `worker.rs`: a worker thread, its loop, and the one accessor for the current worker
-//!   (`WorkerThread::with_current`, and `with_current_in` for a given pool's).
-//! - `route.rs`: the one path where a new task's metadata (its origin) and its queue are
-//!   decided (`Registry::route`) and where it is counted (`Route::queue`); `spawn.rs`: the
-//!   life of a spawned `'static` task (pending count, panic handler, completion);
-//!   `enter.rs`: running an operation on a worker of a pool (`Registry::in_worker`).
-//! - `steal/`: the pool's queues as the policy crate's steal walker sees them; `sleep/`: the
-//!   sleep protocol.
-//! - `task.rs`: the task and its metadata; `job.rs`: the job representations; `blocks.rs`:
-//!   job memory; `latch.rs`: latches; `unwind.rs`: panics across jobs.
-//! - `pool.rs`: the `ThreadPool` handle and the free functions; `parallel.rs`: the parallel
-//!   loops; `scope.rs`, `join.rs`: scopes (`in_place_scope` too) and `join`; `fifo.rs`: FIFO
-//!   spawns (FIFO queues and proxy jobs); `scope_fifo.rs`: FIFO scopes; `broadcast.rs`:
-//!   running once on every worker; `yield_now.rs`: running one pending task.
-//! - `async_task/`: async tasks — the protocol in `mod.rs`, the state machine in
-//!   `state.rs` (loom models in `loom.rs`), the task's memory in `raw.rs`, its waker in
-//!   `waker.rs`, the handle in `join_handle.rs`, the pool's list of live tasks in
-//!   `owned.rs`, the timer in `timer.rs`.
-//! - `metrics.rs`: counters and snapshots; `memory.rs`: node-local buffers; `error.rs`:
-//!   errors; `turnaround.rs`: the task-turnaround histogram; `control/`: the control plane
-//!   (sampler, Prometheus endpoint and collector); `sync.rs`: std's or loom's primitives.
-//! - `balance/`: periodic balancing passes (load tracking, the view, the driver);
-//!   `policy_switch.rs`: the live policy switch.
+//! ## Source files, one concept each, in layers
+//! One core, features on top, as rayon-core (`tests/layers.rs` at the repository root
+//! checks it from the `crate::` paths: the only files that import each other in a loop are
+//! core files, and no core file imports a feature).
+//! - **The core.** `registry.rs`: the state a pool's threads share (queues, shared worker
+//!   halves, steal walks, sleep state, handlers), and the one slot where features keep their
+//!   state (`Registry::extension`: the live async tasks, the balancer; read off the hot
+//!   paths only); `worker.rs`: a worker thread, its loop, and the one accessor for the
+//!   current worker (`WorkerThread::with_current`, and `with_current_in` for a given
+//!   pool's); `queues.rs`: the queue types, which keep their own invariants (the away
+//!   queue's length bound), and the one rule for which of a worker's own queues a task waits
+//!   in (`OwnQueue::of`: aged → inbox, else away queue); `task_meta.rs`: the task and its
+//!   metadata; `job.rs`: the job representations; `latch.rs`: latches; `sleep/`: the sleep
+//!   protocol.
+//! - **Below the core** (they import no core file): `blocks.rs`: job memory (loom model in
+//!   `blocks/loom.rs`); `unwind.rs`: panics across jobs; `metrics.rs`: counters and
+//!   snapshot types; `policy_switch.rs`: the policy slot the steal walks read (the live
+//!   switch, with its loom model); `balance/load.rs`: the load signal a worker writes;
+//!   `steal/record.rs`: what a steal reports; `displacement.rs`: a worker pushed off its CPU
+//!   re-pins itself; `node_workers.rs`, `error.rs`, `turnaround.rs`, `sync.rs` (std's or
+//!   loom's primitives), `os/` (pinning and memory policy, public as [`os`]).
+//! - **Features, over the core's interface** (a registry or a worker): `route.rs`: the one
+//!   path where a new task's metadata (its origin) and its queue are decided
+//!   (`Registry::route`) and where it is counted (`Route::queue`); `spawn.rs`: the life of a
+//!   spawned `'static` task (pending count, panic handler, completion); `enter.rs`: running
+//!   an operation on a worker of a pool (`Registry::in_worker`); `steal/`: the pool's queues
+//!   as the policy crate's steal walker sees them; `scope.rs`, `join.rs`: scopes and `join`;
+//!   `fifo.rs`: FIFO spawns (proxy jobs); `scope_fifo.rs`: FIFO scopes; `broadcast.rs`:
+//!   running once on every worker; `yield_now.rs`: running one pending task; `parallel.rs`:
+//!   the parallel loops; `async_task/`: async tasks — the protocol in `mod.rs`, the state
+//!   machine in `state.rs` (loom models in `loom.rs`), the task's memory in `raw.rs`, its
+//!   waker in `waker.rs`, the handle in `join_handle.rs`, the pool's list of live tasks in
+//!   `owned.rs`, the timer in `timer.rs`; `balance/`: periodic balancing passes (the view,
+//!   the driver); `memory.rs`: node-local buffers.
+//! - **The pool and its handles, above the features.** `pool.rs`: the `ThreadPool` handle
+//!   and every one of its methods (but rayon's deprecated `ThreadPool::new`, in
+//!   `configuration.rs`, which names the builder); `handle.rs`: [`MetricsHandle`], the handle
+//!   any thread may hold (snapshots, balancing passes); `control/`: the control plane over
+//!   that handle (sampler, balancer ticks, Prometheus endpoint and collector).
+//! - **Building and the global pool, on top.** `builder.rs`: the builder's options;
+//!   `thread_builder.rs`: how worker threads are spawned (`ThreadBuilder`, spawners) and
+//!   their exits counted; `configuration.rs`: rayon's deprecated `Configuration`;
+//!   `num_threads.rs`: the workers' CPUs for `num_threads(n)` (and the extra workers'
+//!   virtual CPUs); `construct.rs`: building the registry and starting the worker threads
+//!   from them; `global.rs`: the global pool (lazy default, `build_global`,
+//!   `ZONAL_NUM_THREADS`); `free.rs`: rayon's free functions (`join`, `scope`, `spawn`, …),
+//!   on the current worker's pool or the global one; `task.rs`: the public `task` namespace.
 
 //! ## Protocols
 //! The steal protocol is written down in `src/steal/README.md`, the sleep protocol in
@@ -146,7 +160,9 @@ mod displacement;
 mod enter;
 mod error;
 mod fifo;
+mod free;
 mod global;
+mod handle;
 mod job;
 mod join;
 mod latch;
@@ -160,6 +176,7 @@ pub mod os;
 mod parallel;
 mod policy_switch;
 mod pool;
+mod queues;
 mod registry;
 mod route;
 mod scope;
@@ -169,18 +186,19 @@ mod spawn;
 mod steal;
 mod sync;
 pub mod task;
+mod task_meta;
 mod thread_builder;
 mod turnaround;
 mod unwind;
 mod worker;
 mod yield_now;
 
-pub use async_task::{spawn_async, JoinError, JoinHandle};
+pub use async_task::{JoinError, JoinHandle};
 #[doc(hidden)]
 pub use balance::SyntheticPool;
 pub use balance::{MoveRecord, PassReport};
-pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
-pub use builder::{Placement, ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
+pub use broadcast::BroadcastContext;
+pub use builder::{ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
 #[allow(deprecated)]
 pub use configuration::{initialize, Configuration};
 #[cfg(feature = "control-plane")]
@@ -190,20 +208,23 @@ pub use control::{
     ServeOptions, METRICS_CONTENT_TYPE,
 };
 pub use error::{BuildError, MemoryError, SpawnError};
-pub use fifo::spawn_fifo;
+pub use free::{
+    broadcast, current_node_partition, current_num_threads, in_place_scope, in_place_scope_fifo,
+    join, join_context, scope, scope_fifo, spawn, spawn_async, spawn_broadcast, spawn_fifo,
+    spawn_with,
+};
 pub use global::{in_worker, NUM_THREADS_VAR};
-pub use join::{join, join_context, FnContext};
+pub use handle::MetricsHandle;
+pub use join::FnContext;
 pub use memory::{MemoryPlacement, NodeBuffer};
-pub use metrics::{MetricsHandle, PoolMetrics, Refusals, WorkerMetrics};
+pub use metrics::{PoolMetrics, Refusals, WorkerMetrics};
 pub use node_workers::NodeWorkers;
 pub use num_threads::{max_num_threads, MAX_THREADS};
-pub use parallel::current_node_partition;
 pub use pool::{
-    current_node, current_num_threads, current_task, current_thread_index, current_worker_index,
-    scope, spawn, spawn_with, ThreadPool,
+    current_node, current_task, current_thread_index, current_worker_index, Placement, ThreadPool,
 };
-pub use scope::{in_place_scope, Scope};
-pub use scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};
+pub use scope::Scope;
+pub use scope_fifo::ScopeFifo;
 pub use steal::{QueueKind, StealRecord};
 pub use task::{TaskInfo, TaskOptions};
 pub use thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};

@@ -9,14 +9,19 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-use std::sync::Arc;
 
 use zonal_policy::Refusal;
 
-use crate::registry::Registry;
 use crate::turnaround::Turnaround;
 
 const NREASONS: usize = Refusal::ALL.len();
+
+/// `WorkerCounters::pin_state`: a worker with no CPU to be pinned to.
+pub(crate) const UNPINNED: u8 = 0;
+/// `WorkerCounters::pin_state`: pinned to its CPU, as far as the last check knows.
+pub(crate) const PINNED: u8 = 1;
+/// `WorkerCounters::pin_state`: displaced from its CPU, re-pinning at each check.
+pub(crate) const DISPLACED: u8 = 2;
 
 /// Adds `n` to a single-writer counter.
 #[inline]
@@ -45,7 +50,7 @@ pub(crate) struct WorkerCounters {
     pub(crate) parks: AtomicU64,
     pub(crate) wakeups: AtomicU64,
     pub(crate) panics: AtomicU64,
-    /// `displacement::{UNPINNED, PINNED, DISPLACED}` (`displacement.rs`).
+    /// [`UNPINNED`], [`PINNED`] or [`DISPLACED`] (`displacement.rs`).
     pub(crate) pin_state: AtomicU8,
     pub(crate) displacements: AtomicU64,
     pub(crate) repins: AtomicU64,
@@ -59,11 +64,7 @@ pub(crate) struct WorkerCounters {
 
 impl WorkerCounters {
     pub(crate) fn new(levels: usize, pinned: bool) -> Self {
-        let pin_state = if pinned {
-            crate::displacement::PINNED
-        } else {
-            crate::displacement::UNPINNED
-        };
+        let pin_state = if pinned { PINNED } else { UNPINNED };
         let zeros = |n: usize| (0..n).map(|_| AtomicU64::new(0)).collect::<Box<[_]>>();
         Self {
             spawned: AtomicU64::new(0),
@@ -149,8 +150,8 @@ impl WorkerCounters {
             parks: ld(&self.parks),
             wakeups: ld(&self.wakeups),
             panics: ld(&self.panics),
-            pinned: self.pin_state.load(Ordering::Relaxed) == crate::displacement::PINNED,
-            displaced: self.pin_state.load(Ordering::Relaxed) == crate::displacement::DISPLACED,
+            pinned: self.pin_state.load(Ordering::Relaxed) == PINNED,
+            displaced: self.pin_state.load(Ordering::Relaxed) == DISPLACED,
             displacements: ld(&self.displacements),
             repins: ld(&self.repins),
             job_memory_bytes,
@@ -448,100 +449,6 @@ pub(crate) struct PoolFacts {
     pub(crate) pin_fallback_workers: usize,
     /// [`PoolMetrics::pin_fallback_reason`].
     pub(crate) pin_fallback_reason: Option<String>,
-}
-
-impl PoolFacts {
-    /// A snapshot of `registry`'s metrics with these facts.
-    pub(crate) fn snapshot(&self, registry: &Registry) -> PoolMetrics {
-        let mut m = registry.metrics();
-        m.topology_discovered = self.topology_discovered;
-        m.pin_fallback_workers = self.pin_fallback_workers;
-        m.pin_fallback_reason.clone_from(&self.pin_fallback_reason);
-        m
-    }
-}
-
-impl Registry {
-    /// A snapshot of the pool's metrics, less the build's [`PoolFacts`].
-    pub(crate) fn metrics(&self) -> PoolMetrics {
-        let workers = self
-            .shared
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let memory = s.blocks.memory_bytes();
-                let queued = s.stealer.len() + s.inbox.len() + s.away.len();
-                s.counters.snapshot(
-                    i,
-                    self.worker_cpu[i].0,
-                    self.worker_node[i],
-                    memory,
-                    queued as u64,
-                )
-            })
-            .collect();
-        let mut m = PoolMetrics::from_workers(
-            self.policy.name(),
-            self.topo.mal_count(),
-            self.topo.zone_depth(),
-            self.injected.load(Ordering::Relaxed),
-            workers,
-        );
-        m.turnaround = self.turnaround.snapshot();
-        m.policy_switches = self.policy.switches();
-        m.last_policy_switch_us = self.policy.switched_at_us();
-        m
-    }
-}
-
-/// Takes metric snapshots of a pool from any thread; see
-/// [`ThreadPool::metrics_handle`](crate::ThreadPool::metrics_handle).
-#[derive(Clone, Debug)]
-pub struct MetricsHandle {
-    registry: Arc<Registry>,
-    facts: Arc<PoolFacts>,
-}
-
-impl MetricsHandle {
-    pub(crate) fn new(registry: Arc<Registry>, facts: Arc<PoolFacts>) -> Self {
-        Self { registry, facts }
-    }
-
-    /// The pool's registry (the control plane's balancer runs its passes on it).
-    #[cfg(feature = "control-plane")]
-    pub(crate) fn registry(&self) -> &Arc<Registry> {
-        &self.registry
-    }
-
-    /// A snapshot, as [`ThreadPool::metrics`](crate::ThreadPool::metrics).
-    #[must_use]
-    pub fn snapshot(&self) -> PoolMetrics {
-        self.facts.snapshot(&self.registry)
-    }
-
-    /// A fresh snapshot's exposition in the OpenMetrics text format (feature
-    /// `control-plane`): what [`ControlPlane::serve_metrics`](crate::ControlPlane::serve_metrics)
-    /// answers a scrape with, to serve from a handler of your own (hyper, axum, ...) with the
-    /// content type [`METRICS_CONTENT_TYPE`](crate::METRICS_CONTENT_TYPE). See
-    /// [`encode_metrics`](crate::encode_metrics) for a snapshot already taken, and
-    /// [`PoolCollector`](crate::PoolCollector) to add the series to a registry of your own.
-    ///
-    /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-    /// let handle = pool.metrics_handle();
-    /// // e.g. in an axum route: `get(move || async move { handle.encode().unwrap_or_default() })`
-    /// let body = handle.encode()?;
-    /// assert!(body.contains("zonal_steals_total{level=\"I\"}"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// A formatting error of the encoder (writing to a `String` does not fail).
-    #[cfg(feature = "control-plane")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "control-plane")))]
-    pub fn encode(&self) -> Result<String, std::fmt::Error> {
-        crate::control::exposition::encode_snapshot(self.snapshot())
-    }
 }
 
 #[cfg(test)]

@@ -1,10 +1,6 @@
 //! Which nodes of a pool's topology have workers, and why the others have none
 //! ([`ThreadPool::node_workers`]).
 
-use zonal_topology::NodeKind;
-
-use crate::pool::ThreadPool;
-
 /// One node of a pool's topology: its workers, or why it has none.
 ///
 /// ```
@@ -41,38 +37,6 @@ pub enum NodeWorkers {
         /// The offline CPUs (OS indexes).
         cpus: Vec<u32>,
     },
-}
-
-impl ThreadPool {
-    /// Per node of the pool's topology (dense order, as
-    /// [`NodeId`](zonal_topology::NodeId)): the workers on it, or why it has none.
-    #[must_use]
-    pub fn node_workers(&self) -> Vec<NodeWorkers> {
-        let r = &*self.registry;
-        let m = r.topo.machine();
-        m.nodes()
-            .iter()
-            .enumerate()
-            .map(|(k, node)| {
-                let workers: Vec<usize> = (0..r.num_workers())
-                    .filter(|&w| r.worker_node[w] as usize == k)
-                    .collect();
-                if !workers.is_empty() {
-                    return NodeWorkers::Workers { workers };
-                }
-                match node.kind() {
-                    NodeKind::CpusNotAllowed => NodeWorkers::CpusNotAllowed {
-                        cpus: node.withheld_cpus.clone(),
-                    },
-                    NodeKind::CpusOffline => NodeWorkers::CpusOffline {
-                        cpus: node.offline_cpus.clone(),
-                    },
-                    NodeKind::MemoryOnly => NodeWorkers::MemoryOnly,
-                    _ => NodeWorkers::NotChosen,
-                }
-            })
-            .collect()
-    }
 }
 
 #[cfg(test)]

@@ -1,23 +1,30 @@
 //! [`ThreadPool`]: the handle users hold.
 
+use std::future::Future;
+use std::ops::Range;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use zonal_policy::{Policy, PolicyConfig, PolicyError};
-use zonal_topology::{NodeId, Topology};
+use zonal_topology::{NodeId, NodeKind, Topology};
 
-use crate::balance::PassReport;
+use crate::balance::{self, PassReport};
 
-use crate::builder::Placement;
+use crate::async_task::{CallOnce, JoinHandle};
+use crate::broadcast::{broadcast_in_worker, spawn_broadcast_in, BroadcastContext};
 use crate::error::SpawnError;
-use crate::global::current_or_global;
-use crate::metrics::{MetricsHandle, PoolFacts, PoolMetrics};
+use crate::handle::MetricsHandle;
+use crate::metrics::{PoolFacts, PoolMetrics};
+use crate::node_workers::NodeWorkers;
+use crate::parallel::{split, SendPtr};
 use crate::registry::Registry;
 use crate::route::Target;
 use crate::scope::{in_place_scope_in, scope_in_worker, Scope};
-use crate::task::{TaskInfo, TaskOptions};
+use crate::scope_fifo::{in_place_scope_fifo_in, scope_fifo_in_worker, ScopeFifo};
+use crate::task_meta::{TaskInfo, TaskOptions};
 use crate::thread_builder::Exits;
 use crate::worker::WorkerThread;
+use crate::yield_now::Yield;
 
 /// A NUMA-aware work-stealing pool.
 ///
@@ -345,14 +352,14 @@ impl ThreadPool {
     /// balance, and the migrations they ask for move queued tasks between workers' away
     /// queues. A steal-only policy makes it do nothing. See `src/balance/mod.rs`.
     pub fn balance_now(&self) -> PassReport {
-        self.registry.balance_pass(self.registry.now_us())
+        balance::pass(&self.registry, self.registry.now_us())
     }
 
     /// [`balance_now`](Self::balance_now) as if at `now_us` µs of the pool's clock (since
     /// it was built; never earlier than the previous pass): for tests and benchmarks that
     /// need levels to be due without waiting for them.
     pub fn balance_at(&self, now_us: u64) -> PassReport {
-        self.registry.balance_pass(now_us)
+        balance::pass(&self.registry, now_us)
     }
 
     /// Where the workers run (pinned, unpinned, spread).
@@ -534,6 +541,409 @@ impl ThreadPool {
     }
 }
 
+// --- from the feature in `fifo.rs` ----------------------------------------------
+
+impl ThreadPool {
+    /// Spawns a `'static` task like [`spawn`](Self::spawn), but in FIFO order relative to
+    /// the other `spawn_fifo`s of the same worker (rayon's `spawn_fifo`): where `spawn`s of
+    /// one worker run newest first, its `spawn_fifo`s run oldest first. From outside the
+    /// pool both queue FIFO.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(1).build()?;
+    /// let order = Arc::new(Mutex::new(Vec::new()));
+    /// let o = Arc::clone(&order);
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// pool.spawn(move || {
+    ///     for i in 0..4 {
+    ///         let (o, tx) = (Arc::clone(&o), tx.clone());
+    ///         zonal_runtime::spawn_fifo(move || {
+    ///             o.lock().unwrap().push(i);
+    ///             tx.send(()).unwrap();
+    ///         });
+    ///     }
+    /// });
+    /// for _ in 0..4 {
+    ///     rx.recv().unwrap();
+    /// }
+    /// assert_eq!(*order.lock().unwrap(), [0, 1, 2, 3]);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn spawn_fifo<F: FnOnce() + Send + 'static>(&self, f: F) {
+        self.registry.spawn_static_fifo(f);
+    }
+}
+
+// --- from the feature in `yield_now.rs` -----------------------------------------
+
+impl ThreadPool {
+    /// [`yield_now`](fn@crate::yield_now) if the current thread is a worker of this pool; `None` otherwise.
+    #[must_use = "the answer says whether a task ran"]
+    pub fn yield_now(&self) -> Option<Yield> {
+        WorkerThread::with_current_in(&self.registry, |w| w.map(WorkerThread::yield_now))
+    }
+}
+
+// --- from the feature in `yield_now.rs` -----------------------------------------
+
+impl ThreadPool {
+    /// [`yield_local`](crate::yield_local) if the current thread is a worker of this pool; `None` otherwise.
+    #[must_use = "the answer says whether a task ran"]
+    pub fn yield_local(&self) -> Option<Yield> {
+        WorkerThread::with_current_in(&self.registry, |w| w.map(WorkerThread::yield_local))
+    }
+
+    /// [`current_thread_has_pending_tasks`](crate::current_thread_has_pending_tasks) if the current thread is a worker of this pool;
+    /// `None` otherwise.
+    #[must_use]
+    pub fn current_thread_has_pending_tasks(&self) -> Option<bool> {
+        WorkerThread::with_current_in(&self.registry, |w| w.map(WorkerThread::has_local_work))
+    }
+}
+
+// --- from the feature in `async_task/mod.rs` ------------------------------------
+
+impl ThreadPool {
+    /// Spawns a future as a task of this pool and returns its [`JoinHandle`]. The future is
+    /// polled on the pool's workers; whenever it is woken (from any thread) it is queued
+    /// again on the worker that polled it last (aged: never to be stolen again). Its origin
+    /// is the spawning task's (from outside the pool: the next node with workers).
+    ///
+    /// To use tokio's timers and sockets (`tokio::time`, `tokio::net`) in the future, build
+    /// the pool with `ThreadPoolBuilder::tokio_handle` (feature `tokio`): without it they
+    /// panic, and the task completes with a
+    /// [`JoinError`](crate::JoinError) (the module's "tokio's reactor and timers").
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let h = pool.spawn_async(async {
+    ///     zonal_runtime::task::yield_now().await;
+    ///     zonal_runtime::current_node().is_some()
+    /// });
+    /// assert!(h.join().unwrap());
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn spawn_async<F>(&self, fut: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.registry
+            .spawn_async(TaskOptions::new(), Target::Here, fut)
+    }
+
+    /// [`spawn_async`](Self::spawn_async) with [`TaskOptions`] (an origin, a group, a
+    /// weight, or a continuation of the running task's metadata).
+    ///
+    /// # Panics
+    /// If the options name an origin outside the pool's topology; see
+    /// [`try_spawn_async_with`](Self::try_spawn_async_with).
+    pub fn spawn_async_with<F>(&self, opts: TaskOptions, fut: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.try_spawn_async_with(opts, fut)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`spawn_async_with`](Self::spawn_async_with), or an error (the future dropped
+    /// unpolled) if the options name an origin outside the pool's topology.
+    ///
+    /// ```
+    /// use zonal_runtime::{SpawnError, TaskOptions};
+    /// use zonal_topology::NodeId;
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let h = pool.try_spawn_async_with(TaskOptions::new().origin(NodeId(3)), async {
+    ///     zonal_runtime::current_task().map(|t| t.origin)
+    /// })?;
+    /// assert_eq!(h.join().unwrap(), Some(NodeId(3)));
+    /// let bad = pool.try_spawn_async_with(TaskOptions::new().origin(NodeId(99)), async {});
+    /// assert!(matches!(bad, Err(SpawnError::UnknownNode { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`SpawnError::UnknownNode`] for such an origin.
+    pub fn try_spawn_async_with<F>(
+        &self,
+        opts: TaskOptions,
+        fut: F,
+    ) -> Result<JoinHandle<F::Output>, SpawnError>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.registry.check_options(&opts)?;
+        Ok(self.registry.spawn_async(opts, Target::Here, fut))
+    }
+
+    /// Spawns a `'static` closure as a task of this pool, with a [`JoinHandle`] of its
+    /// result (a task that completes in its one run; a panic becomes a [`JoinError`](crate::JoinError)).
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let h = pool.spawn_handle(|| zonal_runtime::current_worker_index().is_some());
+    /// assert!(h.join().unwrap());
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn spawn_handle<F, T>(&self, f: F) -> JoinHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        self.spawn_async(CallOnce(Some(f)))
+    }
+}
+
+// --- from the feature in `broadcast.rs` -----------------------------------------
+
+impl ThreadPool {
+    /// Runs `op` once on every worker of the pool, each with its
+    /// [`BroadcastContext`]; returns the results by worker index. The first panic among
+    /// them resumes here, once all have finished. Each worker runs its share when it next
+    /// looks for work: a worker busy with a long task delays the broadcast.
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let seen = pool.broadcast(|ctx| (ctx.index(), zonal_runtime::current_thread_index()));
+    /// assert_eq!(seen.len(), 32);
+    /// assert!(seen.iter().enumerate().all(|(i, &(idx, cur))| idx == i && cur == Some(i)));
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn broadcast<OP, R>(&self, op: OP) -> Vec<R>
+    where
+        OP: Fn(BroadcastContext<'_>) -> R + Sync,
+        R: Send,
+    {
+        let op = &op;
+        self.registry.in_worker(|wt, _| broadcast_in_worker(wt, op))
+    }
+}
+
+// --- from the feature in `broadcast.rs` -----------------------------------------
+
+impl ThreadPool {
+    /// Runs `op` once on every worker of the pool, asynchronously (rayon's
+    /// `spawn_broadcast`): each worker runs its share when it next looks for work, and the
+    /// call returns at once. A panic goes to the pool's panic handler, as a `spawn`'s.
+    ///
+    /// ```
+    /// use std::sync::mpsc::channel;
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(4).build()?;
+    /// let (tx, rx) = channel();
+    /// let tx = std::sync::Mutex::new(tx);
+    /// pool.spawn_broadcast(move |ctx| tx.lock().unwrap().send(ctx.index()).unwrap());
+    /// let mut seen: Vec<usize> = rx.iter().take(4).collect();
+    /// seen.sort_unstable();
+    /// assert_eq!(seen, [0, 1, 2, 3]);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn spawn_broadcast<OP>(&self, op: OP)
+    where
+        OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+    {
+        spawn_broadcast_in(&self.registry, op);
+    }
+}
+
+// --- from the feature in `node_workers.rs` --------------------------------------
+
+impl ThreadPool {
+    /// Per node of the pool's topology (dense order, as
+    /// [`NodeId`](zonal_topology::NodeId)): the workers on it, or why it has none.
+    #[must_use]
+    pub fn node_workers(&self) -> Vec<NodeWorkers> {
+        let r = &*self.registry;
+        let m = r.topo.machine();
+        m.nodes()
+            .iter()
+            .enumerate()
+            .map(|(k, node)| {
+                let workers: Vec<usize> = (0..r.num_workers())
+                    .filter(|&w| r.worker_node[w] as usize == k)
+                    .collect();
+                if !workers.is_empty() {
+                    return NodeWorkers::Workers { workers };
+                }
+                match node.kind() {
+                    NodeKind::CpusNotAllowed => NodeWorkers::CpusNotAllowed {
+                        cpus: node.withheld_cpus.clone(),
+                    },
+                    NodeKind::CpusOffline => NodeWorkers::CpusOffline {
+                        cpus: node.offline_cpus.clone(),
+                    },
+                    NodeKind::MemoryOnly => NodeWorkers::MemoryOnly,
+                    _ => NodeWorkers::NotChosen,
+                }
+            })
+            .collect()
+    }
+}
+
+// --- from the feature in `scope_fifo.rs` ----------------------------------------
+
+impl ThreadPool {
+    /// Creates a scope whose spawned tasks may borrow from the caller and run in FIFO order
+    /// per spawning worker ([`ScopeFifo::spawn_fifo`]); returns once all of them have
+    /// finished. The first panic among them (or of `op`) resumes here. `op` runs on a worker
+    /// of this pool, as for [`scope`](Self::scope).
+    pub fn scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.registry
+            .in_worker(|wt, _| scope_fifo_in_worker(wt, op))
+    }
+}
+
+// --- from the feature in `scope_fifo.rs` ----------------------------------------
+
+impl ThreadPool {
+    /// [`scope_fifo`](Self::scope_fifo), but `op` runs on the *calling* thread (rayon's
+    /// `in_place_scope_fifo`); its spawns go to this pool.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(1).build()?;
+    /// let order = Mutex::new(Vec::new());
+    /// let caller = std::thread::current().id();
+    /// let here = pool.in_place_scope_fifo(|s| {
+    ///     for i in 0..3 {
+    ///         let order = &order;
+    ///         s.spawn_fifo(move |_| order.lock().unwrap().push(i));
+    ///     }
+    ///     std::thread::current().id()
+    /// });
+    /// assert_eq!(here, caller);
+    /// assert_eq!(order.into_inner().unwrap(), [0, 1, 2]);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R,
+    {
+        in_place_scope_fifo_in(&self.registry, op)
+    }
+}
+
+// --- from the feature in `parallel.rs` ------------------------------------------
+
+impl ThreadPool {
+    /// Calls `f` on sub-ranges of `range` of at most `grain` items, in parallel. The range is
+    /// first cut into one contiguous part per node (in proportion to its workers), each
+    /// spawned on its node (a placed computation of its own); each part is then split by
+    /// recursive `join`. Called from a task of a placed computation of this pool (rooted
+    /// with `spawn_on`, an origin option or `spawn_pinned`), there is no cut: the range is
+    /// split by `join` inside that computation's zone.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let n = AtomicUsize::new(0);
+    /// pool.par_for(0..1000, 10, |r| { n.fetch_add(r.len(), Ordering::Relaxed); });
+    /// assert_eq!(n.into_inner(), 1000);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn par_for<F>(&self, range: Range<usize>, grain: usize, f: F)
+    where
+        F: Fn(Range<usize>) + Sync + Send,
+    {
+        self.par_reduce(range, grain, || (), &f, |(), ()| ());
+    }
+
+    /// Calls `f(offset, chunk)` on chunks of `slice` of at most `grain` items, split by node
+    /// as [`par_for`](Self::par_for).
+    pub fn par_chunks<T, F>(&self, slice: &[T], grain: usize, f: F)
+    where
+        T: Sync,
+        F: Fn(usize, &[T]) + Sync + Send,
+    {
+        self.par_for(0..slice.len(), grain, |r| f(r.start, &slice[r]));
+    }
+
+    /// Calls `f(offset, chunk)` on disjoint mutable chunks of `slice`, split by node.
+    pub fn par_chunks_mut<T, F>(&self, slice: &mut [T], grain: usize, f: F)
+    where
+        T: Send + Sync,
+        F: Fn(usize, &mut [T]) + Sync + Send,
+    {
+        let base = SendPtr(slice.as_mut_ptr());
+        let len = slice.len();
+        self.par_for(0..len, grain, move |r| {
+            let base = &base;
+            // SAFETY: `par_for` hands out disjoint sub-ranges of 0..len, each exactly once,
+            // and `slice` is mutably borrowed for the whole call.
+            let chunk = unsafe { std::slice::from_raw_parts_mut(base.0.add(r.start), r.len()) };
+            f(r.start, chunk);
+        });
+    }
+
+    /// How [`par_for`](Self::par_for) and friends cut `range` by node: one contiguous part
+    /// per node with workers, in proportion to its workers, nodes ascending. Use it to place
+    /// the data each part works on (e.g. a [`NodeBuffer`](crate::NodeBuffer) per part).
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let parts = pool.node_partition(0..1600);
+    /// assert_eq!(parts.len(), 16);
+    /// assert_eq!(parts[1], (zonal_topology::NodeId(1), 100..200));
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    #[must_use]
+    pub fn node_partition(&self, range: Range<usize>) -> Vec<(NodeId, Range<usize>)> {
+        self.registry.node_partition(range)
+    }
+
+    /// A parallel map-reduce over `range`, split by node then by `join` down to `grain`.
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let s = pool.par_reduce(0..101, 8, || 0u64, |r| r.map(|i| i as u64).sum(), |a, b| a + b);
+    /// assert_eq!(s, 5050);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    pub fn par_reduce<R, ID, M, RED>(
+        &self,
+        range: Range<usize>,
+        grain: usize,
+        identity: ID,
+        map: M,
+        reduce: RED,
+    ) -> R
+    where
+        R: Send,
+        ID: Fn() -> R + Sync + Send,
+        M: Fn(Range<usize>) -> R + Sync + Send,
+        RED: Fn(R, R) -> R + Sync + Send,
+    {
+        let grain = grain.max(1);
+        let parts = self.node_partition(range.clone());
+        // Inside a placed computation of this pool, no cut: its parts would be rooted on
+        // every node, out of its origin's zone (`task_meta.rs`, "Whole computations").
+        let placed = self.with_worker(|w| w.is_some_and(|w| w.current.get().placed()));
+        if parts.len() <= 1 || range.len() <= grain || placed {
+            return self.install(|| split(range, grain, &map, &reduce));
+        }
+        let slots: Vec<Mutex<Option<R>>> = parts.iter().map(|_| Mutex::new(None)).collect();
+        self.scope(|s| {
+            for ((node, part), slot) in parts.into_iter().zip(&slots) {
+                let (map, reduce) = (&map, &reduce);
+                s.spawn_on(node, move |_| {
+                    let v = split(part, grain, map, reduce);
+                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(v);
+                });
+            }
+        });
+        slots
+            .into_iter()
+            .filter_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .fold(identity(), &reduce)
+    }
+}
+
 impl Drop for ThreadPool {
     /// Terminates the pool and returns at once, as rayon's: the workers finish the pending
     /// tasks and exit on their own (each holds the registry), also when the pool is dropped
@@ -542,70 +952,6 @@ impl Drop for ThreadPool {
         // Not waited for: a worker thread ends when the pool has no task left.
         self.terminate();
     }
-}
-
-/// Spawns a `'static` task on the current pool: the current worker's, or outside every
-/// pool the global pool (built if needed). See [`ThreadPool::spawn`].
-///
-/// ```
-/// let (tx, rx) = std::sync::mpsc::channel();
-/// zonal_runtime::spawn(move || tx.send(zonal_runtime::current_thread_index()).unwrap());
-/// assert!(rx.recv().unwrap().is_some()); // it ran on a worker of the global pool
-/// ```
-pub fn spawn<F: FnOnce() + Send + 'static>(f: F) {
-    current_or_global(
-        f,
-        |w, f| {
-            if w.registry.breadth_first {
-                w.registry.spawn_static_fifo(f);
-            } else {
-                w.registry.spawn_static(TaskOptions::new(), Target::Here, f);
-            }
-        },
-        ThreadPool::spawn,
-    );
-}
-
-/// Spawns with [`TaskOptions`] on the current pool (the global pool outside every pool);
-/// see [`ThreadPool::spawn_with`].
-///
-/// # Panics
-/// If the options name an origin outside the pool's topology.
-pub fn spawn_with<F: FnOnce() + Send + 'static>(opts: TaskOptions, f: F) {
-    current_or_global(
-        f,
-        |w, f| {
-            if let Err(e) = w.registry.check_options(&opts) {
-                panic!("{e}");
-            }
-            w.registry.spawn_static(opts, Target::Here, f);
-        },
-        |pool, f| pool.spawn_with(opts, f),
-    );
-}
-
-/// A scope on the current pool: the current worker's, or outside every pool the global
-/// pool (built if needed), whose worker runs `op`. See [`ThreadPool::scope`].
-///
-/// ```
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-/// let n = pool.install(|| {
-///     let mut n = [0; 3];
-///     zonal_runtime::scope(|s| for x in n.iter_mut() { s.spawn(move |_| *x += 1) });
-///     n
-/// });
-/// assert_eq!(n, [1, 1, 1]);
-/// // Outside a pool: on the global pool.
-/// let on_worker = zonal_runtime::scope(|_| zonal_runtime::current_thread_index().is_some());
-/// assert!(on_worker);
-/// # Ok::<(), zonal_runtime::BuildError>(())
-/// ```
-pub fn scope<'scope, OP, R>(op: OP) -> R
-where
-    OP: FnOnce(&Scope<'scope>) -> R + Send,
-    R: Send,
-{
-    current_or_global(op, scope_in_worker, ThreadPool::scope)
 }
 
 /// The index of the current thread's worker in its pool (of any pool), if it is a worker;
@@ -632,24 +978,6 @@ pub fn current_worker_index() -> Option<usize> {
     WorkerThread::with_current(|w| w.map(|w| w.index))
 }
 
-/// The number of workers of the current thread's pool; outside every pool, the global
-/// pool's (building it if needed, as rayon).
-///
-/// ```
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-/// assert_eq!(pool.install(zonal_runtime::current_num_threads), pool.num_workers());
-/// assert!(zonal_runtime::current_num_threads() >= 1);
-/// # Ok::<(), zonal_runtime::BuildError>(())
-/// ```
-#[must_use]
-pub fn current_num_threads() -> usize {
-    current_or_global(
-        (),
-        |w, ()| w.registry.num_workers(),
-        |pool, ()| pool.num_workers(),
-    )
-}
-
 /// The node (dense index) of the current thread's worker, if it is a worker.
 ///
 /// ```
@@ -667,4 +995,21 @@ pub fn current_node() -> Option<NodeId> {
 #[must_use]
 pub fn current_task() -> Option<TaskInfo> {
     WorkerThread::with_current(|w| w.map(|w| TaskInfo::from_meta(w.current.get())))
+}
+
+/// Where the workers of a pool run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[non_exhaustive]
+pub enum Placement {
+    /// One worker per CPU of this machine, each bound to its CPU (but the
+    /// [`ThreadPool::pin_fallback_workers`], if pinning failed for some only).
+    Pinned,
+    /// Not bound (pinning turned off, a virtual topology left unpinned, the flat fallback
+    /// over an undiscovered machine, or pinning failed for every worker).
+    Unpinned,
+    /// A virtual topology (not this machine's): one worker per virtual CPU, bound round-robin
+    /// over this process's allowed CPUs.
+    Spread,
 }

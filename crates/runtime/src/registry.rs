@@ -20,15 +20,15 @@ use crossbeam_deque::{Injector, Stealer};
 use crossbeam_utils::CachePadded;
 use zonal_topology::{CpuId, NodeId, Topology};
 
-use crate::async_task::AsyncTasks;
-use crate::balance::{Balancer, IdleSignal};
+use crate::balance::IdleSignal;
 use crate::blocks::SharedBlocks;
 use crate::error::SpawnError;
-use crate::fifo::FifoQueue;
 use crate::metrics::WorkerCounters;
 use crate::policy_switch::PolicySlot;
+use crate::queues::{AwayQueue, FifoQueue};
 use crate::sleep::Sleep;
-use crate::task::{Meta, Task, TaskOptions};
+use crate::steal::StealRecord;
+use crate::task_meta::{Meta, Task, TaskOptions};
 use crate::turnaround::TurnaroundHistogram;
 
 /// A handler for panics of spawned tasks.
@@ -36,17 +36,16 @@ pub(crate) type PanicHandler = dyn Fn(Box<dyn Any + Send>) + Send + Sync;
 /// A start or exit handler, given the worker index.
 pub(crate) type ThreadHandler = dyn Fn(usize) + Send + Sync;
 /// A steal observer.
-pub(crate) type StealObserver = dyn Fn(&crate::StealRecord) + Send + Sync;
+pub(crate) type StealObserver = dyn Fn(&StealRecord) + Send + Sync;
 
 /// The state of one worker that other threads touch.
 pub(crate) struct WorkerShared {
     pub(crate) stealer: Stealer<Task>,
     pub(crate) inbox: Injector<Task>,
-    pub(crate) away: Injector<Task>,
-    /// Upper bound on `away.len()`: incremented before a push, decremented after a pop.
-    pub(crate) away_len: AtomicUsize,
+    /// Tasks away from home or migrated, with their length bound (`queues.rs`).
+    pub(crate) away: AwayQueue,
     /// Written by the owner on every task: padded away from what thieves read (`stealer`,
-    /// `away_len`), or every steal walk would bounce the owner's counter line.
+    /// `away`'s bound), or every steal walk would bounce the owner's counter line.
     pub(crate) counters: CachePadded<WorkerCounters>,
     /// The worker's job blocks as other threads see them (`blocks.rs`): written by thieves
     /// that free the worker's jobs, so on a line of its own.
@@ -63,8 +62,6 @@ pub(crate) struct Registry {
     /// The current policy and what workers derive from it, swappable while the pool runs
     /// (`policy_switch.rs`).
     pub(crate) policy: PolicySlot,
-    /// The periodic balancer's state, taken by balancing passes only (`balance/`).
-    pub(crate) balancer: Balancer,
     pub(crate) shared: Box<[CachePadded<WorkerShared>]>,
     pub(crate) worker_cpu: Box<[CpuId]>,
     /// Per worker: the CPU (OS index) it is pinned to, if any (`displacement.rs`).
@@ -99,9 +96,18 @@ pub(crate) struct Registry {
     /// Task turnaround (queued to completed), recorded by the tasks that carry a completion
     /// (`turnaround.rs`): written by every worker, so on lines of its own.
     pub(crate) turnaround: CachePadded<TurnaroundHistogram>,
-    /// The live async tasks (`async_task/`), cancelled at shutdown.
-    pub(crate) async_tasks: AsyncTasks,
+    /// The state of the features built over the core that the pool keeps for them (the
+    /// live async tasks, `async_task/`; the periodic balancer, `balance/`), which the core
+    /// holds without knowing its types: see [`Registry::extension`].
+    pub(crate) extensions: Extensions,
 }
+
+/// A feature's state in the registry, found by its type (one value per type).
+pub(crate) type Extension = Box<dyn Any + Send + Sync>;
+
+/// The registry's feature states ([`Registry::extension`]): made when the pool is built
+/// (`construct.rs`), never changed after.
+pub(crate) type Extensions = Box<[Extension]>;
 
 impl std::fmt::Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -135,6 +141,21 @@ impl Registry {
     /// Whether spawn options fit the pool (an origin it has).
     pub(crate) fn check_options(&self, opts: &TaskOptions) -> Result<(), SpawnError> {
         opts.named_origin().map_or(Ok(()), |n| self.check_node(n))
+    }
+
+    /// The state of the feature whose type is `T`, installed when the pool was built: a
+    /// search of a few entries and a type check, for the features' paths only (spawning an
+    /// async task, a balancing pass, shutdown), never the workers' push, pop, steal, join or
+    /// latch paths.
+    ///
+    /// # Panics
+    /// If the pool was built without it: a bug of `construct.rs`, which installs every
+    /// feature's state.
+    pub(crate) fn extension<T: Any>(&self) -> &T {
+        self.extensions
+            .iter()
+            .find_map(|e| e.downcast_ref::<T>())
+            .expect("every feature's state is installed when the pool is built")
     }
 
     /// Wakes one specific worker (latch set, or work pinned to it).

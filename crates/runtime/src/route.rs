@@ -19,7 +19,7 @@
 //! | `Worker(w)` | `w`'s inbox (never stolen) | likewise |
 //!
 //! On a worker, a task's origin is its parent's — the task the worker runs — unless the
-//! options name one, the target is a node, or the target pins it to a worker (`task.rs`,
+//! options name one, the target is a node, or the target pins it to a worker (`task_meta.rs`,
 //! "Whole computations"). From outside, the origin is the one named, or, with none, the next
 //! node with workers, round-robin: the node that call's computation is rooted on.
 //!
@@ -35,8 +35,9 @@ use zonal_topology::NodeId;
 use crate::blocks::LocalBlocks;
 use crate::job::{BareJob, HeapJob};
 use crate::metrics::bump;
+use crate::queues::OwnQueue;
 use crate::registry::Registry;
-use crate::task::{Meta, Task, TaskOptions, NO_ORIGIN};
+use crate::task_meta::{Meta, Task, TaskOptions, NO_ORIGIN};
 use crate::worker::WorkerThread;
 
 /// Where the caller aims a task.
@@ -108,7 +109,7 @@ impl Registry {
         }
     }
 
-    /// From one of our workers: a child of its current task (its origin, `task.rs`, "Whole
+    /// From one of our workers: a child of its current task (its origin, `task_meta.rs`, "Whole
     /// computations"), unless the options name an origin or the target pins it to a worker
     /// (placed on that worker's node).
     #[inline(always)]
@@ -198,6 +199,17 @@ impl Registry {
     }
 }
 
+impl From<OwnQueue> for Queue {
+    /// A task of the queueing worker's own: its inbox (`Kept`) or its away queue.
+    #[inline(always)]
+    fn from(own: OwnQueue) -> Self {
+        match own {
+            OwnQueue::Inbox => Queue::Kept,
+            OwnQueue::Away => Queue::Away,
+        }
+    }
+}
+
 impl WorkerThread {
     /// A task of ours aimed nowhere else, by its metadata: never migrated → our deque (one
     /// branch), whatever its origin: a child of a computation rooted elsewhere carries that
@@ -217,11 +229,7 @@ impl WorkerThread {
     #[cold]
     fn away_queue(&self, meta: &Meta) -> Queue {
         self.refresh_policy();
-        if self.ageing.get().is_aged_after(meta.moves()) {
-            Queue::Kept
-        } else {
-            Queue::Away
-        }
+        OwnQueue::of(self.ageing.get(), meta).into()
     }
 }
 
@@ -320,7 +328,6 @@ impl WorkerThread {
                 me.inbox.push(task);
             }
             Queue::Away => {
-                me.away_len.fetch_add(1, Ordering::Relaxed);
                 me.away.push(task);
                 r.sleep.new_local_work(origin);
             }
@@ -345,23 +352,21 @@ impl Registry {
         debug_assert!(last < self.num_workers(), "a woken task was polled before");
         // On a worker, its cached epoch's ageing rule (refreshed if the policy switched);
         // from any other thread, the current epoch's (a lock, off the workers' path).
-        let aged = match here {
+        let ageing = match here {
             Some(w) => {
                 w.refresh_policy();
-                w.ageing.get().is_aged_after(meta.moves())
+                w.ageing.get()
             }
-            None => self.policy.current().ageing.is_aged_after(meta.moves()),
+            None => self.policy.current().ageing,
         };
+        let own = OwnQueue::of(ageing, meta);
         match here {
             Some(w) if w.index == last => {
-                let queue = if aged { Queue::Kept } else { Queue::Away };
-                w.push_own(queue, meta.origin, task);
+                w.push_own(own.into(), meta.origin, task);
             }
-            _ if aged => self.push_shared(Queue::Inbox(last as u32), task),
+            _ if own == OwnQueue::Inbox => self.push_shared(Queue::Inbox(last as u32), task),
             _ => {
-                let s = &self.shared[last];
-                s.away_len.fetch_add(1, Ordering::Relaxed);
-                s.away.push(task);
+                self.shared[last].away.push(task);
                 self.sleep.new_work(self.worker_node[last]);
             }
         }
@@ -500,7 +505,7 @@ mod test {
                 // A child of a task of a computation rooted on another node inherits that
                 // origin (and its placement): our deque, with a header.
                 let parent = w.current.get();
-                for flags in [0, crate::task::PLACED] {
+                for flags in [0, crate::task_meta::PLACED] {
                     w.current.set(Meta {
                         origin: with.0,
                         migrations: 2,

@@ -24,7 +24,7 @@ use crate::error::SpawnError;
 use crate::latch::{CountLatch, CountLockLatch, Latch, ScopeLatch};
 use crate::registry::Registry;
 use crate::route::Target;
-use crate::task::TaskOptions;
+use crate::task_meta::TaskOptions;
 use crate::unwind;
 use crate::worker::WorkerThread;
 
@@ -78,35 +78,6 @@ where
         let scope = Scope::new(registry, owner);
         scope.complete(owner, || op(&scope))
     })
-}
-
-/// Creates a scope whose spawned tasks may borrow from the caller, running its body `op`
-/// on the *current* thread (rayon's `in_place_scope`); returns once all the spawned tasks
-/// have finished. Spawns go to the current pool on one of its workers, and to the global
-/// pool (built if needed) on any other thread. The first panic among the tasks (or of
-/// `op`) resumes here. `op` need not be `Send`: it never leaves this thread.
-///
-/// ```
-/// let caller = std::thread::current().id();
-/// let mut v = vec![0; 4];
-/// let body_thread = zonal_runtime::in_place_scope(|s| {
-///     for (i, x) in v.iter_mut().enumerate() {
-///         s.spawn(move |_| *x = i * 10);
-///     }
-///     std::thread::current().id()
-/// });
-/// assert_eq!(body_thread, caller);
-/// assert_eq!(v, [0, 10, 20, 30]);
-/// ```
-pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
-where
-    OP: FnOnce(&Scope<'scope>) -> R,
-{
-    let registry = WorkerThread::with_current(|w| w.map(|w| Arc::clone(&w.registry)));
-    match registry {
-        Some(r) => in_place_scope_in(&r, op),
-        None => in_place_scope_in(&crate::global::global_pool().registry, op),
-    }
 }
 
 impl<'scope> Scope<'scope> {
@@ -220,38 +191,6 @@ impl<'scope> Scope<'scope> {
         self.registry.check_node(node)?;
         self.spawn_inner(TaskOptions::new(), Target::Node(node), body);
         Ok(())
-    }
-
-    /// Runs `body` once on every worker of the scope's pool, each with its
-    /// [`BroadcastContext`](crate::BroadcastContext), without waiting (rayon's
-    /// `Scope::spawn_broadcast`); the scope waits for all of them. Each share is queued in
-    /// its worker's inbox (never stolen) and runs when that worker next looks for work.
-    ///
-    /// ```
-    /// use std::sync::atomic::{AtomicUsize, Ordering};
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(4).build()?;
-    /// let runs = AtomicUsize::new(0);
-    /// pool.scope(|s| {
-    ///     s.spawn_broadcast(|_, ctx| {
-    ///         assert_eq!(zonal_runtime::current_thread_index(), Some(ctx.index()));
-    ///         runs.fetch_add(1, Ordering::Relaxed);
-    ///     })
-    /// });
-    /// assert_eq!(runs.into_inner(), 4);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
-    /// ```
-    pub fn spawn_broadcast<BODY>(&self, body: BODY)
-    where
-        BODY: Fn(&Scope<'scope>, crate::BroadcastContext<'_>) + Send + Sync + 'scope,
-    {
-        let n = self.registry.num_workers();
-        let body = Arc::new(body);
-        for index in 0..n {
-            let body = Arc::clone(&body);
-            self.spawn_pinned(index, move |s| {
-                body(s, crate::BroadcastContext::new(index, n));
-            });
-        }
     }
 
     /// Spawns onto worker `worker`'s inbox (never stolen): `broadcast`.

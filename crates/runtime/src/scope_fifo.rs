@@ -8,19 +8,17 @@
 
 use std::sync::Arc;
 
-use crate::fifo::FifoQueue;
-use crate::global::current_or_global;
 use crate::latch::Latch;
-use crate::pool::ThreadPool;
+use crate::queues::FifoQueue;
 use crate::registry::Registry;
 use crate::route::Target;
 use crate::scope::{Scope, ScopePtr};
-use crate::task::TaskOptions;
+use crate::task_meta::TaskOptions;
 use crate::unwind;
 use crate::worker::WorkerThread;
 
 /// A scope whose tasks run in FIFO order per spawning worker; see
-/// [`ThreadPool::scope_fifo`].
+/// [`ThreadPool::scope_fifo`](crate::ThreadPool::scope_fifo).
 pub struct ScopeFifo<'scope> {
     base: Scope<'scope>,
     /// Per worker of the pool: its FIFO spawns waiting for their proxies.
@@ -48,7 +46,7 @@ where
 }
 
 /// `in_place_scope_fifo` on `registry`'s pool: the body runs here, on the calling thread.
-fn in_place_scope_fifo_in<'scope, OP, R>(registry: &Arc<Registry>, op: OP) -> R
+pub(crate) fn in_place_scope_fifo_in<'scope, OP, R>(registry: &Arc<Registry>, op: OP) -> R
 where
     OP: FnOnce(&ScopeFifo<'scope>) -> R,
 {
@@ -142,90 +140,4 @@ impl<'scope> ScopeFifo<'scope> {
                 .spawn(TaskOptions::new(), Target::Worker(index), job);
         }
     }
-}
-
-impl ThreadPool {
-    /// Creates a scope whose spawned tasks may borrow from the caller and run in FIFO order
-    /// per spawning worker ([`ScopeFifo::spawn_fifo`]); returns once all of them have
-    /// finished. The first panic among them (or of `op`) resumes here. `op` runs on a worker
-    /// of this pool, as for [`scope`](Self::scope).
-    pub fn scope_fifo<'scope, OP, R>(&self, op: OP) -> R
-    where
-        OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
-        R: Send,
-    {
-        self.registry
-            .in_worker(|wt, _| scope_fifo_in_worker(wt, op))
-    }
-}
-
-impl ThreadPool {
-    /// [`scope_fifo`](Self::scope_fifo), but `op` runs on the *calling* thread (rayon's
-    /// `in_place_scope_fifo`); its spawns go to this pool.
-    ///
-    /// ```
-    /// use std::sync::Mutex;
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(1).build()?;
-    /// let order = Mutex::new(Vec::new());
-    /// let caller = std::thread::current().id();
-    /// let here = pool.in_place_scope_fifo(|s| {
-    ///     for i in 0..3 {
-    ///         let order = &order;
-    ///         s.spawn_fifo(move |_| order.lock().unwrap().push(i));
-    ///     }
-    ///     std::thread::current().id()
-    /// });
-    /// assert_eq!(here, caller);
-    /// assert_eq!(order.into_inner().unwrap(), [0, 1, 2]);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
-    /// ```
-    pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
-    where
-        OP: FnOnce(&ScopeFifo<'scope>) -> R,
-    {
-        in_place_scope_fifo_in(&self.registry, op)
-    }
-}
-
-/// [`ThreadPool::in_place_scope_fifo`] on the current pool: the current worker's, or outside
-/// every pool the global pool (built if needed). `op` runs on the calling thread.
-///
-/// ```
-/// let mut v = vec![0; 4];
-/// zonal_runtime::in_place_scope_fifo(|s| {
-///     for (i, x) in v.iter_mut().enumerate() {
-///         s.spawn_fifo(move |_| *x = i);
-///     }
-/// });
-/// assert_eq!(v, [0, 1, 2, 3]);
-/// ```
-pub fn in_place_scope_fifo<'scope, OP, R>(op: OP) -> R
-where
-    OP: FnOnce(&ScopeFifo<'scope>) -> R,
-{
-    let registry = WorkerThread::with_current(|w| w.map(|w| Arc::clone(&w.registry)));
-    match registry {
-        Some(r) => in_place_scope_fifo_in(&r, op),
-        None => in_place_scope_fifo_in(&crate::global::global_pool().registry, op),
-    }
-}
-
-/// [`ThreadPool::scope_fifo`] on the current pool: the current worker's, or outside every
-/// pool the global pool (built if needed).
-///
-/// ```
-/// let mut v = vec![0; 8];
-/// zonal_runtime::scope_fifo(|s| {
-///     for (i, x) in v.iter_mut().enumerate() {
-///         s.spawn_fifo(move |_| *x = i);
-///     }
-/// });
-/// assert_eq!(v, [0, 1, 2, 3, 4, 5, 6, 7]);
-/// ```
-pub fn scope_fifo<'scope, OP, R>(op: OP) -> R
-where
-    OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
-    R: Send,
-{
-    current_or_global(op, scope_fifo_in_worker, ThreadPool::scope_fifo)
 }

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use crate::metrics::bump;
 use crate::registry::Registry;
 use crate::route::Target;
-use crate::task::TaskOptions;
+use crate::task_meta::TaskOptions;
 use crate::unwind;
 use crate::worker::WorkerThread;
 

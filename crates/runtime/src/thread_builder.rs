@@ -25,7 +25,7 @@ use std::sync::{mpsc, Arc, Condvar, Mutex};
 use crossbeam_deque::Worker;
 
 use crate::registry::Registry;
-use crate::task::Task;
+use crate::task_meta::Task;
 use crate::worker::WorkerThread;
 
 /// The worker threads of a pool that have not exited yet.

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crossbeam_deque::{Injector, Steal, Stealer, Worker};
+use crossbeam_deque::{Injector, Stealer, Worker};
 use zonal_policy::Ageing;
 use zonal_topology::CpuId;
 
@@ -18,8 +18,9 @@ use crate::displacement::{Check, PinWatch, DISPLACED_PARK};
 use crate::latch::{AsCoreLatch, CoreLatch};
 use crate::metrics::{bump, WorkerCounters};
 use crate::policy_switch::PolicyEpoch;
+use crate::queues::{pop_injector, steal_loop};
 use crate::registry::Registry;
-use crate::task::{Meta, Task, NO_ORIGIN};
+use crate::task_meta::{Meta, Task, NO_ORIGIN};
 use crate::unwind;
 
 /// Fruitless searches (each followed by `yield_now`) before a worker gets sleepy.
@@ -42,6 +43,7 @@ impl Drop for Adopted {
     /// At the thread's exit: WORKER stops pointing at the worker before it is freed.
     fn drop(&mut self) {
         let _ = WORKER.try_with(|w| w.set(ptr::null()));
+        LocalBlocks::leave();
     }
 }
 
@@ -53,6 +55,9 @@ pub(crate) fn adopt(mut worker: WorkerThread) {
     worker.adopted = true;
     let boxed = Box::new(worker);
     let at: *const WorkerThread = &*boxed;
+    // SAFETY: the box does not move and lives in ADOPTED until `Adopted::drop`, which
+    // leaves first.
+    unsafe { boxed.blocks.enter() };
     ADOPTED.with(|a| {
         let mut a = a.borrow_mut();
         debug_assert!(a.is_none(), "a thread is adopted by one pool at most");
@@ -199,6 +204,8 @@ impl WorkerThread {
     pub(crate) fn run(self) {
         let this = &self;
         WORKER.with(|w| w.set(this));
+        // SAFETY: `self` stays on this frame until the `leave` below.
+        unsafe { self.blocks.enter() };
         let registry = &*self.registry;
         if let Some(h) = &registry.start_handler {
             let _ = unwind::halt_unwinding(|| h(self.index));
@@ -207,6 +214,7 @@ impl WorkerThread {
         if let Some(h) = &registry.exit_handler {
             let _ = unwind::halt_unwinding(|| h(self.index));
         }
+        LocalBlocks::leave();
         WORKER.with(|w| w.set(ptr::null()));
     }
 
@@ -306,7 +314,7 @@ impl WorkerThread {
     /// Whether this worker's own queues (deque, inbox, away queue) hold a task.
     pub(crate) fn has_local_work(&self) -> bool {
         let me = &self.registry.shared[self.index];
-        !self.deque.is_empty() || !me.inbox.is_empty() || me.away_len.load(Ordering::Relaxed) > 0
+        !self.deque.is_empty() || !me.inbox.is_empty() || me.away.len_bound() > 0
     }
 
     /// Our inbox: pinned and aged tasks, never stolen.
@@ -322,11 +330,10 @@ impl WorkerThread {
     #[inline]
     fn pop_away(&self) -> Option<(Task, Meta)> {
         let me = &self.registry.shared[self.index];
-        if me.away_len.load(Ordering::Relaxed) == 0 {
+        if me.away.len_bound() == 0 {
             return None;
         }
-        let t = pop_injector(&me.away)?;
-        me.away_len.fetch_sub(1, Ordering::Relaxed);
+        let t = me.away.pop()?;
         bump(&me.counters.local_pops, 1);
         Some((t, t.meta(&self.home)))
     }
@@ -581,9 +588,7 @@ impl WorkerThread {
             r.shared
                 .iter()
                 .zip(r.worker_node.iter())
-                .find(|(s, &n)| {
-                    other(n) && (s.away_len.load(Ordering::Relaxed) > 0 || !s.stealer.is_empty())
-                })
+                .find(|(s, &n)| other(n) && (s.away.len_bound() > 0 || !s.stealer.is_empty()))
                 .map(|(_, &n)| n)
         })
     }
@@ -614,31 +619,6 @@ impl Idle {
         if let Some(t) = self.since.take() {
             bump(&w.counters().idle_ns, t.elapsed().as_nanos() as u64);
             w.registry.shared[w.index].idle.set_busy();
-        }
-    }
-}
-
-/// Pops an injector. `Injector::steal` runs a SeqCst fence even when the queue is empty;
-/// `is_empty` is two loads, so an idle worker checking its (usually empty) injectors stays
-/// cheap. A stale "empty" is harmless: the sleep protocol re-checks after its fence, and
-/// `is_empty`'s loads are SeqCst.
-#[inline]
-pub(crate) fn pop_injector(inj: &Injector<Task>) -> Option<Task> {
-    if inj.is_empty() {
-        None
-    } else {
-        steal_loop(|| inj.steal())
-    }
-}
-
-/// Loops on `Retry` (never treat it as empty: the queue may hold work).
-#[inline]
-pub(crate) fn steal_loop(mut f: impl FnMut() -> Steal<Task>) -> Option<Task> {
-    loop {
-        match f() {
-            Steal::Success(t) => return Some(t),
-            Steal::Empty => return None,
-            Steal::Retry => std::hint::spin_loop(),
         }
     }
 }

@@ -1,7 +1,6 @@
 //! `yield_now` and `yield_local` (rayon's): a worker runs one pending task, if any, and
 //! returns; `current_thread_has_pending_tasks` says whether its own queues hold one.
 
-use crate::pool::ThreadPool;
 use crate::worker::WorkerThread;
 
 /// What [`yield_now`] did (rayon's `Yield`).
@@ -17,7 +16,7 @@ pub enum Yield {
 impl WorkerThread {
     /// Looks once for a task, where the worker's loop looks (its queues, its node's and
     /// the global injector, then a steal walk), and runs it.
-    fn yield_now(&self) -> Yield {
+    pub(crate) fn yield_now(&self) -> Yield {
         match self.find_work() {
             Some((task, meta)) => {
                 self.execute_with(task, meta);
@@ -28,7 +27,7 @@ impl WorkerThread {
     }
 
     /// Runs one task of this worker's own queues (deque, inbox, away queue), if any.
-    fn yield_local(&self) -> Yield {
+    pub(crate) fn yield_local(&self) -> Yield {
         match self.find_local() {
             Some((task, meta)) => {
                 self.execute_with(task, meta);
@@ -59,14 +58,6 @@ pub fn yield_now() -> Option<Yield> {
     WorkerThread::with_current(|w| w.map(WorkerThread::yield_now))
 }
 
-impl ThreadPool {
-    /// [`yield_now`] if the current thread is a worker of this pool; `None` otherwise.
-    #[must_use = "the answer says whether a task ran"]
-    pub fn yield_now(&self) -> Option<Yield> {
-        WorkerThread::with_current_in(&self.registry, |w| w.map(WorkerThread::yield_now))
-    }
-}
-
 /// Like [`yield_now`], but runs only a task of the current worker's *own* queues (its deque,
 /// its inbox of pinned tasks, its away queue): no injected task and no steal (rayon's
 /// `yield_local`). `None` on a thread that is no worker.
@@ -94,19 +85,4 @@ pub fn yield_local() -> Option<Yield> {
 #[must_use]
 pub fn current_thread_has_pending_tasks() -> Option<bool> {
     WorkerThread::with_current(|w| w.map(WorkerThread::has_local_work))
-}
-
-impl ThreadPool {
-    /// [`yield_local`] if the current thread is a worker of this pool; `None` otherwise.
-    #[must_use = "the answer says whether a task ran"]
-    pub fn yield_local(&self) -> Option<Yield> {
-        WorkerThread::with_current_in(&self.registry, |w| w.map(WorkerThread::yield_local))
-    }
-
-    /// [`current_thread_has_pending_tasks`] if the current thread is a worker of this pool;
-    /// `None` otherwise.
-    #[must_use]
-    pub fn current_thread_has_pending_tasks(&self) -> Option<bool> {
-        WorkerThread::with_current_in(&self.registry, |w| w.map(WorkerThread::has_local_work))
-    }
 }

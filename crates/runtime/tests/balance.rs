@@ -208,6 +208,23 @@ fn an_unknown_policy_name_is_a_typed_error_and_changes_nothing() {
     assert_eq!(pool.balance_now().policy, "conservative-hard");
 }
 
+/// A metrics handle runs the pool's passes from any thread (what the control plane does):
+/// the same balancer as the pool's own, under the current policy.
+#[test]
+fn a_metrics_handle_balances_the_pool_from_another_thread() {
+    let pool = pool(PolicyConfig::named("linux").unwrap());
+    let handle = pool.metrics_handle();
+    let r = std::thread::spawn(move || handle.balance_now())
+        .join()
+        .unwrap();
+    assert_eq!(r.policy, "linux");
+    pool.set_policy("conservative-hard").unwrap();
+    assert_eq!(
+        pool.metrics_handle().balance_now().policy,
+        "conservative-hard"
+    );
+}
+
 #[test]
 fn steal_only_policies_make_passes_do_nothing() {
     let pool = ThreadPoolBuilder::new()

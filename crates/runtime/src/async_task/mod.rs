@@ -49,7 +49,7 @@
 //! # Routing, ageing and migrations
 //!
 //! A new task is routed as any spawn (`route.rs`, `Registry::route`): its `Meta` (origin =
-//! the spawning task's — a child inherits its parent's origin, `task.rs`, "Whole
+//! the spawning task's — a child inherits its parent's origin, `task_meta.rs`, "Whole
 //! computations" —, or the node named by [`TaskOptions::origin`]; from outside the pool,
 //! the next node with workers; group and weight inherited) is fixed there, and its origin
 //! never changes. The task keeps its
@@ -134,12 +134,9 @@ pub use join_handle::{JoinError, JoinHandle};
 pub(crate) use owned::AsyncTasks;
 pub use timer::{sleep, sleep_until, Sleep};
 
-use crate::error::SpawnError;
-use crate::global::current_or_global;
-use crate::pool::ThreadPool;
 use crate::registry::Registry;
 use crate::route::Target;
-use crate::task::{Task, TaskOptions};
+use crate::task_meta::{Task, TaskOptions};
 use crate::worker::WorkerThread;
 use raw::Cell;
 
@@ -164,7 +161,7 @@ impl Registry {
             let h = Cell::allocate(fut, route.meta, Arc::clone(self), 3);
             // SAFETY: the cell is live and ours until shared below.
             let hd = unsafe { h.as_ref() };
-            if self.async_tasks.insert(h) {
+            if self.extension::<AsyncTasks>().insert(h) {
                 // SAFETY: a new cell: its header starts with the job header; queued once.
                 route.queue(unsafe { (hd.vtable.task)(h) });
             } else {
@@ -186,7 +183,10 @@ impl Registry {
     /// becomes its routing record's worker, so that its next poll does not count the move
     /// again (module docs, "Routing, ageing and migrations"). Other jobs are left alone.
     pub(crate) fn async_moved(&self, task: &Task, to: usize) {
-        if let Some(h) = self.async_tasks.find(task.job.untagged().addr()) {
+        if let Some(h) = self
+            .extension::<AsyncTasks>()
+            .find(task.job.untagged().addr())
+        {
             // SAFETY: `task` is that async task (a live job at a listed cell's address),
             // popped by the caller and not yet pushed again: nobody else runs it or reads
             // its routing record until the push, which orders this write before them
@@ -197,12 +197,12 @@ impl Registry {
 
     /// Shutdown: cancels every live async task (module docs, "Shutdown").
     pub(crate) fn shutdown_async(&self) {
-        self.async_tasks.close_and_cancel();
+        self.extension::<AsyncTasks>().close_and_cancel();
     }
 }
 
 /// A future that calls a closure once (the task of [`ThreadPool::spawn_handle`]).
-struct CallOnce<F>(Option<F>);
+pub(crate) struct CallOnce<F>(pub(crate) Option<F>);
 
 impl<F> Unpin for CallOnce<F> {}
 
@@ -213,122 +213,6 @@ impl<F: FnOnce() -> T, T> Future for CallOnce<F> {
         let f = self.0.take().expect("a `spawn_handle` task is polled once");
         Poll::Ready(f())
     }
-}
-
-impl ThreadPool {
-    /// Spawns a future as a task of this pool and returns its [`JoinHandle`]. The future is
-    /// polled on the pool's workers; whenever it is woken (from any thread) it is queued
-    /// again on the worker that polled it last (aged: never to be stolen again). Its origin
-    /// is the spawning task's (from outside the pool: the next node with workers).
-    ///
-    /// To use tokio's timers and sockets (`tokio::time`, `tokio::net`) in the future, build
-    /// the pool with `ThreadPoolBuilder::tokio_handle` (feature `tokio`): without it they
-    /// panic, and the task completes with a
-    /// [`JoinError`] (the module's "tokio's reactor and timers").
-    ///
-    /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-    /// let h = pool.spawn_async(async {
-    ///     zonal_runtime::task::yield_now().await;
-    ///     zonal_runtime::current_node().is_some()
-    /// });
-    /// assert!(h.join().unwrap());
-    /// # Ok::<(), zonal_runtime::BuildError>(())
-    /// ```
-    pub fn spawn_async<F>(&self, fut: F) -> JoinHandle<F::Output>
-    where
-        F: Future + Send + 'static,
-        F::Output: Send + 'static,
-    {
-        self.registry
-            .spawn_async(TaskOptions::new(), Target::Here, fut)
-    }
-
-    /// [`spawn_async`](Self::spawn_async) with [`TaskOptions`] (an origin, a group, a
-    /// weight, or a continuation of the running task's metadata).
-    ///
-    /// # Panics
-    /// If the options name an origin outside the pool's topology; see
-    /// [`try_spawn_async_with`](Self::try_spawn_async_with).
-    pub fn spawn_async_with<F>(&self, opts: TaskOptions, fut: F) -> JoinHandle<F::Output>
-    where
-        F: Future + Send + 'static,
-        F::Output: Send + 'static,
-    {
-        self.try_spawn_async_with(opts, fut)
-            .unwrap_or_else(|e| panic!("{e}"))
-    }
-
-    /// [`spawn_async_with`](Self::spawn_async_with), or an error (the future dropped
-    /// unpolled) if the options name an origin outside the pool's topology.
-    ///
-    /// ```
-    /// use zonal_runtime::{SpawnError, TaskOptions};
-    /// use zonal_topology::NodeId;
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-    /// let h = pool.try_spawn_async_with(TaskOptions::new().origin(NodeId(3)), async {
-    ///     zonal_runtime::current_task().map(|t| t.origin)
-    /// })?;
-    /// assert_eq!(h.join().unwrap(), Some(NodeId(3)));
-    /// let bad = pool.try_spawn_async_with(TaskOptions::new().origin(NodeId(99)), async {});
-    /// assert!(matches!(bad, Err(SpawnError::UnknownNode { .. })));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`SpawnError::UnknownNode`] for such an origin.
-    pub fn try_spawn_async_with<F>(
-        &self,
-        opts: TaskOptions,
-        fut: F,
-    ) -> Result<JoinHandle<F::Output>, SpawnError>
-    where
-        F: Future + Send + 'static,
-        F::Output: Send + 'static,
-    {
-        self.registry.check_options(&opts)?;
-        Ok(self.registry.spawn_async(opts, Target::Here, fut))
-    }
-
-    /// Spawns a `'static` closure as a task of this pool, with a [`JoinHandle`] of its
-    /// result (a task that completes in its one run; a panic becomes a [`JoinError`]).
-    ///
-    /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-    /// let h = pool.spawn_handle(|| zonal_runtime::current_worker_index().is_some());
-    /// assert!(h.join().unwrap());
-    /// # Ok::<(), zonal_runtime::BuildError>(())
-    /// ```
-    pub fn spawn_handle<F, T>(&self, f: F) -> JoinHandle<T>
-    where
-        F: FnOnce() -> T + Send + 'static,
-        T: Send + 'static,
-    {
-        self.spawn_async(CallOnce(Some(f)))
-    }
-}
-
-/// Spawns a future on the current pool — the current worker's, or outside every pool the
-/// global pool (built if needed) — and returns its [`JoinHandle`]. See
-/// [`ThreadPool::spawn_async`].
-///
-/// ```
-/// let h = zonal_runtime::spawn_async(async { 1 + 1 });
-/// assert_eq!(h.join().unwrap(), 2);
-/// ```
-pub fn spawn_async<F>(fut: F) -> JoinHandle<F::Output>
-where
-    F: Future + Send + 'static,
-    F::Output: Send + 'static,
-{
-    current_or_global(
-        fut,
-        |w, fut| {
-            w.registry
-                .spawn_async(TaskOptions::new(), Target::Here, fut)
-        },
-        |pool, fut| pool.spawn_async(fut),
-    )
 }
 
 /// A future that, awaited, re-queues the task once, so that other tasks run first

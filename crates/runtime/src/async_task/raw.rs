@@ -18,7 +18,7 @@ use super::waker;
 use crate::job::{Job, JobHeader, JobRef};
 use crate::metrics::bump;
 use crate::registry::Registry;
-use crate::task::{Meta, Task};
+use crate::task_meta::{Meta, Task};
 use crate::unwind;
 use crate::worker::WorkerThread;
 
@@ -40,7 +40,7 @@ pub(crate) struct Vtable {
 /// The part of a task that does not depend on the future's type.
 ///
 /// `#[repr(C)]` with the job header first: a `Task` pointing at the cell finds its `Meta`
-/// there (`task.rs`, `Task` invariant).
+/// there (`task_meta.rs`, `Task` invariant).
 #[repr(C)]
 pub(crate) struct Header {
     /// The task's metadata as of its last poll (or its spawn): written only by the thread
@@ -268,7 +268,7 @@ where
             }
         }
         let raw = NonNull::from(h);
-        registry.async_tasks.remove(raw);
+        registry.extension::<super::AsyncTasks>().remove(raw);
         drop_ref(raw);
         registry.task_done();
     }

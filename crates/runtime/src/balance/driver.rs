@@ -13,7 +13,8 @@ use zonal_policy::{
 };
 use zonal_topology::{CpuId, Level, NodeId, Topology};
 
-use crate::task::Meta;
+use crate::queues::OwnQueue;
+use crate::task_meta::Meta;
 
 use super::load::{Probe, WorkerLoad};
 use super::snapshot::LiveView;
@@ -222,12 +223,12 @@ impl Driver {
                     let level = topo.level_between(mig.from, mig.to);
                     meta = meta.moved();
                     q.set_moved(&t, meta, b);
-                    let aged = ageing.is_aged_after(meta.moves());
-                    if aged {
-                        q.push_inbox(b, t);
-                    } else {
-                        q.push_away(b, t);
+                    let own = OwnQueue::of(ageing, &meta);
+                    match own {
+                        OwnQueue::Inbox => q.push_inbox(b, t),
+                        OwnQueue::Away => q.push_away(b, t),
                     }
+                    let aged = own == OwnQueue::Inbox;
                     if let Some(n) = report.migrations_by_level.get_mut(level.index()) {
                         *n += 1;
                     }
@@ -259,10 +260,9 @@ impl Driver {
         }
         for t in held.into_iter().flatten() {
             let (meta, _) = q.meta(a, &t);
-            if ageing.is_aged_after(meta.moves()) {
-                q.push_inbox(a, t);
-            } else {
-                q.push_away(a, t);
+            match OwnQueue::of(ageing, &meta) {
+                OwnQueue::Inbox => q.push_inbox(a, t),
+                OwnQueue::Away => q.push_away(a, t),
             }
         }
         if moved {

@@ -7,8 +7,7 @@ use std::sync::Arc;
 use zonal_topology::{CpuId, Level, Topology};
 
 use crate::registry::Registry;
-use crate::task::{Meta, Task};
-use crate::worker::pop_injector;
+use crate::task_meta::{Meta, Task};
 use std::sync::Mutex;
 
 use super::driver::{Driver, Queues};
@@ -21,16 +20,15 @@ use super::PassReport;
 #[derive(Debug, Default)]
 pub(crate) struct Balancer(Mutex<Option<Driver>>);
 
-impl Registry {
-    /// One balancing pass at `now_us` (µs of the pool's clock) under the current policy.
-    /// Concurrent passes run one after the other.
-    pub(crate) fn balance_pass(&self, now_us: u64) -> PassReport {
-        let epoch = self.policy.current();
-        let mut guard = self.balancer.0.lock().unwrap_or_else(|e| e.into_inner());
-        let driver =
-            guard.get_or_insert_with(|| Driver::new(Arc::clone(&self.topo), self.num_workers()));
-        driver.pass(self, &*epoch.policy, epoch.generation, now_us)
-    }
+/// One balancing pass of `registry`'s pool at `now_us` (µs of the pool's clock) under the
+/// current policy. Concurrent passes run one after the other.
+pub(crate) fn pass(registry: &Registry, now_us: u64) -> PassReport {
+    let epoch = registry.policy.current();
+    let balancer: &Balancer = registry.extension();
+    let mut guard = balancer.0.lock().unwrap_or_else(|e| e.into_inner());
+    let driver = guard
+        .get_or_insert_with(|| Driver::new(Arc::clone(&registry.topo), registry.num_workers()));
+    driver.pass(registry, &*epoch.policy, epoch.generation, now_us)
 }
 
 impl Queues for Registry {
@@ -50,7 +48,7 @@ impl Queues for Registry {
 
     fn probe(&self, w: usize) -> Probe {
         let s = &self.shared[w];
-        let away = s.away_len.load(Ordering::Relaxed);
+        let away = s.away.len_bound();
         let queued = s.stealer.len() + s.inbox.len() + away;
         Probe {
             queued: u32::try_from(queued).unwrap_or(u32::MAX),
@@ -62,10 +60,7 @@ impl Queues for Registry {
 
     fn pop_away(&self, w: usize) -> Option<Task> {
         let s = &self.shared[w];
-        let t = pop_injector(&s.away)?;
-        // `away_len` is an upper bound: decremented after the pop.
-        s.away_len.fetch_sub(1, Ordering::Relaxed);
-        Some(t)
+        s.away.pop()
     }
 
     fn meta(&self, w: usize, t: &Task) -> (Meta, u64) {
@@ -81,10 +76,7 @@ impl Queues for Registry {
     }
 
     fn push_away(&self, w: usize, t: Task) {
-        let s = &self.shared[w];
-        // `away_len` is an upper bound: incremented before the push.
-        s.away_len.fetch_add(1, Ordering::Relaxed);
-        s.away.push(t);
+        self.shared[w].away.push(t);
         self.wake_worker(w);
     }
 

@@ -50,7 +50,7 @@ mod synthetic;
 use zonal_policy::RefusalCounts;
 use zonal_topology::{Level, NodeId};
 
-pub(crate) use live::Balancer;
+pub(crate) use live::{pass, Balancer};
 pub(crate) use load::IdleSignal;
 pub use synthetic::SyntheticPool;
 

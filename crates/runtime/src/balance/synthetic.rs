@@ -10,7 +10,7 @@ use std::sync::Arc;
 use zonal_policy::Policy;
 use zonal_topology::{CpuId, Level, Topology};
 
-use crate::task::Meta;
+use crate::task_meta::Meta;
 
 use super::driver::{Driver, Queues};
 use super::load::Probe;

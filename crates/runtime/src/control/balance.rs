@@ -4,9 +4,10 @@
 //!
 //! Every `tick` (4 ms by default, Linux's `CONFIG_HZ=250` tick, the simulator's too) the
 //! control plane's runtime runs one balancing pass over the pool (`balance/`:
-//! `Registry::balance_pass`): it refreshes the per-worker decayed loads and queue lengths,
-//! asks the current policy's balance side for every CPU whose level is due (the intervals
-//! come from `BalanceSide::new_state`, the very code the simulator runs), and carries out
+//! `balance::pass`, through the public `MetricsHandle::balance_now`): it refreshes the
+//! per-worker decayed loads and queue lengths, asks the current policy's balance side for
+//! every CPU whose level is due (the intervals come from `BalanceSide::new_state`, the very
+//! code the simulator runs), and carries out
 //! the migrations it returns by moving *queued* tasks between workers' away queues — never
 //! a running one; a task is re-checked with its real metadata before it moves, and an aged
 //! one never moves again. Each move is counted in the source worker's
@@ -21,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::metrics::MetricsHandle;
+use crate::handle::MetricsHandle;
 
 /// What the control plane's balancer has done so far ([`ControlPlane::balance_stats`](super::ControlPlane::balance_stats)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -64,9 +65,8 @@ pub(crate) async fn run(handle: MetricsHandle, tick: Duration, counters: Arc<Cou
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
         interval.tick().await;
-        let registry = handle.registry();
         let start = Instant::now();
-        let report = registry.balance_pass(registry.now_us());
+        let report = handle.balance_now();
         let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
         counters.passes.fetch_add(1, Ordering::Relaxed);
         counters

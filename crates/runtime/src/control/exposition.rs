@@ -46,7 +46,32 @@ use prometheus_client::metrics::{MetricType, TypedMetric};
 use prometheus_client::registry::{Registry, Unit};
 use zonal_topology::Level;
 
-use crate::metrics::{MetricsHandle, PoolMetrics};
+use crate::handle::MetricsHandle;
+use crate::metrics::PoolMetrics;
+
+impl MetricsHandle {
+    /// A fresh snapshot's exposition in the OpenMetrics text format (feature
+    /// `control-plane`): what [`ControlPlane::serve_metrics`](crate::ControlPlane::serve_metrics)
+    /// answers a scrape with, to serve from a handler of your own (hyper, axum, ...) with the
+    /// content type [`METRICS_CONTENT_TYPE`](crate::METRICS_CONTENT_TYPE). See
+    /// [`encode_metrics`](crate::encode_metrics) for a snapshot already taken, and
+    /// [`PoolCollector`](crate::PoolCollector) to add the series to a registry of your own.
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let handle = pool.metrics_handle();
+    /// // e.g. in an axum route: `get(move || async move { handle.encode().unwrap_or_default() })`
+    /// let body = handle.encode()?;
+    /// assert!(body.contains("zonal_steals_total{level=\"I\"}"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A formatting error of the encoder (writing to a `String` does not fail).
+    pub fn encode(&self) -> Result<String, std::fmt::Error> {
+        encode_snapshot(self.snapshot())
+    }
+}
 use crate::turnaround::Turnaround;
 
 /// The content type of the exposition ([`encode_metrics`], and a registry's text encoding

@@ -30,7 +30,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 
 use super::exposition;
-use crate::metrics::MetricsHandle;
+use crate::handle::MetricsHandle;
 
 /// The path the exposition is served at.
 pub(crate) const METRICS_PATH: &str = "/metrics";

@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use tokio::sync::{oneshot, watch};
 
-use crate::metrics::MetricsHandle;
+use crate::handle::MetricsHandle;
 
 pub use balance::BalanceStats;
 pub use exposition::{encode_metrics, PoolCollector, METRICS_CONTENT_TYPE};

@@ -5,7 +5,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use crate::metrics::{MetricsHandle, PoolMetrics};
+use crate::handle::MetricsHandle;
+use crate::metrics::PoolMetrics;
 
 /// One sample of the control plane.
 #[derive(Clone, Debug, Default)]

@@ -2,8 +2,6 @@
 //! queues. The protocol, and why no task is lost or run twice, is in `README.md` next to
 //! this file.
 
-use std::sync::atomic::Ordering;
-
 use crossbeam_deque::Steal;
 
 /// A victim's deque shorter than this gives one task, not a batch (`take_batch`).
@@ -12,9 +10,13 @@ use zonal_policy::{MoveContext, Probe, Refusal, Source, StealWalker, TaskMeta, V
 use zonal_topology::{CpuId, Level};
 
 use crate::metrics::bump;
+use crate::queues::steal_loop;
 use crate::registry::{Registry, WorkerShared};
-use crate::task::{Meta, Task, NO_ORIGIN};
-use crate::worker::{pop_injector, steal_loop, WorkerThread, CLOCK_REFRESH};
+use crate::task_meta::{Meta, Task, NO_ORIGIN};
+use crate::worker::{WorkerThread, CLOCK_REFRESH};
+
+mod record;
+pub use record::{QueueKind, StealRecord};
 
 /// Where a stolen task came from.
 #[derive(Clone, Copy)]
@@ -27,49 +29,6 @@ struct Victim {
     node: u32,
     /// The slot's level seen from the thief.
     level: Level,
-}
-
-/// What one steal did, for [`ThreadPoolBuilder::steal_observer`](crate::ThreadPoolBuilder::steal_observer).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-pub struct StealRecord {
-    /// The stealing worker.
-    pub thief: usize,
-    /// The worker stolen from (`usize::MAX` for a node injector).
-    pub victim: usize,
-    /// The thief's CPU (OS index of the pool's topology).
-    pub thief_cpu: u32,
-    /// The victim's CPU (for a node injector: the CPU of the walk's slot it was visited from).
-    pub victim_cpu: u32,
-    /// The thief's node (dense index).
-    pub thief_node: u32,
-    /// The node the task was queued on.
-    pub victim_node: u32,
-    /// The task's origin node.
-    pub origin: u32,
-    /// The level of the victim seen from the thief (0 = level I).
-    pub level: u8,
-    /// The task's migration count *before* this steal.
-    pub migrations_before: u32,
-    /// Which queue it came from.
-    pub queue: QueueKind,
-    /// `(thief load, victim load)` when the policy's victim decision read loads (beyond a
-    /// soft zone); `None` when its answer was known in advance.
-    pub loads: Option<(u64, u64)>,
-}
-
-/// The queue a stolen task came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
-#[non_exhaustive]
-pub enum QueueKind {
-    /// A worker's deque of fresh tasks at home.
-    Deque,
-    /// A worker's queue of tasks away from home or already migrated.
-    Away,
-    /// A node's injector.
-    NodeInjector,
 }
 
 impl WorkerThread {
@@ -106,7 +65,7 @@ impl WorkerThread {
         let (victim, queue) = match stolen.source {
             Source::Fresh => (w, QueueKind::Deque),
             Source::Away => {
-                r.shared[w].away_len.fetch_sub(1, Ordering::Relaxed);
+                r.shared[w].away.taken();
                 (w, QueueKind::Away)
             }
             _ => (usize::MAX, QueueKind::NodeInjector),
@@ -268,7 +227,7 @@ impl VictimQueues for Thief<'_> {
         let shared = vnode != self.last_node && !injector.is_empty();
         self.last_node = vnode;
         Probe {
-            away: vs.away_len.load(Ordering::Relaxed),
+            away: vs.away.len_bound(),
             shared,
         }
     }
@@ -288,7 +247,7 @@ impl VictimQueues for Thief<'_> {
             // made a walk over thousands of mostly empty deques quadratic in workers.
             Source::Fresh if vs.stealer.is_empty() => None,
             Source::Fresh => steal_loop(|| vs.stealer.steal()),
-            Source::Away => pop_injector(&vs.away),
+            Source::Away => vs.away.take(),
             _ => {
                 let t = steal_loop(|| r.node_injectors[vnode as usize].steal())?;
                 let mut m = t.meta(&r.fresh_meta[vnode as usize]);
@@ -380,10 +339,9 @@ impl VictimQueues for Thief<'_> {
         match from {
             Source::Fresh => {
                 debug_assert!(!t.job.is_bare());
-                vs.away_len.fetch_add(1, Ordering::Relaxed);
                 vs.away.push(t);
             }
-            Source::Away => vs.away.push(t),
+            Source::Away => vs.away.put_back(t),
             _ => {
                 r.node_injectors[vnode as usize].push(t);
                 r.sleep.wake_node(vnode);

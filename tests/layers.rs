@@ -1,0 +1,827 @@
+//! The layering of the library crates, read from their sources: every `use crate::…` and
+//! `crate::…` path (grouped imports expanded) names a file (module) of its crate — the file
+//! that defines the item, following `use` re-exports (`crate::ThreadPool` through `lib.rs`,
+//! `crate::balance::IdleSignal` through `balance/mod.rs`); those names are the edges of the
+//! crate's file graph, whose strongly connected components are the files that import each
+//! other in a loop.
+//!
+//! - zonal-runtime: one core, features on top (as rayon-core). The only loop allowed is one
+//!   of at most six files, all of them [`RUNTIME_CORE`] files, and no core file imports a
+//!   feature or a file above the features ([`RUNTIME_FEATURES`]: the pool module, which holds
+//!   `ThreadPool`'s methods, the builder, the global pool, the free functions). `lib.rs` is
+//!   above everything and not a node of the graph.
+//! - zonal-policy: no loop at all.
+//!
+//! What is not read: `super::` and `self::` paths (a module's own children and its tests),
+//! comments, string and char literals, and the bodies of test-only inline modules
+//! (`#[cfg(test)] mod … { … }`, `#[cfg(all(test, …))]` too: unit tests may use anything).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The runtime's core: the files that may import each other in a loop (registry, worker
+/// loop, jobs, latches, sleep, queues, the task and its metadata). Paths relative to
+/// `crates/runtime/src`. (`sleep/mod.rs` imports no core file: it is not in the loop.)
+const RUNTIME_CORE: &[&str] = &[
+    "registry.rs",
+    "worker.rs",
+    "job.rs",
+    "latch.rs",
+    "sleep/mod.rs",
+    "queues.rs",
+    "task_meta.rs",
+];
+
+/// Feature files the core may still name, and why: `balance/load.rs` is the worker-side
+/// load signal (`IdleSignal`: when the worker's idle span started), written by the worker
+/// loop and read by the balancer; it imports nothing of the crate (a leaf below the core).
+const CORE_MAY_IMPORT: &[&str] = &["balance/load.rs"];
+
+/// The runtime's features, built over the core's interface: a core file imports none of
+/// them, nor the files above the features. A name ending in `/` is a directory.
+const RUNTIME_FEATURES: &[&str] = &[
+    "scope.rs",
+    "scope_fifo.rs",
+    "spawn.rs",
+    "fifo.rs",
+    "broadcast.rs",
+    "async_task/",
+    "balance/",
+    "control/",
+    "parallel.rs",
+    "yield_now.rs",
+    "join.rs",
+    "route.rs",
+    "spawn.rs",
+    "enter.rs",
+    "memory.rs",
+    // Above the features: the pool and its handles, building, the global pool.
+    "pool.rs",
+    "pool/",
+    "handle.rs",
+    "builder.rs",
+    "construct.rs",
+    "configuration.rs",
+    "thread_builder.rs",
+    "global.rs",
+    "free.rs",
+    "task.rs",
+];
+
+/// The files (modules) of one crate and the `crate::` edges between them.
+#[derive(Debug, Default)]
+struct Graph {
+    /// File (relative to `src/`, `/`-separated) → the module path it defines.
+    files: BTreeMap<String, Vec<String>>,
+    /// Importing file → imported file → the paths (as written, joined) that name it.
+    edges: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
+}
+
+// --- Reading a source file -------------------------------------------------------------
+
+/// The source with comments, string and char literals blanked out (replaced by spaces,
+/// newlines kept), so that only code is read.
+fn strip(src: &str) -> String {
+    let b = src.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    let blank = |out: &mut Vec<u8>, c: u8| out.push(if c == b'\n' { b'\n' } else { b' ' });
+    while i < b.len() {
+        let c = b[i];
+        let next = b.get(i + 1).copied();
+        if c == b'/' && next == Some(b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                out.push(b' ');
+                i += 1;
+            }
+        } else if c == b'/' && next == Some(b'*') {
+            let mut depth = 0usize;
+            while i < b.len() {
+                if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                    depth += 1;
+                    out.extend_from_slice(b"  ");
+                    i += 2;
+                } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                    depth -= 1;
+                    out.extend_from_slice(b"  ");
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    blank(&mut out, b[i]);
+                    i += 1;
+                }
+            }
+        } else if c == b'r'
+            && (next == Some(b'"') || next == Some(b'#'))
+            && (i == 0 || !is_ident(b[i - 1]))
+            && raw_string_len(&b[i..]).is_some()
+        {
+            let len = raw_string_len(&b[i..]).unwrap_or(1);
+            for &ch in &b[i..i + len] {
+                blank(&mut out, ch);
+            }
+            i += len;
+        } else if c == b'"' {
+            out.push(b' ');
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                if b[i] == b'\\' && i + 1 < b.len() {
+                    blank(&mut out, b[i]);
+                    i += 1;
+                }
+                blank(&mut out, b[i]);
+                i += 1;
+            }
+            if i < b.len() {
+                out.push(b' ');
+                i += 1;
+            }
+        } else if c == b'\'' {
+            // A char literal ('x', '\n', '\u{..}') or a lifetime ('a): only the former is blanked.
+            let len = char_literal_len(&b[i..]);
+            match len {
+                Some(len) => {
+                    out.extend(std::iter::repeat_n(b' ', len));
+                    i += len;
+                }
+                None => {
+                    out.push(c);
+                    i += 1;
+                }
+            }
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// The length of a raw string literal `r"…"` / `r#"…"#` starting at `b[0] == b'r'`.
+fn raw_string_len(b: &[u8]) -> Option<usize> {
+    let hashes = b[1..].iter().take_while(|&&c| c == b'#').count();
+    if b.get(1 + hashes) != Some(&b'"') {
+        return None;
+    }
+    let body = 2 + hashes;
+    let mut close = vec![b'"'];
+    close.extend(std::iter::repeat_n(b'#', hashes));
+    b[body..]
+        .windows(close.len())
+        .position(|w| w == close.as_slice())
+        .map(|p| body + p + close.len())
+}
+
+/// The length of a char literal starting at `b[0] == b'\''`, or `None` for a lifetime.
+fn char_literal_len(b: &[u8]) -> Option<usize> {
+    if b.get(1) == Some(&b'\\') {
+        let end = b[2..].iter().position(|&c| c == b'\'')?;
+        return Some(2 + end + 1);
+    }
+    // One (possibly multi-byte) character, then the closing quote.
+    let s = std::str::from_utf8(&b[1..b.len().min(6)])
+        .ok()
+        .or_else(|| {
+            (2..=5)
+                .rev()
+                .find_map(|n| std::str::from_utf8(&b[1..b.len().min(n)]).ok())
+        })?;
+    let ch = s.chars().next()?;
+    let after = 1 + ch.len_utf8();
+    (b.get(after) == Some(&b'\'')).then_some(after + 1)
+}
+
+/// The length of a bracketed group starting at `s[0]` (`open`), or the rest of `s`.
+fn group_len(s: &str, open: char, close: char) -> usize {
+    let mut depth = 0usize;
+    for (k, ch) in s.char_indices() {
+        if ch == open {
+            depth += 1;
+        } else if ch == close {
+            depth = depth.saturating_sub(1);
+            if depth == 0 {
+                return k + 1;
+            }
+        }
+    }
+    s.len()
+}
+
+/// Whether a `cfg(…)` predicate holds only in tests: it names `test`, not negated.
+fn test_only(predicate: &str) -> bool {
+    let words: Vec<&str> = predicate
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .collect();
+    words.contains(&"test") && !predicate.replace(' ', "").contains("not(test")
+}
+
+/// The source without the bodies of inline test modules (`#[cfg(test)] mod name { … }`,
+/// `#[cfg(all(test, …))]` too, other attributes between), from stripped code.
+fn drop_test_modules(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(at) = rest.find("#[cfg(") {
+        out.push_str(&rest[..at]);
+        let attr_len = group_len(&rest[at + 1..], '[', ']') + 1;
+        let attr = &rest[at..at + attr_len];
+        let mut after = &rest[at + attr_len..];
+        // Other attributes of the same item.
+        loop {
+            let t = after.trim_start();
+            if !t.starts_with("#[") {
+                break;
+            }
+            let skip = after.len() - t.len() + 1 + group_len(&t[1..], '[', ']');
+            after = &after[skip..];
+        }
+        let t = after.trim_start();
+        let head_len = t.find(['{', ';']).unwrap_or(t.len());
+        let is_inline_mod =
+            (t.starts_with("mod ") || t.starts_with("pub mod ")) && t[head_len..].starts_with('{');
+        if !test_only(attr) || !is_inline_mod {
+            out.push_str(attr);
+            rest = &rest[at + attr_len..];
+            continue;
+        }
+        let open = after.len() - t.len() + head_len;
+        let end = open + group_len(&after[open..], '{', '}');
+        // Keep the line count (for nothing but readability of debugging output).
+        out.extend(after[..end].chars().filter(|&c| c == '\n'));
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Every `crate::…` path of the (stripped) code, grouped imports expanded:
+/// `use crate::{a, b::{c, d as e}}` gives `[a]`, `[b, c]`, `[b, d]`. `self` in a group names
+/// its prefix; `*` is dropped (the prefix names the module).
+fn crate_paths(code: &str) -> Vec<Vec<String>> {
+    let b = code.as_bytes();
+    let mut paths = Vec::new();
+    let mut from = 0;
+    while let Some(p) = code[from..].find("crate") {
+        let at = from + p;
+        from = at + "crate".len();
+        let before_ok = at == 0 || !(is_ident(b[at - 1]) || b[at - 1] == b'$');
+        let rest = code[from..].trim_start();
+        if !before_ok || !rest.starts_with("::") {
+            continue;
+        }
+        let start = code.len() - rest.len() + 2;
+        let mut parser = PathParser {
+            s: code.as_bytes(),
+            i: start,
+            aliases: Vec::new(),
+        };
+        parser.tree(&mut Vec::new(), &mut paths);
+    }
+    paths
+}
+
+struct PathParser<'a> {
+    s: &'a [u8],
+    i: usize,
+    /// `(index in the output, alias)` for each `path as alias`.
+    aliases: Vec<(usize, String)>,
+}
+
+impl PathParser<'_> {
+    fn skip_ws(&mut self) {
+        while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
+            self.i += 1;
+        }
+    }
+
+    fn ident(&mut self) -> Option<String> {
+        self.skip_ws();
+        let start = self.i;
+        while self.i < self.s.len() && (is_ident(self.s[self.i]) || self.s[self.i] == b'#') {
+            self.i += 1;
+        }
+        (self.i > start).then(|| String::from_utf8_lossy(&self.s[start..self.i]).into_owned())
+    }
+
+    fn eat(&mut self, tok: &str) -> bool {
+        self.skip_ws();
+        if self.s[self.i..].starts_with(tok.as_bytes()) {
+            self.i += tok.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// A use tree after `prefix::`: `a::b`, `{x, y::z}`, `*`, `a as b`.
+    fn tree(&mut self, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+        if self.eat("{") {
+            loop {
+                if self.eat("}") {
+                    return;
+                }
+                let depth = prefix.len();
+                self.tree(prefix, out);
+                prefix.truncate(depth);
+                if !self.eat(",") {
+                    self.eat("}");
+                    return;
+                }
+            }
+        }
+        if self.eat("*") {
+            out.push(prefix.clone());
+            return;
+        }
+        let Some(id) = self.ident() else {
+            if !prefix.is_empty() {
+                out.push(prefix.clone());
+            }
+            return;
+        };
+        if id != "self" {
+            prefix.push(id);
+        }
+        // `::` followed by more, but not a turbofish `::<`.
+        let save = self.i;
+        if self.eat("::") && !self.eat("<") {
+            self.tree(prefix, out);
+            return;
+        }
+        self.i = save;
+        if self.eat("as") {
+            if let Some(alias) = self.ident() {
+                self.aliases.push((out.len(), alias));
+            }
+        }
+        out.push(prefix.clone());
+    }
+}
+
+// --- The crate's module tree and file graph --------------------------------------------
+
+/// The module path a file defines (`lib.rs` → `[]`, `a/mod.rs` → `[a]`, `a/b.rs` → `[a, b]`).
+fn module_of(rel: &str) -> Vec<String> {
+    let mut parts: Vec<String> = rel.split('/').map(str::to_owned).collect();
+    let last = parts.pop().unwrap_or_default();
+    let stem = last.trim_end_matches(".rs");
+    if stem != "mod" && stem != "lib" && stem != "main" {
+        parts.push(stem.to_owned());
+    }
+    parts
+}
+
+/// A file's `use` items, which re-export what they name under their own module:
+/// (module, name) → the absolute path it stands for.
+type Reexports = BTreeMap<(Vec<String>, String), Vec<String>>;
+
+/// The file a path names: the longest prefix of it that is a file's module, followed
+/// through that module's `use` items (`pub use load::IdleSignal;` in `balance/mod.rs` makes
+/// `crate::balance::IdleSignal` name `balance/load.rs`; `lib.rs`'s `pub use pool::ThreadPool`
+/// makes `crate::ThreadPool` name `pool.rs`).
+fn resolve(
+    path: &[String],
+    modules: &BTreeMap<Vec<String>, String>,
+    reexports: &Reexports,
+) -> Option<String> {
+    let mut path = path.to_vec();
+    for _ in 0..16 {
+        let len = (0..=path.len())
+            .rev()
+            .find(|&len| modules.contains_key(&path[..len]))?;
+        let Some(next) = path
+            .get(len)
+            .and_then(|name| reexports.get(&(path[..len].to_vec(), name.clone())))
+        else {
+            return modules.get(&path[..len]).cloned();
+        };
+        let mut target = next.clone();
+        target.extend_from_slice(&path[len + 1..]);
+        if target == path {
+            break;
+        }
+        path = target;
+    }
+    let len = (0..=path.len())
+        .rev()
+        .find(|&len| modules.contains_key(&path[..len]))?;
+    modules.get(&path[..len]).cloned()
+}
+
+/// The `use` items of the (stripped) code of the file of `module`: each imported name →
+/// the absolute path it names (`crate::`, `self::`, `super::` and child-module paths;
+/// other crates' paths are left out).
+fn use_items(
+    module: &[String],
+    code: &str,
+    modules: &BTreeMap<Vec<String>, String>,
+    out: &mut Reexports,
+) {
+    let b = code.as_bytes();
+    let mut from = 0;
+    while let Some(p) = code[from..].find("use") {
+        let at = from + p;
+        from = at + 3;
+        let before_ok = at == 0 || !is_ident(b[at - 1]);
+        let after_ok = b.get(at + 3).is_some_and(|c| c.is_ascii_whitespace());
+        if !before_ok || !after_ok {
+            continue;
+        }
+        let mut parser = PathParser {
+            s: b,
+            i: at + 3,
+            aliases: Vec::new(),
+        };
+        let mut paths = Vec::new();
+        parser.tree(&mut Vec::new(), &mut paths);
+        let aliases: BTreeMap<usize, String> = parser.aliases.into_iter().collect();
+        for (k, p) in paths.into_iter().enumerate() {
+            let Some(first) = p.first() else { continue };
+            let mut abs: Vec<String> = match first.as_str() {
+                "crate" => Vec::new(),
+                "self" => module.to_vec(),
+                "super" => module[..module.len().saturating_sub(1)].to_vec(),
+                _ => {
+                    let mut child = module.to_vec();
+                    child.push(first.clone());
+                    if !modules.contains_key(&child) {
+                        continue;
+                    }
+                    module.to_vec()
+                }
+            };
+            let rest = if matches!(first.as_str(), "crate" | "self" | "super") {
+                &p[1..]
+            } else {
+                &p[..]
+            };
+            abs.extend(rest.iter().filter(|s| *s != "super").cloned());
+            let Some(name) = aliases.get(&k).or(abs.last()).cloned() else {
+                continue;
+            };
+            if name != "self" {
+                out.insert((module.to_vec(), name), abs);
+            }
+        }
+    }
+}
+
+fn rs_files(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rs_files(&path, root, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
+        }
+    }
+}
+
+/// The file graph of `crates/<name>/src` (the files read from disk).
+fn crate_graph(name: &str) -> Graph {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates")
+        .join(name)
+        .join("src");
+    let mut files = Vec::new();
+    rs_files(&src, &src, &mut files);
+    let sources: BTreeMap<String, String> = files
+        .iter()
+        .map(|rel| {
+            let key = rel.to_string_lossy().replace('\\', "/");
+            let text = std::fs::read_to_string(src.join(rel)).unwrap_or_default();
+            (key, text)
+        })
+        .collect();
+    graph_of(&sources)
+}
+
+/// The file graph of a crate given as file (relative to `src/`) → source text.
+fn graph_of(sources: &BTreeMap<String, String>) -> Graph {
+    let mut graph = Graph::default();
+    let mut modules = BTreeMap::new();
+    for rel in sources.keys() {
+        let module = module_of(rel);
+        graph.files.insert(rel.clone(), module.clone());
+        modules.insert(module, rel.clone());
+    }
+    let mut reexports = Reexports::new();
+    for (rel, text) in sources {
+        use_items(
+            &module_of(rel),
+            &drop_test_modules(&strip(text)),
+            &modules,
+            &mut reexports,
+        );
+    }
+    for (rel, text) in sources {
+        let code = drop_test_modules(&strip(text));
+        for path in crate_paths(&code) {
+            let Some(to) = resolve(&path, &modules, &reexports) else {
+                continue;
+            };
+            if &to == rel || to == "lib.rs" {
+                continue;
+            }
+            graph
+                .edges
+                .entry(rel.clone())
+                .or_default()
+                .entry(to)
+                .or_default()
+                .insert(format!("crate::{}", path.join("::")));
+        }
+    }
+    graph
+}
+
+/// The strongly connected components of the graph with more than one file (Tarjan).
+fn cycles(graph: &Graph) -> Vec<BTreeSet<String>> {
+    struct Tarjan<'g> {
+        graph: &'g Graph,
+        index: BTreeMap<&'g str, usize>,
+        low: BTreeMap<&'g str, usize>,
+        stack: Vec<&'g str>,
+        on_stack: BTreeSet<&'g str>,
+        next: usize,
+        out: Vec<BTreeSet<String>>,
+    }
+    impl<'g> Tarjan<'g> {
+        fn visit(&mut self, v: &'g str) {
+            self.index.insert(v, self.next);
+            self.low.insert(v, self.next);
+            self.next += 1;
+            self.stack.push(v);
+            self.on_stack.insert(v);
+            if let Some(targets) = self.graph.edges.get(v) {
+                for w in targets.keys() {
+                    let w = w.as_str();
+                    if !self.index.contains_key(w) {
+                        self.visit(w);
+                        let low = self.low[v].min(self.low[w]);
+                        self.low.insert(v, low);
+                    } else if self.on_stack.contains(w) {
+                        let low = self.low[v].min(self.index[w]);
+                        self.low.insert(v, low);
+                    }
+                }
+            }
+            if self.low[v] == self.index[v] {
+                let mut component = BTreeSet::new();
+                while let Some(w) = self.stack.pop() {
+                    self.on_stack.remove(w);
+                    component.insert(w.to_owned());
+                    if w == v {
+                        break;
+                    }
+                }
+                if component.len() > 1 {
+                    self.out.push(component);
+                }
+            }
+        }
+    }
+    let mut t = Tarjan {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        next: 0,
+        out: Vec::new(),
+    };
+    for v in graph.files.keys() {
+        if !t.index.contains_key(v.as_str()) {
+            t.visit(v);
+        }
+    }
+    t.out
+}
+
+/// The imports among the files of one component, for a failure message.
+fn describe(graph: &Graph, component: &BTreeSet<String>) -> String {
+    let mut s = String::new();
+    for from in component {
+        for (to, paths) in graph.edges.get(from).into_iter().flatten() {
+            if component.contains(to) {
+                let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+                let _ = writeln!(s, "    {from} -> {to}: {}", paths.join(", "));
+            }
+        }
+    }
+    s
+}
+
+fn in_list(file: &str, list: &[&str]) -> bool {
+    list.iter().any(|entry| {
+        if entry.ends_with('/') {
+            file.starts_with(entry)
+        } else {
+            file == *entry
+        }
+    })
+}
+
+// --- The checks --------------------------------------------------------------------------
+
+/// The problems of the runtime's layering, one line per offending loop or import.
+fn runtime_problems(graph: &Graph) -> Vec<String> {
+    let mut problems = Vec::new();
+    let loops = cycles(graph);
+    if loops.len() > 1 {
+        problems.push(format!(
+            "{} import loops (at most one, the core's)",
+            loops.len()
+        ));
+    }
+    for component in &loops {
+        let outside: Vec<&String> = component
+            .iter()
+            .filter(|f| !in_list(f, RUNTIME_CORE))
+            .collect();
+        if component.len() > 6 || !outside.is_empty() {
+            problems.push(format!(
+                "a loop of {} files ({} outside the core: {outside:?}):\n{}",
+                component.len(),
+                outside.len(),
+                describe(graph, component)
+            ));
+        }
+    }
+    for core in RUNTIME_CORE {
+        for (to, paths) in graph.edges.get(*core).into_iter().flatten() {
+            if in_list(to, RUNTIME_FEATURES) && !in_list(to, CORE_MAY_IMPORT) {
+                let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+                problems.push(format!(
+                    "core {core} imports feature {to}: {}",
+                    paths.join(", ")
+                ));
+            }
+        }
+    }
+    problems
+}
+
+fn summary(graph: &Graph) -> String {
+    let imports: usize = graph
+        .edges
+        .values()
+        .map(|t| t.values().map(BTreeSet::len).sum::<usize>())
+        .sum();
+    let mut s = format!(
+        "{} files, {imports} distinct crate:: paths\n",
+        graph.files.len()
+    );
+    for component in cycles(graph) {
+        let _ = writeln!(s, "  loop of {}: {component:?}", component.len());
+    }
+    s
+}
+
+#[test]
+fn runtime_is_one_core_with_features_on_top() {
+    let graph = crate_graph("runtime");
+    assert!(
+        graph.files.contains_key("lib.rs"),
+        "crates/runtime/src not read"
+    );
+    let problems = runtime_problems(&graph);
+    assert!(
+        problems.is_empty(),
+        "zonal-runtime's layering: {}\n{}",
+        summary(&graph),
+        problems.join("\n")
+    );
+}
+
+#[test]
+#[ignore = "until the policy layering lands"]
+fn policy_has_no_import_loop() {
+    let graph = crate_graph("policy");
+    assert!(
+        graph.files.contains_key("lib.rs"),
+        "crates/policy/src not read"
+    );
+    let loops = cycles(&graph);
+    let text: Vec<String> = loops
+        .iter()
+        .map(|c| format!("a loop of {} files:\n{}", c.len(), describe(&graph, c)))
+        .collect();
+    assert!(
+        loops.is_empty(),
+        "zonal-policy's import loops:\n{}",
+        text.join("\n")
+    );
+}
+
+// --- The reader's own tests --------------------------------------------------------------
+
+fn paths_of(code: &str) -> Vec<String> {
+    crate_paths(&drop_test_modules(&strip(code)))
+        .into_iter()
+        .map(|p| p.join("::"))
+        .collect()
+}
+
+#[test]
+fn reads_plain_grouped_and_nested_paths() {
+    let code = "use crate::registry::Registry;\n\
+                use crate::{job::{JobRef, StackJob as S}, latch, sleep::*};\n\
+                fn f() { crate::worker::WorkerThread::current(); let x: crate::task::Meta; }";
+    assert_eq!(
+        paths_of(code),
+        [
+            "registry::Registry",
+            "job::JobRef",
+            "job::StackJob",
+            "latch",
+            "sleep",
+            "worker::WorkerThread::current",
+            "task::Meta"
+        ]
+    );
+}
+
+#[test]
+fn reads_self_in_groups_and_stops_at_turbofish() {
+    assert_eq!(
+        paths_of("use crate::steal::{self, Thief};"),
+        ["steal", "steal::Thief"]
+    );
+    assert_eq!(paths_of("crate::job::make::<u8>(x)"), ["job::make"]);
+}
+
+#[test]
+fn skips_comments_strings_macros_and_test_modules() {
+    let code = "// use crate::a::B;\n/* crate::c /* nested crate::d */ */\n\
+                let s = \"crate::e\"; let r = r#\"crate::f\"#; let c = '\"'; let l: &'static str;\n\
+                macro_rules! m { () => { $crate::g::H } }\n\
+                pub(crate) fn ok() {}\n\
+                #[cfg(test)]\nmod tests { use crate::pool::ThreadPool; fn t() { { } } }\n\
+                #[cfg(all(test, target_os = \"linux\"))]\n#[allow(unused)]\nmod more { use crate::x::Y; }\n\
+                #[cfg(not(test))]\nmod real { use crate::real::R; }\n\
+                use crate::kept::K;";
+    assert_eq!(paths_of(code), ["real::R", "kept::K"]);
+}
+
+#[test]
+fn maps_paths_to_files_and_finds_loops() {
+    let sources: BTreeMap<String, String> = [
+        ("lib.rs", "mod a; mod b; pub use b::Thing;"),
+        ("a/mod.rs", "use crate::b::inner::X; mod c;"),
+        ("a/c.rs", "use crate::Thing;"),
+        ("b.rs", "use crate::a::c::Y; fn f() { crate::a::Z; }"),
+        ("d.rs", "use crate::a::Q;"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    let graph = graph_of(&sources);
+    let to = |from: &str| -> Vec<String> {
+        graph
+            .edges
+            .get(from)
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    assert_eq!(to("a/mod.rs"), ["b.rs"]);
+    assert_eq!(to("a/c.rs"), ["b.rs"], "a root re-export names its file");
+    assert_eq!(to("b.rs"), ["a/c.rs", "a/mod.rs"]);
+    let loops = cycles(&graph);
+    assert_eq!(loops.len(), 1);
+    let files: Vec<&str> = loops[0].iter().map(String::as_str).collect();
+    assert_eq!(files, ["a/c.rs", "a/mod.rs", "b.rs"]);
+    assert!(describe(&graph, &loops[0]).contains("b.rs -> a/c.rs: crate::a::c::Y"));
+}
+
+#[test]
+fn runtime_check_reports_loops_outside_the_core_and_core_to_feature_imports() {
+    let sources: BTreeMap<String, String> = [
+        ("lib.rs", ""),
+        ("registry.rs", "use crate::worker::W; use crate::scope::S;"),
+        ("worker.rs", "use crate::registry::R;"),
+        ("scope.rs", "use crate::registry::R;"),
+        ("spawn.rs", "use crate::fifo::F;"),
+        ("fifo.rs", "use crate::spawn::S;"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    let problems = runtime_problems(&graph_of(&sources));
+    let text = problems.join("\n");
+    assert!(text.contains("2 import loops"), "{text}");
+    assert!(text.contains("outside the core"), "{text}");
+    assert!(
+        text.contains("core registry.rs imports feature scope.rs"),
+        "{text}"
+    );
+}
