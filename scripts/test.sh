@@ -65,6 +65,9 @@ RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
 # Model test of the live policy switch (generation and epoch) under loom.
 RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
     cargo test -p zonal-runtime --lib --release policy_switch::loom
+# Model tests of the job-block slabs (remote frees racing the owner's allocation and trim).
+RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
+    cargo test -p zonal-runtime --lib --release blocks::loom
 # Every published crate packaged as crates.io would receive it, and each package built from
 # its .crate file against the others' (a temporary local registry): a file a build needs
 # but the package leaves out fails here. zonal-guest and zonal-guest-probe are not
