@@ -142,6 +142,39 @@ fn zone_prefix_with_six_levels() {
 }
 
 #[test]
+fn zone_and_farther_tests() {
+    let t = crate::presets::preset("s1").unwrap();
+    let n = t.node_count();
+    let zone = t.zone_depth();
+    assert!(!t.beyond_zone(Level(0)));
+    assert!(!t.beyond_zone(Level(zone as u8 - 1)));
+    assert!(t.beyond_zone(Level(zone as u8)));
+    for o in 0..n {
+        for f in 0..n {
+            for to in 0..n {
+                let (o, f, to) = (NodeId::new(o), NodeId::new(f), NodeId::new(to));
+                let level = t.node_level(to, f).unwrap();
+                let expect = if o == f {
+                    level.index() >= zone
+                } else {
+                    !t.node_in_zone(to, o)
+                };
+                assert_eq!(t.leaves_zone(o, f, to, level), expect);
+                assert_eq!(
+                    t.farther_from(o, f, to),
+                    t.distance(o, to) > t.distance(o, f)
+                );
+            }
+        }
+    }
+    // An origin that is no node of the machine: beyond every zone, never "farther", no panic.
+    let bad = NodeId::new(n + 3);
+    assert!(!t.origin_in_zone(NodeId(0), bad));
+    assert!(t.leaves_zone(bad, NodeId(0), NodeId(1), Level(0)));
+    assert!(!t.farther_from(bad, NodeId(0), NodeId(1)));
+}
+
+#[test]
 fn single_cpu_machine() {
     let t = Topology::new(machine(&[1], vec![vec![10]]));
     assert_eq!(t.mal_count(), 1);
