@@ -93,7 +93,7 @@ pub use policies::numalb::DEFAULT_ALPHA as DEFAULT_NUMALB_ALPHA;
 pub use policies::{catalogue, Constructor, Filters, PolicyEntry, CATALOGUE};
 pub use policy::{wake_near_prev, BalanceSide, CpuPass, FreshSteal, Policy, Sides, StealSide};
 pub use rng::Rng;
-pub use rules::{cache_nice_tries, MIGRATION_COST_US};
+pub use rules::{cache_nice_tries, MIGRATION_COST_US, TICK_US};
 pub use snapshot::SnapshotView;
 pub use state::{CpuBalanceState, LevelState, NEVER_DUE_US};
 pub use view::{CommCounts, CpuLoad, GroupId, MachineView, NodeLoad, TaskId, TaskMeta};

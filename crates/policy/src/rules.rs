@@ -24,6 +24,10 @@ use crate::view::TaskMeta;
 /// Linux's `sysctl_sched_migration_cost`: a task that ran within 0.5 ms is cache-hot.
 pub const MIGRATION_COST_US: u64 = 500;
 
+/// The scheduler tick, µs: `CONFIG_HZ=250`, the common distribution kernel setting (4 ms).
+/// The simulator's tick and the service example's use this one constant.
+pub const TICK_US: u64 = 4_000;
+
 /// Linux's `cache_nice_tries` for a level: 1 at level I (the node/MC level), 2 at NUMA levels.
 #[inline]
 #[must_use]

@@ -307,7 +307,7 @@ pub(crate) fn idlest_group(
         }
     }
     let idlest = idlest?;
-    let margin = 100 + (pct.saturating_sub(100)) / 2;
+    let margin = super::halved_margin(pct);
     (100.0 * local.avg() >= f64::from(margin) * idlest.avg()).then_some(idlest)
 }
 

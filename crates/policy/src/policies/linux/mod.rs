@@ -181,6 +181,15 @@ impl LinuxParams {
     }
 }
 
+/// Linux's halved imbalance margin `100 + (pct − 100)/2` (112 for `imbalance_pct` 125): how
+/// much more loaded the other side must be before a wake-up (`wake_affine_weight`, 2.6's
+/// `try_to_wake_up`) or a fork (2.6's `find_idlest_group`) leaves the local one.
+#[inline]
+#[must_use]
+pub(crate) const fn halved_margin(pct: u32) -> u32 {
+    100 + pct.saturating_sub(100) / 2
+}
+
 /// How a pass orders the busiest CPU's tasks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Selector {
@@ -319,9 +328,7 @@ impl Balancer {
                 if active {
                     // 2.6: after kicking active balancing, `nr_balance_failed =
                     // cache_nice_tries + 1` and the interval backs off (doubles).
-                    st.nr_balance_failed = era::failed_after_active(level);
-                    st.interval_us = (st.interval_us * 2).min(st.max_interval_us);
-                    st.next_due_us = now.saturating_add(st.interval_us);
+                    st.record_active(era::failed_after_active(level), now);
                 }
                 out.attempts.push(a.attempt);
             }

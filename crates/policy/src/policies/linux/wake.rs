@@ -101,7 +101,7 @@ use crate::filters::ConservativeFilter;
 use crate::view::{MachineView, TaskMeta};
 
 use super::groups::is_idle;
-use super::{Balancer, LinuxEra};
+use super::{halved_margin, Balancer, LinuxEra};
 
 #[cfg(test)]
 mod test;
@@ -187,9 +187,9 @@ impl Wake<'_> {
             return prev;
         }
         // wake_affine_weight, with WA_BIAS.
-        let pct = u64::from(b.params.imbalance_pct(level, false));
+        let margin = halved_margin(b.params.imbalance_pct(level, false));
         let this_eff = u128::from(self.load(waker) + self.weight) * 100;
-        let prev_eff = u128::from(self.load(prev)) * u128::from(100 + (pct - 100) / 2);
+        let prev_eff = u128::from(self.load(prev)) * u128::from(margin);
         if this_eff < prev_eff {
             waker
         } else {
@@ -240,8 +240,7 @@ impl Wake<'_> {
         }
         let level = self.topo.level_between(waker, prev);
         let flags = flags_2_6(level);
-        let pct = u128::from(b.params.imbalance_pct(level, false));
-        let imbalance = 100 + (pct - 100) / 2;
+        let imbalance = u128::from(halved_margin(b.params.imbalance_pct(level, false)));
         let load = u128::from(self.load(prev));
         let this = self.view.cpu_load(waker);
         let tl = u128::from(this.weighted_load);
