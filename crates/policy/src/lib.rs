@@ -84,7 +84,7 @@ pub use numa_balancing::{
     NUMA_PERIOD_SLOTS, NUMA_PERIOD_THRESHOLD, SCAN_DELAY_MS, SCAN_PERIOD_MAX_MS,
     SCAN_PERIOD_MIN_MS, SCAN_SIZE_MB,
 };
-pub use pelt::{pelt_decay, pelt_periods, PELT_PERIOD_SHIFT, PELT_TABLE_LEN};
+pub use pelt::{pelt_decay, pelt_periods, PeltAverage, PELT_PERIOD_SHIFT, PELT_TABLE_LEN};
 pub use policies::linux::{
     LinuxEra, BUSY_FACTOR, DEFAULT_NUMA_IMBALANCE_PCT, LOCAL_IMBALANCE_PCT, RECLAIM_DISTANCE,
 };
