@@ -63,8 +63,7 @@
 
 use zonal_topology::NodeId;
 
-use crate::policies::linux::LinuxEra;
-use crate::{PolicyConfig, PolicyError, PolicyName};
+use crate::config::{LinuxEra, PolicyConfig, PolicyError};
 
 /// `sysctl_numa_balancing_scan_delay` (ms): CPU time (and wall time) before a task's first
 /// scan.
@@ -159,27 +158,6 @@ pub struct ScanOutcome {
 }
 
 impl NumaBalancing {
-    /// The parameters a policy config asks for: `None` when NUMA balancing is off.
-    ///
-    /// # Errors
-    /// [`PolicyError::BadValue`] naming the field when NUMA balancing is on for the 2.6 era
-    /// or a policy it does not apply to, or a sysctl is out of range (see the module docs).
-    pub fn from_config(cfg: &PolicyConfig) -> Result<Option<Self>, PolicyError> {
-        validate(cfg)?;
-        Ok(cfg.numa_balancing.then(|| Self {
-            scan_delay_ms: cfg.numa_scan_delay_ms.unwrap_or(SCAN_DELAY_MS),
-            scan_period_min_ms: cfg.numa_scan_period_min_ms.unwrap_or(SCAN_PERIOD_MIN_MS),
-            ..Self::default()
-        }))
-    }
-
-    /// Whether NUMA balancing applies to a policy: the modern Linux baselines (`linux`,
-    /// `thread-aware`; module docs).
-    #[must_use]
-    pub fn applies_to(name: PolicyName) -> bool {
-        name == PolicyName::LINUX || name == PolicyName::THREAD_AWARE
-    }
-
     /// A new task's state (`init_numa_balancing`): created at `now_us`.
     #[must_use]
     pub fn new_task(&self, now_us: u64) -> NumaTaskState {
@@ -316,7 +294,9 @@ impl NumaBalancing {
     }
 }
 
-/// Checks a config's NUMA-balancing fields (called by every config check).
+/// Checks a config's NUMA-balancing fields: the sysctls' ranges, set only with NUMA
+/// balancing on, and not for the 2.6 era (called by every config check; whether the policy
+/// accepts NUMA balancing is the catalogue's check, `NumaBalancing::applies_to`).
 pub(crate) fn validate(cfg: &PolicyConfig) -> Result<(), PolicyError> {
     let bad = |field: &'static str, value: String, expected: &str| PolicyError::BadValue {
         field,
@@ -348,17 +328,6 @@ pub(crate) fn validate(cfg: &PolicyConfig) -> Result<(), PolicyError> {
             "numa_balancing",
             "true".into(),
             "false with linux_era \"2.6\" (automatic NUMA balancing arrived in Linux 3.8)",
-        ));
-    }
-    if !NumaBalancing::applies_to(cfg.name) {
-        return Err(bad(
-            "numa_balancing",
-            "true".into(),
-            &format!(
-                "false for policy {} (NUMA balancing applies to the Linux baselines linux and \
-                 thread-aware)",
-                cfg.name
-            ),
         ));
     }
     Ok(())

@@ -6,6 +6,9 @@ use zonal_topology::{CpuId, Topology};
 
 use crate::decision::AttemptOutcome;
 
+/// Linux's `busy_factor`: a busy CPU balances this many times less often.
+pub const BUSY_FACTOR: u64 = 16;
+
 /// `next_due_us` of a level the policy never balances at: so far ahead (2^63 µs, about
 /// 292,000 years) that it never comes, yet half of `u64::MAX`, so that callers may add an
 /// interval or round it up to a tick without overflowing.
@@ -30,7 +33,7 @@ pub struct LevelState {
     /// Consecutive failed attempts.
     pub nr_balance_failed: u32,
     /// How many times less often a busy CPU balances this level (Linux's `busy_factor`:
-    /// [`BUSY_FACTOR`](crate::BUSY_FACTOR) = 16 in modern kernels; the 2.6 era's values are
+    /// [`BUSY_FACTOR`] = 16 in modern kernels; the 2.6 era's values are
     /// in the Linux baseline's `era` module).
     pub busy_factor: u64,
 }
@@ -150,7 +153,7 @@ impl CpuBalanceState {
                     max_interval_us: 2 * min,
                     next_due_us: min,
                     nr_balance_failed: 0,
-                    busy_factor: crate::BUSY_FACTOR,
+                    busy_factor: BUSY_FACTOR,
                 }
             })
             .collect();

@@ -49,7 +49,7 @@
 use zonal_topology::{CpuId, Level, NodeId, Topology, Victim};
 
 use crate::ageing::{Ageing, DEFAULT_AGE_LIMIT};
-use crate::config::OriginRule;
+use crate::config::{OriginRule, PolicyConfig};
 use crate::decision::{Refusal, VictimDecision};
 use crate::view::TaskMeta;
 
@@ -192,6 +192,22 @@ impl ConservativeFilter {
             return Err(Refusal::Origin);
         }
         Ok(())
+    }
+}
+
+impl PolicyConfig {
+    /// The conservative filter with this config's origin rule and age limit.
+    pub(crate) fn filter(&self, zone: ZoneMode) -> ConservativeFilter {
+        ConservativeFilter {
+            zone,
+            origin: self.origin,
+            age_limit: self.age_limit.unwrap_or(DEFAULT_AGE_LIMIT),
+        }
+    }
+
+    /// The hard conservative filter when `conservative_filters = true`.
+    pub(crate) fn composed_filter(&self) -> Option<ConservativeFilter> {
+        (self.conservative_filters == Some(true)).then(|| self.filter(ZoneMode::Hard))
     }
 }
 

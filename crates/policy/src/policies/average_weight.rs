@@ -26,35 +26,32 @@ use crate::config::PolicyConfig;
 use crate::decision::{
     Attempt, AttemptOutcome, BalanceOutcome, Migration, MoveContext, MoveKind, VictimDecision,
 };
-use crate::policies::linux::{Balancer, Selector, NR_MIGRATE_MAX};
-use crate::policy::{BalanceSide, CpuPass, Policy};
+use crate::policies::linux::{Balancer, Selection, NR_MIGRATE_MAX};
+use crate::policy::{CpuPass, Policy};
+use crate::rules::MoveRules;
 use crate::view::MachineView;
 
 /// `average-weight` (catalogue constructor): the threshold pass over Linux's steal side,
 /// new-idle balancing and placement, behind the hard conservative filter when
 /// `conservative_filters = true`.
 pub(crate) fn build(cfg: &PolicyConfig) -> Arc<dyn Policy> {
-    Arc::new(AverageWeight::new(
-        cfg.display_name(),
-        Balancer::from_config(cfg, cfg.composed_filter(), Selector::Tail),
+    Arc::new(Balancer::from_config(
+        cfg,
+        cfg.composed_filter(),
+        AverageWeight,
     ))
 }
 
-/// Average-weight balancing with Linux new-idle balancing and placement.
-#[derive(Clone, Debug)]
-pub(crate) struct AverageWeight {
-    name: String,
-    inner: Balancer,
-}
+/// Average-weight's periodic pass, as the Linux walk's [`Selection`]: the walk keeps the
+/// steal side, new-idle balancing and placement (Linux's tail-first order).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct AverageWeight;
 
 impl AverageWeight {
-    pub(crate) fn new(name: String, inner: Balancer) -> Self {
-        Self { name, inner }
-    }
-
     /// Sheds `cpu`'s excess (module docs); returns (moved, any refused).
     fn shed(
         &self,
+        rules: &MoveRules,
         view: &dyn MachineView,
         cpu: CpuId,
         ctx: MoveContext,
@@ -86,7 +83,8 @@ impl AverageWeight {
                     break None;
                 };
                 let load = *recv_load.get_or_insert_with(|| view.cpu_load(v.cpu).weighted_load);
-                if load * ncpu < total && self.receiver_examines(topo, cpu, v.cpu, load, src) {
+                if load * ncpu < total && self.receiver_examines(rules, topo, cpu, v.cpu, load, src)
+                {
                     break Some((v.cpu, load));
                 }
                 recv_idx += 1;
@@ -99,7 +97,7 @@ impl AverageWeight {
                 refused = true;
                 continue;
             }
-            if let Err(r) = self.inner.rules.check(topo, t, to, ctx) {
+            if let Err(r) = rules.check(topo, t, to, ctx) {
                 out.refused.add(r);
                 refused = true;
                 continue;
@@ -127,13 +125,14 @@ impl AverageWeight {
     /// Whether `receiver`, as a thief, would examine `source` under the composed filter.
     fn receiver_examines(
         &self,
+        rules: &MoveRules,
         topo: &Topology,
         source: CpuId,
         receiver: CpuId,
         receiver_load: u64,
         source_load: u64,
     ) -> bool {
-        let Some(f) = &self.inner.rules.filter else {
+        let Some(f) = &rules.filter else {
             return true;
         };
         let v = Victim {
@@ -148,12 +147,21 @@ impl AverageWeight {
     }
 }
 
-crate::policies::linux::policy_over_inner_balancer!(AverageWeight);
+impl Selection for AverageWeight {
+    type Guard = ();
 
-impl BalanceSide for AverageWeight {
-    crate::policies::linux::inner_idle_and_place!();
+    fn periodic<'a>(
+        &self,
+        rules: &MoveRules,
+        pass: CpuPass<'a>,
+    ) -> Result<BalanceOutcome, CpuPass<'a>> {
+        Ok(self.balance(rules, pass))
+    }
+}
 
-    fn balance(&self, pass: CpuPass<'_>) -> BalanceOutcome {
+impl AverageWeight {
+    /// The periodic pass (module docs).
+    fn balance(&self, rules: &MoveRules, pass: CpuPass<'_>) -> BalanceOutcome {
         let mut out = BalanceOutcome::default();
         let (view, cpu, now) = (pass.view, pass.cpu(), pass.view.now_us());
         let Some(st) = pass.state.top_level_due(now) else {
@@ -164,7 +172,7 @@ impl BalanceSide for AverageWeight {
             now_us: now,
             nr_balance_failed: st.nr_balance_failed,
         };
-        let (outcome, moved) = self.shed(view, cpu, ctx, &mut out);
+        let (outcome, moved) = self.shed(rules, view, cpu, ctx, &mut out);
         st.record(outcome, now);
         out.attempts
             .push(Attempt::whole_machine(view.topology(), cpu, outcome, moved));

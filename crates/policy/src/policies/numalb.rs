@@ -42,8 +42,9 @@ use zonal_topology::{CpuId, NodeId, Topology};
 
 use crate::config::PolicyConfig;
 use crate::decision::{Attempt, AttemptOutcome, BalanceOutcome, Migration, MoveContext, MoveKind};
-use crate::policies::linux::{Balancer, Selector};
-use crate::policy::{BalanceSide, CpuPass, Policy};
+use crate::policies::linux::{Balancer, Selection};
+use crate::policy::{CpuPass, Policy};
+use crate::rules::MoveRules;
 use crate::view::{MachineView, TaskMeta};
 
 /// The default communication weight `a` (weight units per message).
@@ -53,27 +54,26 @@ pub const DEFAULT_ALPHA: f64 = 1.0;
 /// balancing and placement, behind the hard conservative filter when
 /// `conservative_filters = true`.
 pub(crate) fn build(cfg: &PolicyConfig) -> Arc<dyn Policy> {
-    Arc::new(Numalb::new(
-        cfg.display_name(),
-        cfg.numalb_alpha.unwrap_or(DEFAULT_ALPHA),
-        Balancer::from_config(cfg, cfg.composed_filter(), Selector::Tail),
+    Arc::new(Balancer::from_config(
+        cfg,
+        cfg.composed_filter(),
+        Numalb::new(cfg.numalb_alpha.unwrap_or(DEFAULT_ALPHA)),
     ))
 }
 
 /// The CPU whose pass runs the centralised step.
 const ROOT: CpuId = CpuId(0);
 
-/// NUMALB with Linux new-idle balancing and placement.
+/// NUMALB's periodic pass, as the Linux walk's [`Selection`]: the walk keeps the steal
+/// side, new-idle balancing and placement (Linux's tail-first order).
 #[derive(Clone, Debug)]
 pub(crate) struct Numalb {
-    name: String,
     alpha: f64,
-    inner: Balancer,
 }
 
 impl Numalb {
-    pub(crate) fn new(name: String, alpha: f64, inner: Balancer) -> Self {
-        Self { name, alpha, inner }
+    pub(crate) fn new(alpha: f64) -> Self {
+        Self { alpha }
     }
 
     fn comm_cost(&self, topo: &Topology, t: &TaskMeta, cur: NodeId, p: NodeId) -> f64 {
@@ -87,7 +87,13 @@ impl Numalb {
     }
 
     /// The greedy assignment of every movable task (module docs).
-    fn assign(&self, view: &dyn MachineView, nr_balance_failed: u32, out: &mut BalanceOutcome) {
+    fn assign(
+        &self,
+        rules: &MoveRules,
+        view: &dyn MachineView,
+        nr_balance_failed: u32,
+        out: &mut BalanceOutcome,
+    ) {
         let topo = view.topology();
         let ncpu = topo.cpu_count();
         let ctx = MoveContext {
@@ -120,7 +126,7 @@ impl Numalb {
                 }
                 let to = CpuId::new(p);
                 let cost = lp + self.comm_cost(topo, t, cur_node, topo.node_of(to));
-                if cost < best_cost && self.inner.rules.check(topo, t, to, ctx).is_ok() {
+                if cost < best_cost && rules.check(topo, t, to, ctx).is_ok() {
                     best = to;
                     best_cost = cost;
                 }
@@ -138,12 +144,21 @@ impl Numalb {
     }
 }
 
-crate::policies::linux::policy_over_inner_balancer!(Numalb);
+impl Selection for Numalb {
+    type Guard = ();
 
-impl BalanceSide for Numalb {
-    crate::policies::linux::inner_idle_and_place!();
+    fn periodic<'a>(
+        &self,
+        rules: &MoveRules,
+        pass: CpuPass<'a>,
+    ) -> Result<BalanceOutcome, CpuPass<'a>> {
+        Ok(self.balance(rules, pass))
+    }
+}
 
-    fn balance(&self, pass: CpuPass<'_>) -> BalanceOutcome {
+impl Numalb {
+    /// The centralised pass (module docs).
+    fn balance(&self, rules: &MoveRules, pass: CpuPass<'_>) -> BalanceOutcome {
         let mut out = BalanceOutcome::default();
         let (view, cpu, now) = (pass.view, pass.cpu(), pass.view.now_us());
         if cpu != ROOT {
@@ -153,7 +168,7 @@ impl BalanceSide for Numalb {
         let Some(st) = pass.state.top_level_due(now) else {
             return out;
         };
-        self.assign(view, st.nr_balance_failed, &mut out);
+        self.assign(rules, view, st.nr_balance_failed, &mut out);
         let moved = out.migrations.len() as u32;
         // The greedy assignment never fails: it moves, or the machine is balanced.
         let outcome = if moved > 0 {

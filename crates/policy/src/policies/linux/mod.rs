@@ -59,11 +59,11 @@
 //! [`LevelState`]: crate::LevelState
 //! [`Attempt`]: crate::Attempt
 
-mod delegate;
 pub(crate) mod era;
 mod groups;
 mod pass;
 mod place;
+mod selection;
 mod wake;
 
 use std::sync::Arc;
@@ -79,10 +79,10 @@ use crate::rules::MoveRules;
 use crate::state::CpuBalanceState;
 use crate::view::{MachineView, TaskMeta};
 
-pub(crate) use delegate::{inner_idle_and_place, policy_over_inner_balancer};
-pub use era::LinuxEra;
+pub(crate) use era::LinuxEra;
 pub(crate) use groups::{is_idle, with_scratch, Loads};
 pub(crate) use pass::NR_MIGRATE_MAX;
+pub(crate) use selection::{Guard, Selection, Tail};
 
 use pass::{Attempter, IdleKind};
 
@@ -91,8 +91,6 @@ use pass::{Attempter, IdleKind};
 pub const DEFAULT_NUMA_IMBALANCE_PCT: u32 = 25;
 /// The imbalance threshold at level I (Linux's MC/PKG `imbalance_pct` 117).
 pub const LOCAL_IMBALANCE_PCT: u32 = 17;
-/// Linux's `busy_factor`: a busy CPU balances this many times less often.
-pub const BUSY_FACTOR: u64 = 16;
 /// Linux's `RECLAIM_DISTANCE`: no fork balancing across larger distances.
 pub const RECLAIM_DISTANCE: u32 = 30;
 
@@ -190,46 +188,34 @@ pub(crate) const fn halved_margin(pct: u32) -> u32 {
     100 + pct.saturating_sub(100) / 2
 }
 
-/// How a pass orders the busiest CPU's tasks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Selector {
-    /// Linux: from the tail.
-    Tail,
-    /// Chiang & Su at levels ≥ II ([`crate::policies::thread_aware`]).
-    ThreadAware,
-}
-
-/// Linux's balancer, optionally behind the conservative filter and with thread-aware
-/// selection: `linux`, `conservative-hard`, `conservative-soft` and `thread-aware`.
+/// Linux's balancer, optionally behind the conservative filter, parameterised by a
+/// [`Selection`]: `linux`, `conservative-hard` and `conservative-soft` ([`Tail`]), and the
+/// policies that build on the walk (`thread-aware`, `numalb`, `average-weight`).
 #[derive(Clone, Debug)]
-pub(crate) struct Balancer {
+pub(crate) struct Balancer<S: Selection = Tail> {
     name: String,
     pub(crate) params: LinuxParams,
     pub(crate) rules: MoveRules,
-    selector: Selector,
+    selection: S,
 }
 
 /// `linux` (catalogue constructor).
 pub(crate) fn build(cfg: &PolicyConfig) -> Arc<dyn Policy> {
-    Arc::new(Balancer::from_config(cfg, None, Selector::Tail))
+    Arc::new(Balancer::from_config(cfg, None, Tail))
 }
 
 /// `conservative-hard` and `conservative-soft` (catalogue constructors): the Linux walk
 /// behind the conservative filter.
 pub(crate) fn build_conservative(cfg: &PolicyConfig, zone: ZoneMode) -> Arc<dyn Policy> {
-    Arc::new(Balancer::from_config(
-        cfg,
-        Some(cfg.filter(zone)),
-        Selector::Tail,
-    ))
+    Arc::new(Balancer::from_config(cfg, Some(cfg.filter(zone)), Tail))
 }
 
-impl Balancer {
+impl<S: Selection> Balancer<S> {
     /// The balancer a config describes, with the given filter and selection.
     pub(crate) fn from_config(
         cfg: &PolicyConfig,
         filter: Option<ConservativeFilter>,
-        selector: Selector,
+        selection: S,
     ) -> Self {
         let rules = MoveRules {
             filter,
@@ -239,7 +225,7 @@ impl Balancer {
             cfg.display_name(),
             LinuxParams::from_config(cfg),
             rules,
-            selector,
+            selection,
         )
     }
 
@@ -247,21 +233,21 @@ impl Balancer {
         name: impl Into<String>,
         params: LinuxParams,
         rules: MoveRules,
-        selector: Selector,
+        selection: S,
     ) -> Self {
         Self {
             name: name.into(),
             params,
             rules,
-            selector,
+            selection,
         }
     }
 
-    fn attempter(&self) -> Attempter<'_> {
+    fn attempter(&self) -> Attempter<'_, S> {
         Attempter {
             params: &self.params,
             rules: &self.rules,
-            selector: self.selector,
+            selection: &self.selection,
         }
     }
 
@@ -448,7 +434,7 @@ fn should_we_balance(loads: &Loads<'_, '_>, cpu: CpuId, level: Level) -> bool {
     first == Some(&cpu) && !idle_where(&|_| true)
 }
 
-impl Policy for Balancer {
+impl<S: Selection> Policy for Balancer<S> {
     fn name(&self) -> &str {
         &self.name
     }
@@ -462,9 +448,12 @@ impl Policy for Balancer {
     }
 }
 
-impl BalanceSide for Balancer {
+impl<S: Selection> BalanceSide for Balancer<S> {
     fn balance(&self, pass: CpuPass<'_>) -> BalanceOutcome {
-        self.periodic(pass.view, pass.state)
+        match self.selection.periodic(&self.rules, pass) {
+            Ok(out) => out,
+            Err(pass) => self.periodic(pass.view, pass.state),
+        }
     }
 
     fn idle_balance(&self, pass: CpuPass<'_>) -> BalanceOutcome {

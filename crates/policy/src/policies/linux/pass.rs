@@ -44,12 +44,11 @@ use crate::decision::{
     Attempt, AttemptOutcome, BalanceOutcome, Migration, MoveContext, MoveKind, Refusal,
 };
 use crate::filters::{soft_victim_loaded, ZoneMode};
-use crate::policies::thread_aware;
 use crate::rules::MoveRules;
 
 use super::era::{self, LinuxEra, Verdict};
 use super::groups::{GroupClass, GroupStat, Loads};
-use super::{LinuxParams, Selector};
+use super::{Guard, LinuxParams, Selection};
 
 /// How idle the balancing CPU is (Linux's `cpu_idle_type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,13 +87,13 @@ pub(crate) struct AttemptResult {
 }
 
 /// The policy pieces one attempt needs.
-pub(crate) struct Attempter<'p> {
+pub(crate) struct Attempter<'p, S: Selection> {
     pub(crate) params: &'p LinuxParams,
     pub(crate) rules: &'p MoveRules,
-    pub(crate) selector: Selector,
+    pub(crate) selection: &'p S,
 }
 
-impl Attempter<'_> {
+impl<S: Selection> Attempter<'_, S> {
     /// One attempt for `cpu` at `level`; appends migrations and refusals to `out` and
     /// returns the attempt record.
     pub(crate) fn attempt(
@@ -291,12 +290,7 @@ impl Attempter<'_> {
             *slot = tasks.len() - 1 - k;
         }
         let order = &mut order[..loop_max];
-        let aware = self.selector == Selector::ThreadAware && level.0 > 0;
-        let mut groups = if aware {
-            thread_aware::order(view, src, dst, tasks, order)
-        } else {
-            thread_aware::Counts::default()
-        };
+        let mut guard = self.selection.order(view, src, dst, level, tasks, order);
 
         let (mut moved, mut refused) = (0u32, false);
         for &i in order.iter() {
@@ -312,8 +306,8 @@ impl Attempter<'_> {
                 refused = true;
                 continue;
             }
-            if aware && groups.more_concentrated(t) {
-                out.refused.add(Refusal::GroupConcentration);
+            if let Some(r) = guard.refuse(t) {
+                out.refused.add(r);
                 refused = true;
                 continue;
             }
@@ -336,9 +330,7 @@ impl Attempter<'_> {
                 Imbalance::Tasks(rem) => *rem -= 1,
             }
             record_move(loads, t, src, dst, out);
-            if aware {
-                groups.note_move(t);
-            }
+            guard.note_move(t);
             moved += 1;
             if idle == IdleKind::NewlyIdle {
                 break;

@@ -101,7 +101,7 @@ use crate::filters::ConservativeFilter;
 use crate::view::{MachineView, TaskMeta};
 
 use super::groups::is_idle;
-use super::{halved_margin, Balancer, LinuxEra};
+use super::{halved_margin, Balancer, LinuxEra, Selection};
 
 #[cfg(test)]
 mod test;
@@ -177,7 +177,7 @@ impl Wake<'_> {
     }
 
     /// `wake_affine`: `waker` or `prev`, in the wake-affine domain at `level`.
-    fn wake_affine(&self, b: &Balancer, waker: CpuId, level: Level) -> CpuId {
+    fn wake_affine(&self, b: &Balancer<impl Selection>, waker: CpuId, level: Level) -> CpuId {
         let prev = self.prev;
         // wake_affine_idle.
         if self.idle(waker) && self.same_node(waker, prev) {
@@ -215,7 +215,7 @@ impl Wake<'_> {
     }
 
     /// The modern `select_task_rq_fair` wake-up path.
-    fn modern(&self, b: &Balancer, waker: CpuId) -> CpuId {
+    fn modern(&self, b: &Balancer<impl Selection>, waker: CpuId) -> CpuId {
         let prev = self.prev;
         let mut target = prev;
         if waker != prev && self.mask.allows(waker) {
@@ -233,7 +233,7 @@ impl Wake<'_> {
     }
 
     /// 2.6's `try_to_wake_up` choice between `waker` and `prev`.
-    fn candidate_2_6(&self, b: &Balancer, waker: CpuId) -> CpuId {
+    fn candidate_2_6(&self, b: &Balancer<impl Selection>, waker: CpuId) -> CpuId {
         let prev = self.prev;
         if waker == prev || !self.mask.allows(waker) {
             return prev;
@@ -288,7 +288,7 @@ impl Wake<'_> {
 
 /// The Linux baseline's wake-up placement (module docs), behind `b`'s conservative filter.
 pub(super) fn select(
-    b: &Balancer,
+    b: &Balancer<impl Selection>,
     view: &dyn MachineView,
     task: &TaskMeta,
     prev: CpuId,
