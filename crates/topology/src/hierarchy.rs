@@ -562,7 +562,8 @@ impl Topology {
     #[inline]
     #[must_use]
     pub fn farther_from(&self, origin: NodeId, from: NodeId, to: NodeId) -> bool {
-        origin.index() < self.node_count() && self.distance(origin, to) > self.distance(origin, from)
+        origin.index() < self.node_count()
+            && self.distance(origin, to) > self.distance(origin, from)
     }
 
     /// The NUMA factor `d(a, b) / d(a, a)` (Pilla et al.'s relative latency).
