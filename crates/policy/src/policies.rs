@@ -19,7 +19,18 @@
 //! Write it in its own file under `src/policies/` — a type implementing
 //! [`Policy`](crate::Policy), [`StealSide`](crate::StealSide) and, if it balances,
 //! [`BalanceSide`](crate::BalanceSide), plus a `build(&PolicyConfig)` constructor — then add
-//! its `mod` line and its row to [`CATALOGUE`] below. Nothing else changes: the name parses,
+//! its `mod` line and its row to [`CATALOGUE`] below. A policy built on the Linux walk
+//! instead implements the walk's `Selection` (its order and refusals, as `thread-aware`) or
+//! `WholeMachine` (a periodic pass of its own, as `numalb` and `average-weight`) and builds
+//! `linux::Balancer` with it; it imports no other policy file.
+//!
+//! # Layers
+//!
+//! `config.rs` (every configuration type, the errors and the range checks) imports nothing
+//! of the crate; the Linux walk (`linux/`) imports none of the policies; each policy is a
+//! leaf over the walk or the shared rules; this file, the catalogue, is on top: the names
+//! ([`PolicyName`]'s parsing and constants), config parsing with every check, and `build`.
+//! `tests/layers.rs` fails on any import circle between the crate's files. Nothing else changes: the name parses,
 //! builds, shows in every `--policy` list, and the property tests pick it up
 //! (ARCHITECTURE.md walks through an example).
 //!

@@ -13,7 +13,7 @@
 //! - With the conservative filter composed, a receiver that would not examine this CPU as a
 //!   victim (beyond a hard zone, or not loaded enough under a soft one) is passed over.
 //! - The pass runs at the interval of the CPU's top level, without the busy factor (a CPU
-//!   that sheds is busy by definition). One [`Attempt`] at the top level is recorded; the
+//!   that sheds is busy by definition). One [`Attempt`](crate::Attempt) at the top level is recorded; the
 //!   other levels get `next_due_us = NEVER_DUE_US` (unused).
 //!
 //! New-idle balancing and placement are Linux's, through the same move rules.
@@ -23,11 +23,9 @@ use std::sync::Arc;
 use zonal_topology::{CpuId, Topology, Victim};
 
 use crate::config::PolicyConfig;
-use crate::decision::{
-    Attempt, AttemptOutcome, BalanceOutcome, Migration, MoveContext, MoveKind, VictimDecision,
-};
-use crate::policies::linux::{Balancer, Selection, NR_MIGRATE_MAX};
-use crate::policy::{CpuPass, Policy};
+use crate::decision::{AttemptOutcome, BalanceOutcome, Migration, MoveContext, VictimDecision};
+use crate::policies::linux::{Balancer, Centralised, MachinePass, WholeMachine, NR_MIGRATE_MAX};
+use crate::policy::Policy;
 use crate::rules::MoveRules;
 use crate::view::MachineView;
 
@@ -38,12 +36,12 @@ pub(crate) fn build(cfg: &PolicyConfig) -> Arc<dyn Policy> {
     Arc::new(Balancer::from_config(
         cfg,
         cfg.composed_filter(),
-        AverageWeight,
+        Centralised(AverageWeight),
     ))
 }
 
-/// Average-weight's periodic pass, as the Linux walk's [`Selection`]: the walk keeps the
-/// steal side, new-idle balancing and placement (Linux's tail-first order).
+/// Average-weight's periodic pass, a [`WholeMachine`] pass of the Linux walk: the walk keeps
+/// the steal side, new-idle balancing and placement (Linux's tail-first order).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct AverageWeight;
 
@@ -147,36 +145,9 @@ impl AverageWeight {
     }
 }
 
-impl Selection for AverageWeight {
-    type Guard = ();
-
-    fn periodic<'a>(
-        &self,
-        rules: &MoveRules,
-        pass: CpuPass<'a>,
-    ) -> Result<BalanceOutcome, CpuPass<'a>> {
-        Ok(self.balance(rules, pass))
-    }
-}
-
-impl AverageWeight {
-    /// The periodic pass (module docs).
-    fn balance(&self, rules: &MoveRules, pass: CpuPass<'_>) -> BalanceOutcome {
-        let mut out = BalanceOutcome::default();
-        let (view, cpu, now) = (pass.view, pass.cpu(), pass.view.now_us());
-        let Some(st) = pass.state.top_level_due(now) else {
-            return out;
-        };
-        let ctx = MoveContext {
-            kind: MoveKind::Periodic,
-            now_us: now,
-            nr_balance_failed: st.nr_balance_failed,
-        };
-        let (outcome, moved) = self.shed(rules, view, cpu, ctx, &mut out);
-        st.record(outcome, now);
-        out.attempts
-            .push(Attempt::whole_machine(view.topology(), cpu, outcome, moved));
-        out
+impl WholeMachine for AverageWeight {
+    fn pass(&self, p: &MachinePass<'_>, out: &mut BalanceOutcome) -> (AttemptOutcome, u32) {
+        self.shed(p.rules, p.view, p.cpu, p.ctx, out)
     }
 }
 

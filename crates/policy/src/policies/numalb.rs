@@ -41,9 +41,9 @@ use std::sync::Arc;
 use zonal_topology::{CpuId, NodeId, Topology};
 
 use crate::config::PolicyConfig;
-use crate::decision::{Attempt, AttemptOutcome, BalanceOutcome, Migration, MoveContext, MoveKind};
-use crate::policies::linux::{Balancer, Selection};
-use crate::policy::{CpuPass, Policy};
+use crate::decision::{AttemptOutcome, BalanceOutcome, Migration, MoveContext};
+use crate::policies::linux::{Balancer, Centralised, MachinePass, WholeMachine};
+use crate::policy::Policy;
 use crate::rules::MoveRules;
 use crate::view::{MachineView, TaskMeta};
 
@@ -57,15 +57,15 @@ pub(crate) fn build(cfg: &PolicyConfig) -> Arc<dyn Policy> {
     Arc::new(Balancer::from_config(
         cfg,
         cfg.composed_filter(),
-        Numalb::new(cfg.numalb_alpha.unwrap_or(DEFAULT_ALPHA)),
+        Centralised(Numalb::new(cfg.numalb_alpha.unwrap_or(DEFAULT_ALPHA))),
     ))
 }
 
 /// The CPU whose pass runs the centralised step.
 const ROOT: CpuId = CpuId(0);
 
-/// NUMALB's periodic pass, as the Linux walk's [`Selection`]: the walk keeps the steal
-/// side, new-idle balancing and placement (Linux's tail-first order).
+/// NUMALB's periodic pass, a [`WholeMachine`] pass of the Linux walk: the walk keeps the
+/// steal side, new-idle balancing and placement (Linux's tail-first order).
 #[derive(Clone, Debug)]
 pub(crate) struct Numalb {
     alpha: f64,
@@ -91,16 +91,11 @@ impl Numalb {
         &self,
         rules: &MoveRules,
         view: &dyn MachineView,
-        nr_balance_failed: u32,
+        ctx: MoveContext,
         out: &mut BalanceOutcome,
     ) {
         let topo = view.topology();
         let ncpu = topo.cpu_count();
-        let ctx = MoveContext {
-            kind: MoveKind::Periodic,
-            now_us: view.now_us(),
-            nr_balance_failed,
-        };
         let mut load = vec![0f64; ncpu];
         let mut movable: Vec<(u32, usize, usize)> = Vec::new();
         for (c, slot) in load.iter_mut().enumerate() {
@@ -144,31 +139,14 @@ impl Numalb {
     }
 }
 
-impl Selection for Numalb {
-    type Guard = ();
-
-    fn periodic<'a>(
-        &self,
-        rules: &MoveRules,
-        pass: CpuPass<'a>,
-    ) -> Result<BalanceOutcome, CpuPass<'a>> {
-        Ok(self.balance(rules, pass))
+impl WholeMachine for Numalb {
+    /// The root CPU only (module docs).
+    fn runs_on(&self, cpu: CpuId) -> bool {
+        cpu == ROOT
     }
-}
 
-impl Numalb {
-    /// The centralised pass (module docs).
-    fn balance(&self, rules: &MoveRules, pass: CpuPass<'_>) -> BalanceOutcome {
-        let mut out = BalanceOutcome::default();
-        let (view, cpu, now) = (pass.view, pass.cpu(), pass.view.now_us());
-        if cpu != ROOT {
-            pass.state.never_due();
-            return out;
-        }
-        let Some(st) = pass.state.top_level_due(now) else {
-            return out;
-        };
-        self.assign(rules, view, st.nr_balance_failed, &mut out);
+    fn pass(&self, p: &MachinePass<'_>, out: &mut BalanceOutcome) -> (AttemptOutcome, u32) {
+        self.assign(p.rules, p.view, p.ctx, out);
         let moved = out.migrations.len() as u32;
         // The greedy assignment never fails: it moves, or the machine is balanced.
         let outcome = if moved > 0 {
@@ -176,10 +154,7 @@ impl Numalb {
         } else {
             AttemptOutcome::Balanced
         };
-        st.record(outcome, now);
-        out.attempts
-            .push(Attempt::whole_machine(view.topology(), cpu, outcome, moved));
-        out
+        (outcome, moved)
     }
 }
 

@@ -23,11 +23,11 @@
 
 use std::sync::Arc;
 
-use zonal_topology::{CpuId, Level, NodeId};
+use zonal_topology::{CpuId, NodeId};
 
 use crate::config::PolicyConfig;
 use crate::decision::Refusal;
-use crate::policies::linux::{Balancer, Guard, Selection, NR_MIGRATE_MAX};
+use crate::policies::linux::{Balancer, Candidates, Guard, Selection, NR_MIGRATE_MAX};
 use crate::policy::Policy;
 use crate::view::{GroupId, MachineView, TaskMeta};
 
@@ -51,16 +51,8 @@ impl Selection for ThreadAware {
     /// The group counts across nodes; `None` inside a node.
     type Guard = Option<Counts>;
 
-    fn order(
-        &self,
-        view: &dyn MachineView,
-        src: CpuId,
-        dst: CpuId,
-        level: Level,
-        tasks: &[TaskMeta],
-        order: &mut [usize],
-    ) -> Option<Counts> {
-        (level.0 > 0).then(|| self::order(view, src, dst, tasks, order))
+    fn order(&self, c: &Candidates<'_>, order: &mut [usize]) -> Option<Counts> {
+        (c.level.0 > 0).then(|| self::order(c.view, c.src, c.dst, c.tasks, order))
     }
 }
 

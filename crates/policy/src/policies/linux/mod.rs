@@ -82,9 +82,11 @@ use crate::view::{MachineView, TaskMeta};
 pub(crate) use era::LinuxEra;
 pub(crate) use groups::{is_idle, with_scratch, Loads};
 pub(crate) use pass::NR_MIGRATE_MAX;
-pub(crate) use selection::{Guard, Selection, Tail};
+pub(crate) use selection::{
+    Candidates, Centralised, Guard, MachinePass, Selection, Tail, WholeMachine,
+};
 
-use pass::{Attempter, IdleKind};
+use pass::{AttemptAt, Attempter, IdleKind};
 
 /// The default imbalance threshold at NUMA levels, percent (the paper's 25%; Linux ≥ 5.x
 /// uses 17).
@@ -258,6 +260,15 @@ impl<S: Selection> Balancer<S> {
             .is_none_or(|f| f.level_allowed(topo, level))
     }
 
+    /// Runs `f` over the loads a pass reads (the thread's scratch, the era's groups).
+    fn with_loads<R>(&self, view: &dyn MachineView, f: impl FnOnce(&mut Loads<'_, '_>) -> R) -> R {
+        with_scratch(|s| {
+            let mut loads = Loads::new(view, s);
+            loads.single_node_groups = self.params.single_node_groups;
+            f(&mut loads)
+        })
+    }
+
     /// The periodic walk (module docs).
     pub(crate) fn periodic(
         &self,
@@ -271,9 +282,7 @@ impl<S: Selection> Balancer<S> {
         let m = topo.mal_count().min(state.levels.len());
         let mut out = BalanceOutcome::default();
         let attempter = self.attempter();
-        with_scratch(|s| {
-            let mut loads = Loads::new(view, s);
-            loads.single_node_groups = self.params.single_node_groups;
+        self.with_loads(view, |loads| {
             for l in 0..m {
                 if state.levels[l].next_due_us == NEVER {
                     // Never attempted (beyond the zone, degenerate, or `due_at` ≥ 2^63);
@@ -301,14 +310,19 @@ impl<S: Selection> Balancer<S> {
                 if now < st.due_at(busy) {
                     continue;
                 }
-                if self.params.should_we_balance && !should_we_balance(&loads, cpu, level) {
+                if self.params.should_we_balance && !should_we_balance(loads, cpu, level) {
                     // Another CPU balances this level: for us it counts as balanced.
                     st.record(AttemptOutcome::Balanced, now);
                     break;
                 }
                 let idle = if busy { IdleKind::Busy } else { IdleKind::Idle };
-                let a =
-                    attempter.attempt(&mut loads, cpu, level, idle, st.nr_balance_failed, &mut out);
+                let at = AttemptAt {
+                    cpu,
+                    level,
+                    idle,
+                    nr_balance_failed: st.nr_balance_failed,
+                };
+                let a = attempter.attempt(loads, at, &mut out);
                 let active = a.active;
                 st.record(a.attempt.outcome, now);
                 if active {
@@ -334,9 +348,7 @@ impl<S: Selection> Balancer<S> {
         let m = topo.mal_count();
         let mut out = BalanceOutcome::default();
         let attempter = self.attempter();
-        with_scratch(|s| {
-            let mut loads = Loads::new(view, s);
-            loads.single_node_groups = self.params.single_node_groups;
+        self.with_loads(view, |loads| {
             for l in 0..m {
                 let level = Level(l as u8);
                 if !self.level_allowed(topo, level) {
@@ -346,14 +358,13 @@ impl<S: Selection> Balancer<S> {
                     continue;
                 }
                 let failed = state.levels.get(l).map_or(0, |s| s.nr_balance_failed);
-                let a = attempter.attempt(
-                    &mut loads,
+                let at = AttemptAt {
                     cpu,
                     level,
-                    IdleKind::NewlyIdle,
-                    failed,
-                    &mut out,
-                );
+                    idle: IdleKind::NewlyIdle,
+                    nr_balance_failed: failed,
+                };
+                let a = attempter.attempt(loads, at, &mut out);
                 out.attempts.push(a.attempt);
                 if a.attempt.succeeded() {
                     break;
@@ -370,11 +381,7 @@ impl<S: Selection> Balancer<S> {
         while top.0 > 0 && !self.level_allowed(topo, top) {
             top = Level(top.0 - 1);
         }
-        with_scratch(|s| {
-            let mut loads = Loads::new(view, s);
-            loads.single_node_groups = self.params.single_node_groups;
-            place::place(&mut loads, parent, top, self)
-        })
+        self.with_loads(view, |loads| place::place(loads, parent, top, self))
     }
 
     /// Wake-up placement ([`wake`]).
@@ -450,9 +457,9 @@ impl<S: Selection> Policy for Balancer<S> {
 
 impl<S: Selection> BalanceSide for Balancer<S> {
     fn balance(&self, pass: CpuPass<'_>) -> BalanceOutcome {
-        match self.selection.periodic(&self.rules, pass) {
-            Ok(out) => out,
-            Err(pass) => self.periodic(pass.view, pass.state),
+        match self.selection.whole_machine() {
+            Some(w) => selection::whole_machine_pass(w, &self.rules, pass),
+            None => self.periodic(pass.view, pass.state),
         }
     }
 

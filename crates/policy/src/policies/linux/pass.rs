@@ -48,7 +48,7 @@ use crate::rules::MoveRules;
 
 use super::era::{self, LinuxEra, Verdict};
 use super::groups::{GroupClass, GroupStat, Loads};
-use super::{Guard, LinuxParams, Selection};
+use super::{Candidates, Guard, LinuxParams, Selection};
 
 /// How idle the balancing CPU is (Linux's `cpu_idle_type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +59,19 @@ pub(crate) enum IdleKind {
     Idle,
     /// About to go idle (new-idle balancing).
     NewlyIdle,
+}
+
+/// Where and how one attempt balances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AttemptAt {
+    /// The balancing CPU.
+    pub(crate) cpu: CpuId,
+    /// The level balanced.
+    pub(crate) level: Level,
+    /// How idle the balancing CPU is.
+    pub(crate) idle: IdleKind,
+    /// The level's consecutive failed attempts.
+    pub(crate) nr_balance_failed: u32,
 }
 
 /// What a pass would move.
@@ -99,13 +112,10 @@ impl<S: Selection> Attempter<'_, S> {
     pub(crate) fn attempt(
         &self,
         loads: &mut Loads<'_, '_>,
-        cpu: CpuId,
-        level: Level,
-        idle: IdleKind,
-        nr_balance_failed: u32,
+        at: AttemptAt,
         out: &mut BalanceOutcome,
     ) -> AttemptResult {
-        let (attempt, src) = self.attempt_inner(loads, cpu, level, idle, nr_balance_failed, out);
+        let (attempt, src) = self.attempt_inner(loads, at, out);
         let Some(src) = src else {
             return AttemptResult {
                 attempt,
@@ -113,17 +123,17 @@ impl<S: Selection> Attempter<'_, S> {
             };
         };
         if self.params.era != LinuxEra::V2_6
-            || idle == IdleKind::NewlyIdle
+            || at.idle == IdleKind::NewlyIdle
             || attempt.outcome == AttemptOutcome::Balanced
             || attempt.moved > 0
-            || !era::active_due(level, nr_balance_failed)
+            || !era::active_due(at.level, at.nr_balance_failed)
         {
             return AttemptResult {
                 attempt,
                 active: false,
             };
         }
-        let active = self.active(loads, src, cpu, out);
+        let active = self.active(loads, src, at.cpu, out);
         let mut attempt = attempt;
         if active {
             attempt.moved = 1;
@@ -173,12 +183,15 @@ impl<S: Selection> Attempter<'_, S> {
     fn attempt_inner(
         &self,
         loads: &mut Loads<'_, '_>,
-        cpu: CpuId,
-        level: Level,
-        idle: IdleKind,
-        nr_balance_failed: u32,
+        at: AttemptAt,
         out: &mut BalanceOutcome,
     ) -> (Attempt, Option<CpuId>) {
+        let AttemptAt {
+            cpu,
+            level,
+            idle,
+            nr_balance_failed,
+        } = at;
         let topo = loads.topo;
         let node = topo.node_of(cpu);
         let cpus_scanned = loads.build_groups(cpu, level);
@@ -290,7 +303,14 @@ impl<S: Selection> Attempter<'_, S> {
             *slot = tasks.len() - 1 - k;
         }
         let order = &mut order[..loop_max];
-        let mut guard = self.selection.order(view, src, dst, level, tasks, order);
+        let candidates = Candidates {
+            view,
+            src,
+            dst,
+            level,
+            tasks,
+        };
+        let mut guard = self.selection.order(&candidates, order);
 
         let (mut moved, mut refused) = (0u32, false);
         for &i in order.iter() {
