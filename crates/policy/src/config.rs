@@ -267,3 +267,33 @@ pub(crate) fn check_ranges(cfg: &PolicyConfig) -> Result<(), PolicyError> {
     }
     Ok(())
 }
+
+/// The largest accepted sysctl value, ms (one hour).
+pub const MAX_SYSCTL_MS: u32 = 3_600_000;
+
+/// The range checks of the NUMA-balancing fields: the sysctls in `1..=`[`MAX_SYSCTL_MS`]
+/// and set only with NUMA balancing on, which the 2.6 era refuses (whether the policy
+/// accepts NUMA balancing is the catalogue's check, `NumaBalancing::applies_to`).
+pub(crate) fn check_numa_balancing(cfg: &PolicyConfig) -> Result<(), PolicyError> {
+    for (field, v) in [
+        ("numa_scan_delay_ms", cfg.numa_scan_delay_ms),
+        ("numa_scan_period_min_ms", cfg.numa_scan_period_min_ms),
+    ] {
+        if let Some(v) = v {
+            if !(1..=MAX_SYSCTL_MS).contains(&v) {
+                return Err(bad(field, v, "milliseconds in 1..=3600000"));
+            }
+            if !cfg.numa_balancing {
+                return Err(bad(field, v, "unset unless numa_balancing = true"));
+            }
+        }
+    }
+    if cfg.numa_balancing && cfg.linux_era == LinuxEra::V2_6 {
+        return Err(bad(
+            "numa_balancing",
+            true,
+            "false with linux_era \"2.6\" (automatic NUMA balancing arrived in Linux 3.8)",
+        ));
+    }
+    Ok(())
+}

@@ -63,8 +63,6 @@
 
 use zonal_topology::NodeId;
 
-use crate::config::{LinuxEra, PolicyConfig, PolicyError};
-
 /// `sysctl_numa_balancing_scan_delay` (ms): CPU time (and wall time) before a task's first
 /// scan.
 pub const SCAN_DELAY_MS: u32 = 1_000;
@@ -84,8 +82,7 @@ pub const NUMA_PERIOD_THRESHOLD: u64 = 7;
 /// Private faults migrate at once while `numa_scan_seq` is at most this
 /// (`should_numa_migrate_memory`).
 pub const EARLY_SCAN_SEQ: u32 = 4;
-/// The largest accepted sysctl value, ms (one hour).
-pub const MAX_SYSCTL_MS: u32 = 3_600_000;
+pub use crate::config::MAX_SYSCTL_MS;
 /// Page size of the fault counts, bytes.
 const PAGE_BYTES: u64 = 4096;
 
@@ -294,48 +291,10 @@ impl NumaBalancing {
     }
 }
 
-/// Checks a config's NUMA-balancing fields: the sysctls' ranges, set only with NUMA
-/// balancing on, and not for the 2.6 era (called by every config check; whether the policy
-/// accepts NUMA balancing is the catalogue's check, `NumaBalancing::applies_to`).
-pub(crate) fn validate(cfg: &PolicyConfig) -> Result<(), PolicyError> {
-    let bad = |field: &'static str, value: String, expected: &str| PolicyError::BadValue {
-        field,
-        value,
-        expected: expected.into(),
-    };
-    for (field, v) in [
-        ("numa_scan_delay_ms", cfg.numa_scan_delay_ms),
-        ("numa_scan_period_min_ms", cfg.numa_scan_period_min_ms),
-    ] {
-        if let Some(v) = v {
-            if !(1..=MAX_SYSCTL_MS).contains(&v) {
-                return Err(bad(field, v.to_string(), "milliseconds in 1..=3600000"));
-            }
-            if !cfg.numa_balancing {
-                return Err(bad(
-                    field,
-                    v.to_string(),
-                    "unset unless numa_balancing = true",
-                ));
-            }
-        }
-    }
-    if !cfg.numa_balancing {
-        return Ok(());
-    }
-    if cfg.linux_era == LinuxEra::V2_6 {
-        return Err(bad(
-            "numa_balancing",
-            "true".into(),
-            "false with linux_era \"2.6\" (automatic NUMA balancing arrived in Linux 3.8)",
-        ));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod test {
     use super::*;
+    use crate::config::{LinuxEra, PolicyConfig};
 
     const RSS: u64 = 16 << 20;
 

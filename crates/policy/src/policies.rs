@@ -196,10 +196,10 @@ pub(crate) fn validate(cfg: &PolicyConfig) -> Result<(), PolicyError> {
     }
 }
 
-/// NUMA balancing's fields: their ranges and era ([`numa_balancing::validate`]), then
+/// NUMA balancing's fields: their ranges and era ([`config::check_numa_balancing`]), then
 /// whether the policy accepts it ([`NumaBalancing::applies_to`]).
 fn validate_numa_balancing(cfg: &PolicyConfig) -> Result<(), PolicyError> {
-    numa_balancing::validate(cfg)?;
+    config::check_numa_balancing(cfg)?;
     if cfg.numa_balancing && !NumaBalancing::applies_to(cfg.name) {
         return Err(config::bad(
             "numa_balancing",
