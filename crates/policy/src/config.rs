@@ -8,8 +8,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// A policy's name: a row of the catalogue (`zonal_policy::catalogue()`). Parsing checks the name
-/// against the catalogue, so a `PolicyName` always builds.
+/// A policy's name: a row of the catalogue (`zonal_policy::catalogue()`). Parsing checks
+/// the name against the catalogue, so a `PolicyName` always builds.
 ///
 /// ```
 /// use zonal_policy::PolicyName;

@@ -13,8 +13,8 @@
 //! - With the conservative filter composed, a receiver that would not examine this CPU as a
 //!   victim (beyond a hard zone, or not loaded enough under a soft one) is passed over.
 //! - The pass runs at the interval of the CPU's top level, without the busy factor (a CPU
-//!   that sheds is busy by definition). One [`Attempt`](crate::Attempt) at the top level is recorded; the
-//!   other levels get `next_due_us = NEVER_DUE_US` (unused).
+//!   that sheds is busy by definition). One [`Attempt`](crate::Attempt) at the top level is
+//!   recorded; the other levels get `next_due_us = NEVER_DUE_US` (unused).
 //!
 //! New-idle balancing and placement are Linux's, through the same move rules.
 
