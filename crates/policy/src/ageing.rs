@@ -1,7 +1,7 @@
 //! The ageing rule, defined once: a task that has migrated `limit` times is *aged* and never
 //! moves again.
 //!
-//! Every policy answers [`StealSide::ageing`](crate::StealSide::ageing); the conservative
+//! Every policy answers `StealSide::ageing` (the layer above this one); the conservative
 //! filter refuses aged tasks with [`Refusal::Aged`](crate::Refusal::Aged) through
 //! [`Ageing::is_aged`], the runtime keeps aged tasks where no thief sees them by asking the
 //! same question, and the simulator moves an aged process's pages with it by asking it too.

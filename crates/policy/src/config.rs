@@ -1,16 +1,15 @@
-//! Choosing a policy by name and parameters (serde: TOML and JSON).
+//! Choosing a policy by name and parameters (serde: TOML and JSON): the crate's leaf layer.
+//!
+//! Every configuration type ([`PolicyConfig`], [`PolicyName`], [`OriginRule`],
+//! [`LinuxEra`]), the errors ([`PolicyError`]) and the range checks live here, and this file
+//! imports nothing else of the crate. What needs the catalogue (names, parsing that checks a
+//! policy accepts its fields, `build`) is written in `policies.rs`, the layer on top.
 
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
 
-use crate::filters::{ConservativeFilter, ZoneMode};
-use crate::policies::linux::LinuxEra;
-use crate::policies::PolicyEntry;
-use crate::policy::Policy;
-
-/// A policy's name: a row of the [catalogue](crate::catalogue). Parsing checks the name
-/// against the catalogue, so a `PolicyName` always builds.
+/// A policy's name: a row of the catalogue (`zonal_policy::catalogue()`). Parsing checks
+/// the name against the catalogue, so a `PolicyName` always builds.
 ///
 /// ```
 /// use zonal_policy::PolicyName;
@@ -21,94 +20,7 @@ use crate::policy::Policy;
 /// # Ok::<(), zonal_policy::PolicyError>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct PolicyName(u8);
-
-impl PolicyName {
-    /// The name of the catalogue's `index`-th row (for the catalogue's named constants).
-    pub(crate) const fn from_catalogue(index: u8) -> Self {
-        assert!((index as usize) < crate::policies::CATALOGUE.len());
-        Self(index)
-    }
-
-    /// Every policy, in catalogue order.
-    pub fn all() -> impl ExactSizeIterator<Item = PolicyName> + Clone {
-        (0..crate::policies::CATALOGUE.len()).map(|i| PolicyName(i as u8))
-    }
-
-    /// The policy's catalogue row.
-    #[must_use]
-    pub fn entry(self) -> &'static PolicyEntry {
-        &crate::policies::CATALOGUE[usize::from(self.0)]
-    }
-
-    /// The name as written in configs and CLIs.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        self.entry().name
-    }
-
-    /// The valid names, comma-separated (for error messages).
-    #[must_use]
-    pub fn valid_names() -> String {
-        Self::all()
-            .map(|n| n.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
-    /// One line per policy — `name  summary (sides)` — for `--help` texts.
-    #[must_use]
-    pub fn help_lines() -> String {
-        let width = Self::all().map(|n| n.as_str().len()).max().unwrap_or(0);
-        Self::all()
-            .map(|n| {
-                let e = n.entry();
-                format!("{:width$}  {} ({})", e.name, e.summary, e.sides)
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-}
-
-impl fmt::Debug for PolicyName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "PolicyName({:?})", self.as_str())
-    }
-}
-
-impl fmt::Display for PolicyName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for PolicyName {
-    type Err = PolicyError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::all()
-            .find(|n| n.as_str() == s)
-            .ok_or_else(|| PolicyError::UnknownPolicy {
-                name: s.to_owned(),
-                valid: Self::valid_names(),
-            })
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for PolicyName {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for PolicyName {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = <String as serde::Deserialize>::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
+pub struct PolicyName(pub(crate) u8);
 
 /// How the origin-distance check treats tasks (docs/DESIGN.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -212,7 +124,7 @@ pub struct PolicyConfig {
     #[cfg_attr(feature = "serde", serde(default))]
     pub origin: OriginRule,
     /// Migrations after which a task is aged (conservative policies and composed filters;
-    /// default [`DEFAULT_AGE_LIMIT`](crate::DEFAULT_AGE_LIMIT) = 3; must be ≥ 1).
+    /// default `DEFAULT_AGE_LIMIT` = 3; must be ≥ 1).
     #[cfg_attr(feature = "serde", serde(default))]
     pub age_limit: Option<u32>,
     /// Imbalance threshold at NUMA levels (≥ II), percent (Linux `imbalance_pct − 100`;
@@ -220,7 +132,7 @@ pub struct PolicyConfig {
     #[cfg_attr(feature = "serde", serde(default))]
     pub numa_imbalance_pct: Option<u32>,
     /// NUMALB's communication weight `a` (default
-    /// [`DEFAULT_NUMALB_ALPHA`](crate::DEFAULT_NUMALB_ALPHA) = 1; finite, ≥ 0).
+    /// `DEFAULT_NUMALB_ALPHA` = 1; finite, ≥ 0).
     #[cfg_attr(feature = "serde", serde(default))]
     pub numalb_alpha: Option<f64>,
     /// Compose the conservative filters (hard zone, `origin`, `age_limit`) with another
@@ -234,7 +146,7 @@ pub struct PolicyConfig {
     #[cfg_attr(feature = "serde", serde(default))]
     pub linux_era: LinuxEra,
     /// Linux's automatic NUMA balancing (`kernel.numa_balancing`,
-    /// [`NumaBalancing`](crate::NumaBalancing)): a task's pages follow it to the node it runs
+    /// `NumaBalancing`): a task's pages follow it to the node it runs
     /// on, at its scans. Default off; accepted for `linux` and `thread-aware` of the modern
     /// era only (refused, naming the field, with `linux_era = "2.6"` or another policy).
     #[cfg_attr(feature = "serde", serde(default))]
@@ -266,107 +178,122 @@ impl PolicyConfig {
             numa_scan_period_min_ms: None,
         }
     }
+}
 
-    /// Parses a name (`"conservative-hard"`) into a default config.
-    ///
-    /// # Errors
-    /// [`PolicyError::UnknownPolicy`] listing the valid names.
-    pub fn named(name: &str) -> Result<Self, PolicyError> {
-        Ok(Self::new(name.parse()?))
-    }
+/// The kernel the Linux baseline imitates.
+///
+/// ```
+/// use zonal_policy::LinuxEra;
+/// assert_eq!("2.6".parse::<LinuxEra>()?, LinuxEra::V2_6);
+/// assert_eq!(LinuxEra::default(), LinuxEra::Modern);
+/// assert!("2.4".parse::<LinuxEra>().is_err());
+/// # Ok::<(), zonal_policy::PolicyError>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum LinuxEra {
+    /// Linux ≥ 5.5 (docs/reference/linux-lb.md): the default.
+    #[default]
+    #[cfg_attr(feature = "serde", serde(rename = "modern"))]
+    Modern,
+    /// The 2.6-era balancer of the paper's kernel (the Linux walk's `era` module).
+    #[cfg_attr(feature = "serde", serde(rename = "2.6"))]
+    V2_6,
+}
 
-    /// Parses a TOML config (feature `config`).
-    ///
-    /// # Errors
-    /// [`PolicyError::Toml`] (a key given twice included: TOML forbids it, and the parser
-    /// refuses it naming the key), or [`PolicyError::BadValue`] for a parameter out of range.
-    #[cfg(feature = "config")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "config")))]
-    pub fn from_toml_str(text: &str) -> Result<Self, PolicyError> {
-        let cfg: Self = toml::from_str(text)?;
-        crate::policies::validate(&cfg)?;
-        Ok(cfg)
-    }
+impl LinuxEra {
+    /// Every era, in the order `--help` lists them.
+    pub const ALL: [LinuxEra; 2] = [LinuxEra::Modern, LinuxEra::V2_6];
 
-    /// Parses a JSON config (feature `config`).
-    ///
-    /// # Errors
-    /// [`PolicyError::Json`], [`PolicyError::DuplicateKey`] for a key repeated in one
-    /// object (at any level), or [`PolicyError::BadValue`] for a document that is not an
-    /// object or a parameter out of range.
-    ///
-    /// ```
-    /// use zonal_policy::{PolicyConfig, PolicyError};
-    /// let err = PolicyConfig::from_json_str(r#"{"name": "linux", "age_limit": 2, "age_limit": 3}"#)
-    ///     .unwrap_err();
-    /// assert!(matches!(&err, PolicyError::DuplicateKey { key, .. } if key == "age_limit"));
-    /// assert!(err.to_string().contains("\"age_limit\" appears twice"));
-    /// ```
-    #[cfg(feature = "config")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "config")))]
-    pub fn from_json_str(text: &str) -> Result<Self, PolicyError> {
-        // A key repeated in any object is refused before anything is read (`zonal_topology::json_keys`).
-        zonal_topology::json_keys::check(text).map_err(|e| match e {
-            zonal_topology::json_keys::KeyError::Json(e) => PolicyError::Json(e),
-            zonal_topology::json_keys::KeyError::Duplicate(d) => PolicyError::DuplicateKey {
-                path: d.path,
-                key: d.key,
-                line: d.at.line(),
-                column: d.at.column(),
-            },
-        })?;
-        // serde would read a struct from an array too (fields by position): a config is an
-        // object, so anything else is refused by what it is.
-        let value: serde_json::Value = serde_json::from_str(text)?;
-        if !value.is_object() {
-            let found = match value {
-                serde_json::Value::Array(_) => "an array",
-                serde_json::Value::String(_) => "a string",
-                serde_json::Value::Number(_) => "a number",
-                serde_json::Value::Bool(_) => "a boolean",
-                _ => "null",
-            };
-            return Err(PolicyError::BadValue {
-                field: "(top level)",
-                value: found.into(),
-                expected: "a JSON object such as {\"name\": \"linux\"}".into(),
-            });
-        }
-        let cfg: Self = serde_json::from_value(value)?;
-        crate::policies::validate(&cfg)?;
-        Ok(cfg)
-    }
-
-    /// Builds the policy (its [catalogue](crate::catalogue) row's constructor).
-    ///
-    /// # Errors
-    /// [`PolicyError::BadValue`] for out-of-range parameters.
-    pub fn build(&self) -> Result<Arc<dyn Policy>, PolicyError> {
-        crate::policies::build(self)
-    }
-
-    /// The conservative filter with this config's origin rule and age limit.
-    pub(crate) fn filter(&self, zone: ZoneMode) -> ConservativeFilter {
-        ConservativeFilter {
-            zone,
-            origin: self.origin,
-            age_limit: self.age_limit.unwrap_or(crate::DEFAULT_AGE_LIMIT),
+    /// The name used in configs and on command lines.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            LinuxEra::Modern => "modern",
+            LinuxEra::V2_6 => "2.6",
         }
     }
+}
 
-    /// The hard conservative filter when `conservative_filters = true`.
-    pub(crate) fn composed_filter(&self) -> Option<ConservativeFilter> {
-        (self.conservative_filters == Some(true)).then(|| self.filter(ZoneMode::Hard))
+impl fmt::Display for LinuxEra {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
+}
 
-    /// The built policy's name: the catalogue name, `+conservative` when the filters are
-    /// composed with a policy that is not conservative itself.
-    pub(crate) fn display_name(&self) -> String {
-        match (self.name.entry().filters, self.conservative_filters) {
-            (crate::policies::Filters::Optional, Some(true)) => {
-                format!("{}+conservative", self.name)
+impl FromStr for LinuxEra {
+    type Err = PolicyError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|e| e.as_str() == s)
+            .ok_or_else(|| PolicyError::BadValue {
+                field: "linux_era",
+                value: s.to_owned(),
+                expected: "one of modern, 2.6".into(),
+            })
+    }
+}
+
+/// The largest accepted `numa_imbalance_pct`.
+pub(crate) const MAX_IMBALANCE_PCT: u32 = 1000;
+
+/// [`PolicyError::BadValue`] for `field`.
+pub(crate) fn bad(field: &'static str, value: impl ToString, expected: &str) -> PolicyError {
+    PolicyError::BadValue {
+        field,
+        value: value.to_string(),
+        expected: expected.into(),
+    }
+}
+
+/// The range checks of the parameters every policy reads: `age_limit` ≥ 1,
+/// `numa_imbalance_pct` at most [`MAX_IMBALANCE_PCT`], `numalb_alpha` finite and ≥ 0.
+pub(crate) fn check_ranges(cfg: &PolicyConfig) -> Result<(), PolicyError> {
+    if cfg.age_limit == Some(0) {
+        return Err(bad("age_limit", 0, "an integer ≥ 1"));
+    }
+    if let Some(p) = cfg.numa_imbalance_pct {
+        if p > MAX_IMBALANCE_PCT {
+            return Err(bad("numa_imbalance_pct", p, "a percentage in 0..=1000"));
+        }
+    }
+    if let Some(a) = cfg.numalb_alpha {
+        if !a.is_finite() || a < 0.0 {
+            return Err(bad("numalb_alpha", a, "a finite number ≥ 0"));
+        }
+    }
+    Ok(())
+}
+
+/// The largest accepted sysctl value, ms (one hour).
+pub const MAX_SYSCTL_MS: u32 = 3_600_000;
+
+/// The range checks of the NUMA-balancing fields: the sysctls in `1..=`[`MAX_SYSCTL_MS`]
+/// and set only with NUMA balancing on, which the 2.6 era refuses (whether the policy
+/// accepts NUMA balancing is the catalogue's check, `NumaBalancing::applies_to`).
+pub(crate) fn check_numa_balancing(cfg: &PolicyConfig) -> Result<(), PolicyError> {
+    for (field, v) in [
+        ("numa_scan_delay_ms", cfg.numa_scan_delay_ms),
+        ("numa_scan_period_min_ms", cfg.numa_scan_period_min_ms),
+    ] {
+        if let Some(v) = v {
+            if !(1..=MAX_SYSCTL_MS).contains(&v) {
+                return Err(bad(field, v, "milliseconds in 1..=3600000"));
             }
-            _ => self.name.to_string(),
+            if !cfg.numa_balancing {
+                return Err(bad(field, v, "unset unless numa_balancing = true"));
+            }
         }
     }
+    if cfg.numa_balancing && cfg.linux_era == LinuxEra::V2_6 {
+        return Err(bad(
+            "numa_balancing",
+            true,
+            "false with linux_era \"2.6\" (automatic NUMA balancing arrived in Linux 3.8)",
+        ));
+    }
+    Ok(())
 }

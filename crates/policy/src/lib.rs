@@ -73,7 +73,7 @@ mod weight;
 mod testing;
 
 pub use ageing::{Ageing, DEFAULT_AGE_LIMIT};
-pub use config::{OriginRule, PolicyConfig, PolicyError, PolicyName};
+pub use config::{LinuxEra, OriginRule, PolicyConfig, PolicyError, PolicyName};
 pub use decision::{
     Attempt, AttemptOutcome, BalanceOutcome, Eligibility, Migration, MoveContext, MoveKind,
     Placement, Refusal, RefusalCounts, VictimDecision,
@@ -84,18 +84,16 @@ pub use numa_balancing::{
     NUMA_PERIOD_SLOTS, NUMA_PERIOD_THRESHOLD, SCAN_DELAY_MS, SCAN_PERIOD_MAX_MS,
     SCAN_PERIOD_MIN_MS, SCAN_SIZE_MB,
 };
-pub use pelt::{pelt_decay, pelt_periods, PELT_PERIOD_SHIFT, PELT_TABLE_LEN};
-pub use policies::linux::{
-    LinuxEra, BUSY_FACTOR, DEFAULT_NUMA_IMBALANCE_PCT, LOCAL_IMBALANCE_PCT, RECLAIM_DISTANCE,
-};
+pub use pelt::{pelt_decay, pelt_periods, PeltAverage, PELT_PERIOD_SHIFT, PELT_TABLE_LEN};
+pub use policies::linux::{DEFAULT_NUMA_IMBALANCE_PCT, LOCAL_IMBALANCE_PCT, RECLAIM_DISTANCE};
 pub use policies::no_policy::NoPolicy;
 pub use policies::numalb::DEFAULT_ALPHA as DEFAULT_NUMALB_ALPHA;
 pub use policies::{catalogue, Constructor, Filters, PolicyEntry, CATALOGUE};
 pub use policy::{wake_near_prev, BalanceSide, CpuPass, FreshSteal, Policy, Sides, StealSide};
 pub use rng::Rng;
-pub use rules::{cache_nice_tries, MIGRATION_COST_US};
+pub use rules::{cache_nice_tries, MIGRATION_COST_US, TICK_US};
 pub use snapshot::SnapshotView;
-pub use state::{CpuBalanceState, LevelState, NEVER_DUE_US};
+pub use state::{CpuBalanceState, LevelState, BUSY_FACTOR, NEVER_DUE_US};
 pub use view::{CommCounts, CpuLoad, GroupId, MachineView, NodeLoad, TaskId, TaskMeta};
 pub use walker::{
     Probe, Source, StealWalker, Stolen, VictimQueues, WalkSlot, AWAY_EXAMINE, BATCH_MAX,

@@ -63,9 +63,6 @@
 
 use zonal_topology::NodeId;
 
-use crate::policies::linux::LinuxEra;
-use crate::{PolicyConfig, PolicyError, PolicyName};
-
 /// `sysctl_numa_balancing_scan_delay` (ms): CPU time (and wall time) before a task's first
 /// scan.
 pub const SCAN_DELAY_MS: u32 = 1_000;
@@ -85,8 +82,7 @@ pub const NUMA_PERIOD_THRESHOLD: u64 = 7;
 /// Private faults migrate at once while `numa_scan_seq` is at most this
 /// (`should_numa_migrate_memory`).
 pub const EARLY_SCAN_SEQ: u32 = 4;
-/// The largest accepted sysctl value, ms (one hour).
-pub const MAX_SYSCTL_MS: u32 = 3_600_000;
+pub use crate::config::MAX_SYSCTL_MS;
 /// Page size of the fault counts, bytes.
 const PAGE_BYTES: u64 = 4096;
 
@@ -159,27 +155,6 @@ pub struct ScanOutcome {
 }
 
 impl NumaBalancing {
-    /// The parameters a policy config asks for: `None` when NUMA balancing is off.
-    ///
-    /// # Errors
-    /// [`PolicyError::BadValue`] naming the field when NUMA balancing is on for the 2.6 era
-    /// or a policy it does not apply to, or a sysctl is out of range (see the module docs).
-    pub fn from_config(cfg: &PolicyConfig) -> Result<Option<Self>, PolicyError> {
-        validate(cfg)?;
-        Ok(cfg.numa_balancing.then(|| Self {
-            scan_delay_ms: cfg.numa_scan_delay_ms.unwrap_or(SCAN_DELAY_MS),
-            scan_period_min_ms: cfg.numa_scan_period_min_ms.unwrap_or(SCAN_PERIOD_MIN_MS),
-            ..Self::default()
-        }))
-    }
-
-    /// Whether NUMA balancing applies to a policy: the modern Linux baselines (`linux`,
-    /// `thread-aware`; module docs).
-    #[must_use]
-    pub fn applies_to(name: PolicyName) -> bool {
-        name == PolicyName::LINUX || name == PolicyName::THREAD_AWARE
-    }
-
     /// A new task's state (`init_numa_balancing`): created at `now_us`.
     #[must_use]
     pub fn new_task(&self, now_us: u64) -> NumaTaskState {
@@ -316,57 +291,10 @@ impl NumaBalancing {
     }
 }
 
-/// Checks a config's NUMA-balancing fields (called by every config check).
-pub(crate) fn validate(cfg: &PolicyConfig) -> Result<(), PolicyError> {
-    let bad = |field: &'static str, value: String, expected: &str| PolicyError::BadValue {
-        field,
-        value,
-        expected: expected.into(),
-    };
-    for (field, v) in [
-        ("numa_scan_delay_ms", cfg.numa_scan_delay_ms),
-        ("numa_scan_period_min_ms", cfg.numa_scan_period_min_ms),
-    ] {
-        if let Some(v) = v {
-            if !(1..=MAX_SYSCTL_MS).contains(&v) {
-                return Err(bad(field, v.to_string(), "milliseconds in 1..=3600000"));
-            }
-            if !cfg.numa_balancing {
-                return Err(bad(
-                    field,
-                    v.to_string(),
-                    "unset unless numa_balancing = true",
-                ));
-            }
-        }
-    }
-    if !cfg.numa_balancing {
-        return Ok(());
-    }
-    if cfg.linux_era == LinuxEra::V2_6 {
-        return Err(bad(
-            "numa_balancing",
-            "true".into(),
-            "false with linux_era \"2.6\" (automatic NUMA balancing arrived in Linux 3.8)",
-        ));
-    }
-    if !NumaBalancing::applies_to(cfg.name) {
-        return Err(bad(
-            "numa_balancing",
-            "true".into(),
-            &format!(
-                "false for policy {} (NUMA balancing applies to the Linux baselines linux and \
-                 thread-aware)",
-                cfg.name
-            ),
-        ));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod test {
     use super::*;
+    use crate::config::{LinuxEra, PolicyConfig};
 
     const RSS: u64 = 16 << 20;
 

@@ -19,7 +19,18 @@
 //! Write it in its own file under `src/policies/` — a type implementing
 //! [`Policy`](crate::Policy), [`StealSide`](crate::StealSide) and, if it balances,
 //! [`BalanceSide`](crate::BalanceSide), plus a `build(&PolicyConfig)` constructor — then add
-//! its `mod` line and its row to [`CATALOGUE`] below. Nothing else changes: the name parses,
+//! its `mod` line and its row to [`CATALOGUE`] below. A policy built on the Linux walk
+//! instead implements the walk's `Selection` (its order and refusals, as `thread-aware`) or
+//! `WholeMachine` (a periodic pass of its own, as `numalb` and `average-weight`) and builds
+//! `linux::Balancer` with it; it imports no other policy file.
+//!
+//! # Layers
+//!
+//! `config.rs` (every configuration type, the errors and the range checks) imports nothing
+//! of the crate; the Linux walk (`linux/`) imports none of the policies; each policy is a
+//! leaf over the walk or the shared rules; this file, the catalogue, is on top: the names
+//! ([`PolicyName`]'s parsing and constants), config parsing with every check, and `build`.
+//! `tests/layers.rs` fails on any import circle between the crate's files. Nothing else changes: the name parses,
 //! builds, shows in every `--policy` list, and the property tests pick it up
 //! (ARCHITECTURE.md walks through an example).
 //!
@@ -42,10 +53,13 @@ pub(crate) mod numalb;
 pub(crate) mod thread_aware;
 pub(crate) mod unrestricted;
 
+use std::fmt;
+use std::str::FromStr;
 use std::sync::Arc;
 
-use crate::config::{PolicyConfig, PolicyError, PolicyName};
+use crate::config::{self, PolicyConfig, PolicyError, PolicyName};
 use crate::filters::ZoneMode;
+use crate::numa_balancing::{self, NumaBalancing};
 use crate::policy::{Policy, Sides};
 
 /// Builds a policy from a validated config.
@@ -161,39 +175,19 @@ pub fn catalogue() -> &'static [PolicyEntry] {
     CATALOGUE
 }
 
-/// The largest accepted `numa_imbalance_pct`.
-const MAX_IMBALANCE_PCT: u32 = 1000;
-
-fn bad(field: &'static str, value: impl ToString, expected: &str) -> PolicyError {
-    PolicyError::BadValue {
-        field,
-        value: value.to_string(),
-        expected: expected.into(),
-    }
-}
-
+/// The whole check of a config: NUMA balancing's fields (ranges, era, and whether the
+/// policy accepts it), the shared ranges ([`config::check_ranges`]), and
+/// `conservative_filters` as the policy's row allows.
 pub(crate) fn validate(cfg: &PolicyConfig) -> Result<(), PolicyError> {
-    crate::numa_balancing::validate(cfg)?;
-    if cfg.age_limit == Some(0) {
-        return Err(bad("age_limit", 0, "an integer ≥ 1"));
-    }
-    if let Some(p) = cfg.numa_imbalance_pct {
-        if p > MAX_IMBALANCE_PCT {
-            return Err(bad("numa_imbalance_pct", p, "a percentage in 0..=1000"));
-        }
-    }
-    if let Some(a) = cfg.numalb_alpha {
-        if !a.is_finite() || a < 0.0 {
-            return Err(bad("numalb_alpha", a, "a finite number ≥ 0"));
-        }
-    }
+    validate_numa_balancing(cfg)?;
+    config::check_ranges(cfg)?;
     match (cfg.name.entry().filters, cfg.conservative_filters) {
-        (Filters::Never, Some(true)) => Err(bad(
+        (Filters::Never, Some(true)) => Err(config::bad(
             "conservative_filters",
             true,
             "false or unset for this policy (use conservative-hard for Linux with the filters)",
         )),
-        (Filters::Always, Some(false)) => Err(bad(
+        (Filters::Always, Some(false)) => Err(config::bad(
             "conservative_filters",
             false,
             "true or unset: the conservative policies always filter",
@@ -202,9 +196,232 @@ pub(crate) fn validate(cfg: &PolicyConfig) -> Result<(), PolicyError> {
     }
 }
 
+/// NUMA balancing's fields: their ranges and era ([`config::check_numa_balancing`]), then
+/// whether the policy accepts it ([`NumaBalancing::applies_to`]).
+fn validate_numa_balancing(cfg: &PolicyConfig) -> Result<(), PolicyError> {
+    config::check_numa_balancing(cfg)?;
+    if cfg.numa_balancing && !NumaBalancing::applies_to(cfg.name) {
+        return Err(config::bad(
+            "numa_balancing",
+            "true",
+            &format!(
+                "false for policy {} (NUMA balancing applies to the Linux baselines linux and \
+                 thread-aware)",
+                cfg.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn build(cfg: &PolicyConfig) -> Result<Arc<dyn Policy>, PolicyError> {
     validate(cfg)?;
     Ok((cfg.name.entry().build)(cfg))
+}
+
+impl PolicyName {
+    /// The name of the catalogue's `index`-th row (for the catalogue's named constants).
+    pub(crate) const fn from_catalogue(index: u8) -> Self {
+        assert!((index as usize) < CATALOGUE.len());
+        Self(index)
+    }
+
+    /// Every policy, in catalogue order.
+    pub fn all() -> impl ExactSizeIterator<Item = PolicyName> + Clone {
+        (0..CATALOGUE.len()).map(|i| PolicyName(i as u8))
+    }
+
+    /// The policy's catalogue row.
+    #[must_use]
+    pub fn entry(self) -> &'static PolicyEntry {
+        &CATALOGUE[usize::from(self.0)]
+    }
+
+    /// The name as written in configs and CLIs.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        self.entry().name
+    }
+
+    /// The valid names, comma-separated (for error messages).
+    #[must_use]
+    pub fn valid_names() -> String {
+        Self::all()
+            .map(|n| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// One line per policy — `name  summary (sides)` — for `--help` texts.
+    #[must_use]
+    pub fn help_lines() -> String {
+        let width = Self::all().map(|n| n.as_str().len()).max().unwrap_or(0);
+        Self::all()
+            .map(|n| {
+                let e = n.entry();
+                format!("{:width$}  {} ({})", e.name, e.summary, e.sides)
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+impl fmt::Debug for PolicyName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PolicyName({:?})", self.as_str())
+    }
+}
+
+impl fmt::Display for PolicyName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for PolicyName {
+    type Err = PolicyError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::all()
+            .find(|n| n.as_str() == s)
+            .ok_or_else(|| PolicyError::UnknownPolicy {
+                name: s.to_owned(),
+                valid: Self::valid_names(),
+            })
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for PolicyName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for PolicyName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <String as serde::Deserialize>::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl NumaBalancing {
+    /// The parameters a policy config asks for: `None` when NUMA balancing is off.
+    ///
+    /// # Errors
+    /// [`PolicyError::BadValue`] naming the field when NUMA balancing is on for the 2.6 era
+    /// or a policy it does not apply to, or a sysctl is out of range (see the module docs).
+    pub fn from_config(cfg: &PolicyConfig) -> Result<Option<Self>, PolicyError> {
+        validate_numa_balancing(cfg)?;
+        Ok(cfg.numa_balancing.then(|| Self {
+            scan_delay_ms: cfg
+                .numa_scan_delay_ms
+                .unwrap_or(numa_balancing::SCAN_DELAY_MS),
+            scan_period_min_ms: cfg
+                .numa_scan_period_min_ms
+                .unwrap_or(numa_balancing::SCAN_PERIOD_MIN_MS),
+            ..Self::default()
+        }))
+    }
+
+    /// Whether NUMA balancing applies to a policy: the modern Linux baselines (`linux`,
+    /// `thread-aware`; module docs).
+    #[must_use]
+    pub fn applies_to(name: PolicyName) -> bool {
+        name == PolicyName::LINUX || name == PolicyName::THREAD_AWARE
+    }
+}
+
+impl PolicyConfig {
+    /// Parses a name (`"conservative-hard"`) into a default config.
+    ///
+    /// # Errors
+    /// [`PolicyError::UnknownPolicy`] listing the valid names.
+    pub fn named(name: &str) -> Result<Self, PolicyError> {
+        Ok(Self::new(name.parse()?))
+    }
+
+    /// Parses a TOML config (feature `config`).
+    ///
+    /// # Errors
+    /// [`PolicyError::Toml`] (a key given twice included: TOML forbids it, and the parser
+    /// refuses it naming the key), or [`PolicyError::BadValue`] for a parameter out of range.
+    #[cfg(feature = "config")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "config")))]
+    pub fn from_toml_str(text: &str) -> Result<Self, PolicyError> {
+        let cfg: Self = toml::from_str(text)?;
+        validate(&cfg)?;
+        Ok(cfg)
+    }
+
+    /// Parses a JSON config (feature `config`).
+    ///
+    /// # Errors
+    /// [`PolicyError::Json`], [`PolicyError::DuplicateKey`] for a key repeated in one
+    /// object (at any level), or [`PolicyError::BadValue`] for a document that is not an
+    /// object or a parameter out of range.
+    ///
+    /// ```
+    /// use zonal_policy::{PolicyConfig, PolicyError};
+    /// let err = PolicyConfig::from_json_str(r#"{"name": "linux", "age_limit": 2, "age_limit": 3}"#)
+    ///     .unwrap_err();
+    /// assert!(matches!(&err, PolicyError::DuplicateKey { key, .. } if key == "age_limit"));
+    /// assert!(err.to_string().contains("\"age_limit\" appears twice"));
+    /// ```
+    #[cfg(feature = "config")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "config")))]
+    pub fn from_json_str(text: &str) -> Result<Self, PolicyError> {
+        // A key repeated in any object is refused before anything is read (`zonal_topology::json_keys`).
+        zonal_topology::json_keys::check(text).map_err(|e| match e {
+            zonal_topology::json_keys::KeyError::Json(e) => PolicyError::Json(e),
+            zonal_topology::json_keys::KeyError::Duplicate(d) => PolicyError::DuplicateKey {
+                path: d.path,
+                key: d.key,
+                line: d.at.line(),
+                column: d.at.column(),
+            },
+        })?;
+        // serde would read a struct from an array too (fields by position): a config is an
+        // object, so anything else is refused by what it is.
+        let value: serde_json::Value = serde_json::from_str(text)?;
+        if !value.is_object() {
+            let found = match value {
+                serde_json::Value::Array(_) => "an array",
+                serde_json::Value::String(_) => "a string",
+                serde_json::Value::Number(_) => "a number",
+                serde_json::Value::Bool(_) => "a boolean",
+                _ => "null",
+            };
+            return Err(PolicyError::BadValue {
+                field: "(top level)",
+                value: found.into(),
+                expected: "a JSON object such as {\"name\": \"linux\"}".into(),
+            });
+        }
+        let cfg: Self = serde_json::from_value(value)?;
+        validate(&cfg)?;
+        Ok(cfg)
+    }
+
+    /// Builds the policy (its [catalogue](crate::catalogue) row's constructor).
+    ///
+    /// # Errors
+    /// [`PolicyError::BadValue`] for out-of-range parameters.
+    pub fn build(&self) -> Result<Arc<dyn Policy>, PolicyError> {
+        build(self)
+    }
+
+    /// The built policy's name: the catalogue name, `+conservative` when the filters are
+    /// composed with a policy that is not conservative itself.
+    pub(crate) fn display_name(&self) -> String {
+        match (self.name.entry().filters, self.conservative_filters) {
+            (Filters::Optional, Some(true)) => {
+                format!("{}+conservative", self.name)
+            }
+            _ => self.name.to_string(),
+        }
+    }
 }
 
 #[cfg(test)]

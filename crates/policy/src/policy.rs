@@ -5,7 +5,7 @@
 //! - the **steal side** ([`StealSide`]), asked by an idle worker that looks for work: the
 //!   victim decision, per-task eligibility with a typed refusal reason, and the ageing rule.
 //!   Every policy has one. Drivers do not walk victims themselves: the
-//!   [`StealWalker`](crate::StealWalker) runs the steal side for a thief, in the runtime's
+//!   `StealWalker` (`walker.rs`, the layer above) runs the steal side for a thief, in the runtime's
 //!   workers and in the simulator's work-stealing mode alike;
 //! - the **balance side** ([`BalanceSide`]), asked by a balancer that looks at the whole
 //!   machine: the periodic pass over a load snapshot that returns migrations, new-idle
@@ -51,7 +51,7 @@ use crate::view::{MachineView, TaskMeta};
 
 mod fresh;
 
-pub(crate) use fresh::fresh_steal_of_rules;
+pub(crate) use fresh::derive_fresh_steal;
 pub use fresh::FreshSteal;
 
 /// A balancing policy: a name and the sides it has. Object-safe: the runtime and simulator

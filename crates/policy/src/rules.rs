@@ -18,11 +18,16 @@ use zonal_topology::{CpuId, Level, Topology, Victim};
 use crate::ageing::Ageing;
 use crate::decision::{Eligibility, MoveContext, Refusal, VictimDecision};
 use crate::filters::ConservativeFilter;
-use crate::policy::{fresh_steal_of_rules, FreshSteal, StealSide};
+use crate::filters::ZoneMode;
+use crate::policy::{derive_fresh_steal, FreshSteal, StealSide};
 use crate::view::TaskMeta;
 
 /// Linux's `sysctl_sched_migration_cost`: a task that ran within 0.5 ms is cache-hot.
 pub const MIGRATION_COST_US: u64 = 500;
+
+/// The scheduler tick, µs: `CONFIG_HZ=250`, the common distribution kernel setting (4 ms).
+/// The simulator's tick and the service example's use this one constant.
+pub const TICK_US: u64 = 4_000;
 
 /// Linux's `cache_nice_tries` for a level: 1 at level I (the node/MC level), 2 at NUMA levels.
 #[inline]
@@ -121,6 +126,21 @@ impl MoveRules {
         }
         Ok(())
     }
+}
+
+/// [`StealSide::static_fresh_steal`] for the shared move rules (`linux`,
+/// `conservative-hard`/`-soft`, `thread-aware`, `numalb`, `average-weight`, `unrestricted`):
+/// static except beyond a soft zone, where the victim decision compares loads.
+pub(crate) fn fresh_steal_of_rules(
+    rules: &MoveRules,
+    topo: &Topology,
+    thief: CpuId,
+    victim: &Victim,
+) -> Option<FreshSteal> {
+    let soft_beyond = rules
+        .filter
+        .is_some_and(|f| f.zone == ZoneMode::Soft && f.beyond_zone(topo, victim.level));
+    (!soft_beyond).then(|| derive_fresh_steal(rules, topo, thief, victim))
 }
 
 #[cfg(test)]

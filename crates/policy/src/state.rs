@@ -6,6 +6,9 @@ use zonal_topology::{CpuId, Topology};
 
 use crate::decision::AttemptOutcome;
 
+/// Linux's `busy_factor`: a busy CPU balances this many times less often.
+pub const BUSY_FACTOR: u64 = 16;
+
 /// `next_due_us` of a level the policy never balances at: so far ahead (2^63 µs, about
 /// 292,000 years) that it never comes, yet half of `u64::MAX`, so that callers may add an
 /// interval or round it up to a tick without overflowing.
@@ -30,7 +33,7 @@ pub struct LevelState {
     /// Consecutive failed attempts.
     pub nr_balance_failed: u32,
     /// How many times less often a busy CPU balances this level (Linux's `busy_factor`:
-    /// [`BUSY_FACTOR`](crate::BUSY_FACTOR) = 16 in modern kernels; the 2.6 era's values are
+    /// [`BUSY_FACTOR`] = 16 in modern kernels; the 2.6 era's values are
     /// in the Linux baseline's `era` module).
     pub busy_factor: u64,
 }
@@ -92,10 +95,35 @@ impl LevelState {
             }
             AttemptOutcome::Balanced => {
                 self.nr_balance_failed = 0;
-                self.interval_us = (self.interval_us * 2).min(self.max_interval_us);
+                self.back_off();
             }
         }
         self.next_due_us = now_us.saturating_add(self.interval_us);
+    }
+
+    /// Linux 2.6's booking after kicking active balancing (after [`record`](Self::record)):
+    /// `nr_balance_failed` becomes `failed` (2.6: `cache_nice_tries + 1`), the interval backs
+    /// off (doubles, up to the maximum) and the level is next due one interval from `now`.
+    ///
+    /// ```
+    /// # use zonal_policy::{AttemptOutcome, CpuBalanceState};
+    /// # use zonal_topology::{presets, CpuId};
+    /// let topo = presets::preset("s1")?;
+    /// let mut l = CpuBalanceState::new(&topo, CpuId(0)).levels[0];
+    /// l.record(AttemptOutcome::AllRefused, 10_000);
+    /// l.record_active(2, 10_000);
+    /// assert_eq!((l.interval_us, l.next_due_us, l.nr_balance_failed), (4_000, 14_000, 2));
+    /// # Ok::<(), zonal_topology::TopologyError>(())
+    /// ```
+    pub fn record_active(&mut self, failed: u32, now_us: u64) {
+        self.nr_balance_failed = failed;
+        self.back_off();
+        self.next_due_us = now_us.saturating_add(self.interval_us);
+    }
+
+    /// The interval back-off: doubled, up to the maximum.
+    fn back_off(&mut self) {
+        self.interval_us = (self.interval_us * 2).min(self.max_interval_us);
     }
 }
 
@@ -125,7 +153,7 @@ impl CpuBalanceState {
                     max_interval_us: 2 * min,
                     next_due_us: min,
                     nr_balance_failed: 0,
-                    busy_factor: crate::BUSY_FACTOR,
+                    busy_factor: BUSY_FACTOR,
                 }
             })
             .collect();

@@ -34,8 +34,9 @@
 //!   that keeps the levels' order and makes the farthest level `H`. It applies wherever the
 //!   model reads a relative latency (remote slowdown, cache refill, balancing scan cost).
 
-/// Scheduler tick, µs: `CONFIG_HZ=250`, the common distribution kernel setting.
-pub const TICK_US: u64 = 4_000;
+/// Scheduler tick, µs: `CONFIG_HZ=250`, the common distribution kernel setting (the policy
+/// crate's one constant).
+pub use zonal_policy::TICK_US;
 
 /// Fair-scheduler time slice, µs: the paper's traces show 100 ms run slices.
 pub const SLICE_US: u64 = 100_000;
@@ -56,8 +57,9 @@ pub const LB_SCAN_PER_CPU_NS: u64 = 100;
 pub const MIGRATION_DIRECT_NS: u64 = 5_000;
 
 /// Linux's `sysctl_sched_migration_cost` (0.5 ms): a task that ran less than this long ago
-/// is cache-hot.
-pub const CACHE_HOT_NS: u64 = 500_000;
+/// is cache-hot. The policy crate's [`MIGRATION_COST_US`](zonal_policy::MIGRATION_COST_US)
+/// in ns.
+pub const CACHE_HOT_NS: u64 = zonal_policy::MIGRATION_COST_US * 1_000;
 
 /// Refilling a cache-hot task's working set after a migration, ns. Li, Ding & Shen,
 /// *Quantifying the cost of context switch* (ExpCS 2007), measure indirect (cache) costs

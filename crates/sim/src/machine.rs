@@ -20,33 +20,8 @@
 //! (the Linux family only those of the domains it balances, but fork placement, NUMALB and
 //! average-weight more), so this must cost a lookup, not an `exp2`.
 
-use zonal_policy::{pelt_decay, pelt_periods, CpuLoad, MachineView, TaskMeta};
+use zonal_policy::{CpuLoad, MachineView, PeltAverage, TaskMeta};
 use zonal_topology::{CpuId, Topology};
-
-/// An exponential average that follows a piecewise-constant signal.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Pelt {
-    value: f64,
-    since_us: u64,
-    level: f64,
-}
-
-impl Pelt {
-    #[inline]
-    pub(crate) fn at(&self, now_us: u64) -> f64 {
-        match pelt_decay(pelt_periods(self.since_us, now_us)) {
-            Some(d) => self.level + (self.value - self.level) * d,
-            None => self.level,
-        }
-    }
-
-    #[inline]
-    pub(crate) fn set(&mut self, now_us: u64, level: f64) {
-        self.value = self.at(now_us);
-        self.since_us = now_us;
-        self.level = level;
-    }
-}
 
 /// The run segment a CPU is executing.
 #[derive(Clone, Copy, Debug, Default)]
@@ -84,8 +59,8 @@ pub(crate) struct LoadSlot {
     nr: u32,
     idle: bool,
     weighted: u64,
-    load: Pelt,
-    util: Pelt,
+    load: PeltAverage,
+    util: PeltAverage,
 }
 
 /// The machine: topology, CPUs, clock.
@@ -155,21 +130,5 @@ impl MachineView for MachineState<'_> {
 
     fn now_us(&self) -> u64 {
         self.now_us
-    }
-}
-
-#[cfg(test)]
-mod test {
-    use super::Pelt;
-
-    #[test]
-    fn pelt_halves_in_32_periods() {
-        let mut p = Pelt::default();
-        p.set(0, 1024.0);
-        let half = p.at(32 * 1024);
-        assert!((half - 512.0).abs() < 1e-6, "{half}");
-        p.set(32 * 1024, 0.0);
-        assert!((p.at(64 * 1024) - 256.0).abs() < 1e-6);
-        assert_eq!(p.at(10_000_000), 0.0);
     }
 }

@@ -525,6 +525,47 @@ impl Topology {
         self.node_level_raw(a, b) < self.zone_depth
     }
 
+    /// Whether `level` lies beyond the load-balancing zone (`level ≥ S`): the one zone test
+    /// of the conservative filter, the runtime's counters and the simulator's.
+    #[inline]
+    #[must_use]
+    pub fn beyond_zone(&self, level: Level) -> bool {
+        level.index() >= self.zone_depth()
+    }
+
+    /// Whether `origin` is a node of this machine lying inside the zone of node `to` (an
+    /// origin index out of range is in no zone; never panics on it).
+    #[inline]
+    #[must_use]
+    pub fn origin_in_zone(&self, to: NodeId, origin: NodeId) -> bool {
+        origin.index() < self.node_count() && self.node_in_zone(to, origin)
+    }
+
+    /// Whether a move from node `from` to node `to`, across `level` (the level of `from`
+    /// seen from `to`), takes a task rooted on `origin` beyond its origin's zone, as every
+    /// driver counts it: a task at home (`origin == from`) when `level` is
+    /// [beyond the zone](Self::beyond_zone); a task away when `origin` is not
+    /// [in the zone](Self::origin_in_zone) of `to` (an origin out of range counts as beyond).
+    #[inline]
+    #[must_use]
+    pub fn leaves_zone(&self, origin: NodeId, from: NodeId, to: NodeId, level: Level) -> bool {
+        if origin == from {
+            self.beyond_zone(level)
+        } else {
+            !self.origin_in_zone(to, origin)
+        }
+    }
+
+    /// Whether `to` is farther from `origin` than `from` is: `d(origin, to) > d(origin, from)`
+    /// (the conservative origin rule's test). `false` for an origin index out of range (no
+    /// distance to compare; never panics on it).
+    #[inline]
+    #[must_use]
+    pub fn farther_from(&self, origin: NodeId, from: NodeId, to: NodeId) -> bool {
+        origin.index() < self.node_count()
+            && self.distance(origin, to) > self.distance(origin, from)
+    }
+
     /// The NUMA factor `d(a, b) / d(a, a)` (Pilla et al.'s relative latency).
     #[inline]
     #[must_use]

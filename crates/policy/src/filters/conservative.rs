@@ -49,7 +49,7 @@
 use zonal_topology::{CpuId, Level, NodeId, Topology, Victim};
 
 use crate::ageing::{Ageing, DEFAULT_AGE_LIMIT};
-use crate::config::OriginRule;
+use crate::config::{OriginRule, PolicyConfig};
 use crate::decision::{Refusal, VictimDecision};
 use crate::view::TaskMeta;
 
@@ -120,7 +120,7 @@ impl ConservativeFilter {
         thief_load: u64,
         victim_load: u64,
     ) -> VictimDecision {
-        if victim.level.index() < topo.zone_depth() {
+        if !topo.beyond_zone(victim.level) {
             return VictimDecision::Examine;
         }
         match self.zone {
@@ -137,14 +137,14 @@ impl ConservativeFilter {
     #[inline]
     #[must_use]
     pub fn level_allowed(&self, topo: &Topology, level: Level) -> bool {
-        self.zone == ZoneMode::Soft || level.index() < topo.zone_depth()
+        self.zone == ZoneMode::Soft || !topo.beyond_zone(level)
     }
 
     /// Whether `level` lies beyond the zone (where the soft zone doubles the threshold).
     #[inline]
     #[must_use]
     pub fn beyond_zone(&self, topo: &Topology, level: Level) -> bool {
-        level.index() >= topo.zone_depth()
+        topo.beyond_zone(level)
     }
 
     /// Checks moving `task` from `task.cpu` to `to` against the zone, origin and ageing
@@ -184,15 +184,30 @@ impl ConservativeFilter {
         }
         // A task at home on `from`: under the hard zone `from` was just found in the zone.
         let known_in_zone = origin == from && self.zone == ZoneMode::Hard;
-        if !known_in_zone && (origin.index() >= topo.node_count() || !topo.node_in_zone(to, origin))
-        {
+        if !known_in_zone && !topo.origin_in_zone(to, origin) {
             return Err(Refusal::OriginOutsideZone);
         }
         let check_distance = self.origin == OriginRule::Strict || origin != from;
-        if check_distance && topo.distance(origin, to) > topo.distance(origin, from) {
+        if check_distance && topo.farther_from(origin, from, to) {
             return Err(Refusal::Origin);
         }
         Ok(())
+    }
+}
+
+impl PolicyConfig {
+    /// The conservative filter with this config's origin rule and age limit.
+    pub(crate) fn filter(&self, zone: ZoneMode) -> ConservativeFilter {
+        ConservativeFilter {
+            zone,
+            origin: self.origin,
+            age_limit: self.age_limit.unwrap_or(DEFAULT_AGE_LIMIT),
+        }
+    }
+
+    /// The hard conservative filter when `conservative_filters = true`.
+    pub(crate) fn composed_filter(&self) -> Option<ConservativeFilter> {
+        (self.conservative_filters == Some(true)).then(|| self.filter(ZoneMode::Hard))
     }
 }
 

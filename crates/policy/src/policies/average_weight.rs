@@ -13,8 +13,8 @@
 //! - With the conservative filter composed, a receiver that would not examine this CPU as a
 //!   victim (beyond a hard zone, or not loaded enough under a soft one) is passed over.
 //! - The pass runs at the interval of the CPU's top level, without the busy factor (a CPU
-//!   that sheds is busy by definition). One [`Attempt`] at the top level is recorded; the
-//!   other levels get `next_due_us = NEVER_DUE_US` (unused).
+//!   that sheds is busy by definition). One [`Attempt`](crate::Attempt) at the top level is
+//!   recorded; the other levels get `next_due_us = NEVER_DUE_US` (unused).
 //!
 //! New-idle balancing and placement are Linux's, through the same move rules.
 
@@ -23,38 +23,33 @@ use std::sync::Arc;
 use zonal_topology::{CpuId, Topology, Victim};
 
 use crate::config::PolicyConfig;
-use crate::decision::{
-    Attempt, AttemptOutcome, BalanceOutcome, Migration, MoveContext, MoveKind, VictimDecision,
-};
-use crate::policies::linux::{Balancer, Selector, NR_MIGRATE_MAX};
-use crate::policy::{BalanceSide, CpuPass, Policy};
+use crate::decision::{AttemptOutcome, BalanceOutcome, Migration, MoveContext, VictimDecision};
+use crate::policies::linux::{Balancer, Centralised, MachinePass, WholeMachine, NR_MIGRATE_MAX};
+use crate::policy::Policy;
+use crate::rules::MoveRules;
 use crate::view::MachineView;
 
 /// `average-weight` (catalogue constructor): the threshold pass over Linux's steal side,
 /// new-idle balancing and placement, behind the hard conservative filter when
 /// `conservative_filters = true`.
 pub(crate) fn build(cfg: &PolicyConfig) -> Arc<dyn Policy> {
-    Arc::new(AverageWeight::new(
-        cfg.display_name(),
-        Balancer::from_config(cfg, cfg.composed_filter(), Selector::Tail),
+    Arc::new(Balancer::from_config(
+        cfg,
+        cfg.composed_filter(),
+        Centralised(AverageWeight),
     ))
 }
 
-/// Average-weight balancing with Linux new-idle balancing and placement.
-#[derive(Clone, Debug)]
-pub(crate) struct AverageWeight {
-    name: String,
-    inner: Balancer,
-}
+/// Average-weight's periodic pass, a [`WholeMachine`] pass of the Linux walk: the walk keeps
+/// the steal side, new-idle balancing and placement (Linux's tail-first order).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct AverageWeight;
 
 impl AverageWeight {
-    pub(crate) fn new(name: String, inner: Balancer) -> Self {
-        Self { name, inner }
-    }
-
     /// Sheds `cpu`'s excess (module docs); returns (moved, any refused).
     fn shed(
         &self,
+        rules: &MoveRules,
         view: &dyn MachineView,
         cpu: CpuId,
         ctx: MoveContext,
@@ -86,7 +81,8 @@ impl AverageWeight {
                     break None;
                 };
                 let load = *recv_load.get_or_insert_with(|| view.cpu_load(v.cpu).weighted_load);
-                if load * ncpu < total && self.receiver_examines(topo, cpu, v.cpu, load, src) {
+                if load * ncpu < total && self.receiver_examines(rules, topo, cpu, v.cpu, load, src)
+                {
                     break Some((v.cpu, load));
                 }
                 recv_idx += 1;
@@ -99,7 +95,7 @@ impl AverageWeight {
                 refused = true;
                 continue;
             }
-            if let Err(r) = self.inner.rules.check(topo, t, to, ctx) {
+            if let Err(r) = rules.check(topo, t, to, ctx) {
                 out.refused.add(r);
                 refused = true;
                 continue;
@@ -127,13 +123,14 @@ impl AverageWeight {
     /// Whether `receiver`, as a thief, would examine `source` under the composed filter.
     fn receiver_examines(
         &self,
+        rules: &MoveRules,
         topo: &Topology,
         source: CpuId,
         receiver: CpuId,
         receiver_load: u64,
         source_load: u64,
     ) -> bool {
-        let Some(f) = &self.inner.rules.filter else {
+        let Some(f) = &rules.filter else {
             return true;
         };
         let v = Victim {
@@ -148,27 +145,9 @@ impl AverageWeight {
     }
 }
 
-crate::policies::linux::policy_over_inner_balancer!(AverageWeight);
-
-impl BalanceSide for AverageWeight {
-    crate::policies::linux::inner_idle_and_place!();
-
-    fn balance(&self, pass: CpuPass<'_>) -> BalanceOutcome {
-        let mut out = BalanceOutcome::default();
-        let (view, cpu, now) = (pass.view, pass.cpu(), pass.view.now_us());
-        let Some(st) = pass.state.top_level_due(now) else {
-            return out;
-        };
-        let ctx = MoveContext {
-            kind: MoveKind::Periodic,
-            now_us: now,
-            nr_balance_failed: st.nr_balance_failed,
-        };
-        let (outcome, moved) = self.shed(view, cpu, ctx, &mut out);
-        st.record(outcome, now);
-        out.attempts
-            .push(Attempt::whole_machine(view.topology(), cpu, outcome, moved));
-        out
+impl WholeMachine for AverageWeight {
+    fn pass(&self, p: &MachinePass<'_>, out: &mut BalanceOutcome) -> (AttemptOutcome, u32) {
+        self.shed(p.rules, p.view, p.cpu, p.ctx, out)
     }
 }
 

@@ -41,9 +41,10 @@ use std::sync::Arc;
 use zonal_topology::{CpuId, NodeId, Topology};
 
 use crate::config::PolicyConfig;
-use crate::decision::{Attempt, AttemptOutcome, BalanceOutcome, Migration, MoveContext, MoveKind};
-use crate::policies::linux::{Balancer, Selector};
-use crate::policy::{BalanceSide, CpuPass, Policy};
+use crate::decision::{AttemptOutcome, BalanceOutcome, Migration, MoveContext};
+use crate::policies::linux::{Balancer, Centralised, MachinePass, WholeMachine};
+use crate::policy::Policy;
+use crate::rules::MoveRules;
 use crate::view::{MachineView, TaskMeta};
 
 /// The default communication weight `a` (weight units per message).
@@ -53,27 +54,26 @@ pub const DEFAULT_ALPHA: f64 = 1.0;
 /// balancing and placement, behind the hard conservative filter when
 /// `conservative_filters = true`.
 pub(crate) fn build(cfg: &PolicyConfig) -> Arc<dyn Policy> {
-    Arc::new(Numalb::new(
-        cfg.display_name(),
-        cfg.numalb_alpha.unwrap_or(DEFAULT_ALPHA),
-        Balancer::from_config(cfg, cfg.composed_filter(), Selector::Tail),
+    Arc::new(Balancer::from_config(
+        cfg,
+        cfg.composed_filter(),
+        Centralised(Numalb::new(cfg.numalb_alpha.unwrap_or(DEFAULT_ALPHA))),
     ))
 }
 
 /// The CPU whose pass runs the centralised step.
 const ROOT: CpuId = CpuId(0);
 
-/// NUMALB with Linux new-idle balancing and placement.
+/// NUMALB's periodic pass, a [`WholeMachine`] pass of the Linux walk: the walk keeps the
+/// steal side, new-idle balancing and placement (Linux's tail-first order).
 #[derive(Clone, Debug)]
 pub(crate) struct Numalb {
-    name: String,
     alpha: f64,
-    inner: Balancer,
 }
 
 impl Numalb {
-    pub(crate) fn new(name: String, alpha: f64, inner: Balancer) -> Self {
-        Self { name, alpha, inner }
+    pub(crate) fn new(alpha: f64) -> Self {
+        Self { alpha }
     }
 
     fn comm_cost(&self, topo: &Topology, t: &TaskMeta, cur: NodeId, p: NodeId) -> f64 {
@@ -87,14 +87,15 @@ impl Numalb {
     }
 
     /// The greedy assignment of every movable task (module docs).
-    fn assign(&self, view: &dyn MachineView, nr_balance_failed: u32, out: &mut BalanceOutcome) {
+    fn assign(
+        &self,
+        rules: &MoveRules,
+        view: &dyn MachineView,
+        ctx: MoveContext,
+        out: &mut BalanceOutcome,
+    ) {
         let topo = view.topology();
         let ncpu = topo.cpu_count();
-        let ctx = MoveContext {
-            kind: MoveKind::Periodic,
-            now_us: view.now_us(),
-            nr_balance_failed,
-        };
         let mut load = vec![0f64; ncpu];
         let mut movable: Vec<(u32, usize, usize)> = Vec::new();
         for (c, slot) in load.iter_mut().enumerate() {
@@ -120,7 +121,7 @@ impl Numalb {
                 }
                 let to = CpuId::new(p);
                 let cost = lp + self.comm_cost(topo, t, cur_node, topo.node_of(to));
-                if cost < best_cost && self.inner.rules.check(topo, t, to, ctx).is_ok() {
+                if cost < best_cost && rules.check(topo, t, to, ctx).is_ok() {
                     best = to;
                     best_cost = cost;
                 }
@@ -138,22 +139,14 @@ impl Numalb {
     }
 }
 
-crate::policies::linux::policy_over_inner_balancer!(Numalb);
+impl WholeMachine for Numalb {
+    /// The root CPU only (module docs).
+    fn runs_on(&self, cpu: CpuId) -> bool {
+        cpu == ROOT
+    }
 
-impl BalanceSide for Numalb {
-    crate::policies::linux::inner_idle_and_place!();
-
-    fn balance(&self, pass: CpuPass<'_>) -> BalanceOutcome {
-        let mut out = BalanceOutcome::default();
-        let (view, cpu, now) = (pass.view, pass.cpu(), pass.view.now_us());
-        if cpu != ROOT {
-            pass.state.never_due();
-            return out;
-        }
-        let Some(st) = pass.state.top_level_due(now) else {
-            return out;
-        };
-        self.assign(view, st.nr_balance_failed, &mut out);
+    fn pass(&self, p: &MachinePass<'_>, out: &mut BalanceOutcome) -> (AttemptOutcome, u32) {
+        self.assign(p.rules, p.view, p.ctx, out);
         let moved = out.migrations.len() as u32;
         // The greedy assignment never fails: it moves, or the machine is balanced.
         let outcome = if moved > 0 {
@@ -161,10 +154,7 @@ impl BalanceSide for Numalb {
         } else {
             AttemptOutcome::Balanced
         };
-        st.record(outcome, now);
-        out.attempts
-            .push(Attempt::whole_machine(view.topology(), cpu, outcome, moved));
-        out
+        (outcome, moved)
     }
 }
 

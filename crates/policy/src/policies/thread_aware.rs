@@ -26,7 +26,8 @@ use std::sync::Arc;
 use zonal_topology::{CpuId, NodeId};
 
 use crate::config::PolicyConfig;
-use crate::policies::linux::{Balancer, Selector, NR_MIGRATE_MAX};
+use crate::decision::Refusal;
+use crate::policies::linux::{Balancer, Candidates, Guard, Selection, NR_MIGRATE_MAX};
 use crate::policy::Policy;
 use crate::view::{GroupId, MachineView, TaskMeta};
 
@@ -36,8 +37,37 @@ pub(crate) fn build(cfg: &PolicyConfig) -> Arc<dyn Policy> {
     Arc::new(Balancer::from_config(
         cfg,
         cfg.composed_filter(),
-        Selector::ThreadAware,
+        ThreadAware,
     ))
+}
+
+/// Chiang & Su's selection for the Linux walk: at levels ≥ II candidates in increasing
+/// group share, moves that concentrate a group refused (module docs); Linux's order inside
+/// a node.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ThreadAware;
+
+impl Selection for ThreadAware {
+    /// The group counts across nodes; `None` inside a node.
+    type Guard = Option<Counts>;
+
+    fn order(&self, c: &Candidates<'_>, order: &mut [usize]) -> Option<Counts> {
+        (c.level.0 > 0).then(|| self::order(c.view, c.src, c.dst, c.tasks, order))
+    }
+}
+
+impl Guard for Option<Counts> {
+    fn refuse(&self, t: &TaskMeta) -> Option<Refusal> {
+        self.as_ref()
+            .is_some_and(|c| c.more_concentrated(t))
+            .then_some(Refusal::GroupConcentration)
+    }
+
+    fn note_move(&mut self, t: &TaskMeta) {
+        if let Some(c) = self {
+            c.note_move(t);
+        }
+    }
 }
 
 /// Per-group thread counts for the candidates of one detach.

@@ -13,7 +13,7 @@
 //! [`FreshSteal::task`], clock 0) — see [`derive_fresh_steal`]. What each policy contributes
 //! is the *argument* that those calls do not depend on what was left out:
 //!
-//! - **Eligibility of a fresh task** ([`MoveRules`](crate::rules::MoveRules)): pinned and
+//! - **Eligibility of a fresh task** (the shared move rules, `rules.rs`): pinned and
 //!   running are fields of the task (false); the conservative filter reads the topology, the
 //!   task's origin and CPU and its migration count; cache-hotness needs `last_ran_us`, which
 //!   a task that never ran does not have. Nothing reads the clock, the failure count or a
@@ -28,9 +28,7 @@
 use zonal_topology::{CpuId, Topology, Victim};
 
 use crate::decision::{Eligibility, MoveContext, Refusal, VictimDecision};
-use crate::filters::ZoneMode;
 use crate::policy::StealSide;
-use crate::rules::MoveRules;
 use crate::view::{TaskId, TaskMeta};
 
 /// The steal-path answer for fresh tasks at home on one victim, known in advance
@@ -125,19 +123,4 @@ pub(crate) fn derive_fresh_steal<P: StealSide + ?Sized>(
         VictimDecision::Skip(r) => FreshSteal::Skip(r),
         VictimDecision::Stop(r) => FreshSteal::Stop(r),
     }
-}
-
-/// [`StealSide::static_fresh_steal`] for the shared move rules (`linux`,
-/// `conservative-hard`/`-soft`, `thread-aware`, `numalb`, `average-weight`, `unrestricted`):
-/// static except beyond a soft zone, where the victim decision compares loads.
-pub(crate) fn fresh_steal_of_rules(
-    rules: &MoveRules,
-    topo: &Topology,
-    thief: CpuId,
-    victim: &Victim,
-) -> Option<FreshSteal> {
-    let soft_beyond = rules
-        .filter
-        .is_some_and(|f| f.zone == ZoneMode::Soft && f.beyond_zone(topo, victim.level));
-    (!soft_beyond).then(|| derive_fresh_steal(rules, topo, thief, victim))
 }

@@ -24,7 +24,9 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use zonal_policy::{pelt_decay, pelt_periods, PELT_PERIOD_SHIFT};
+/// An exponential average with PELT's decay, advanced in whole periods
+/// ([`PeltAverage::accumulate`](zonal_policy::PeltAverage::accumulate)).
+pub(crate) use zonal_policy::PeltAverage as Pelt;
 
 /// "Not idle" in [`IdleSignal`].
 const BUSY: u64 = u64::MAX;
@@ -58,38 +60,6 @@ impl IdleSignal {
     pub(crate) fn idle_since(&self) -> Option<u64> {
         let v = self.0.load(Ordering::Relaxed);
         (v != BUSY).then_some(v)
-    }
-}
-
-/// An exponential average with PELT's decay, advanced in whole periods.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct Pelt {
-    value: f64,
-    /// Start of the period not yet accounted.
-    since_us: u64,
-}
-
-impl Pelt {
-    /// The average now.
-    #[inline]
-    pub(crate) fn value(&self) -> f64 {
-        self.value
-    }
-
-    /// Accounts the time from the last call to `now_us` at `level`: the average decays by
-    /// `y^n` for the `n` whole periods elapsed and moves toward `level`; the fraction of a
-    /// period left over is accounted by the next call.
-    #[inline]
-    pub(crate) fn accumulate(&mut self, now_us: u64, level: f64) {
-        let n = pelt_periods(self.since_us, now_us);
-        if n == 0 {
-            return;
-        }
-        self.value = match pelt_decay(n) {
-            Some(d) => level + (self.value - level) * d,
-            None => level,
-        };
-        self.since_us += n << PELT_PERIOD_SHIFT;
     }
 }
 

@@ -244,8 +244,7 @@ mod test {
         for m in &moves {
             assert!(topo.node_in_zone(m.to_node, m.from_node), "{m:?}");
             assert!(
-                topo.distance(m.origin, m.to_node) <= topo.distance(m.origin, m.from_node)
-                    || m.origin == m.from_node,
+                !topo.farther_from(m.origin, m.from_node, m.to_node) || m.origin == m.from_node,
                 "{m:?}"
             );
             assert!(m.migrations_before < limit, "{m:?}");

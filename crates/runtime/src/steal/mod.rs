@@ -127,7 +127,7 @@ impl WorkerThread {
             bump(s, 1);
         }
         if origin == from.node {
-            if l >= r.topo.zone_depth() {
+            if r.topo.beyond_zone(from.level) {
                 bump(&c.beyond_zone, 1);
             }
         } else {
@@ -146,10 +146,10 @@ impl WorkerThread {
             self.node.into_node(),
         );
         // As the conservative filter reads the zone: the origin in the thief's zone.
-        if o.index() >= r.topo.node_count() || !r.topo.node_in_zone(to, o) {
+        if !r.topo.origin_in_zone(to, o) {
             bump(&c.beyond_zone, 1);
         }
-        if r.topo.distance(o, to) > r.topo.distance(o, vnode) {
+        if r.topo.farther_from(o, vnode, to) {
             bump(&c.farther, 1);
         }
     }

@@ -303,15 +303,10 @@ fn steal(
     m.run.steals_by_level[level] += 1;
     // Beyond the zone of the task's origin, as the runtime counts it: for a task at home,
     // the victim's level; for one away, whether the origin lies in the thief's zone.
-    let beyond = if origin == from {
-        level >= topo.zone_depth()
-    } else {
-        !topo.node_in_zone(to, origin)
-    };
-    if beyond {
+    if topo.leaves_zone(origin, from, to, victim.level) {
         m.run.steals_beyond_zone += 1;
     }
-    if origin != from && topo.distance(origin, to) > topo.distance(origin, from) {
+    if origin != from && topo.farther_from(origin, from, to) {
         m.run.moves_farther_from_origin += 1;
     }
     if m.ageing.is_aged_after(s.task.migrations) {

@@ -142,6 +142,39 @@ fn zone_prefix_with_six_levels() {
 }
 
 #[test]
+fn zone_and_farther_tests() {
+    let t = crate::presets::preset("s1").unwrap();
+    let n = t.node_count();
+    let zone = t.zone_depth();
+    assert!(!t.beyond_zone(Level(0)));
+    assert!(!t.beyond_zone(Level(zone as u8 - 1)));
+    assert!(t.beyond_zone(Level(zone as u8)));
+    for o in 0..n {
+        for f in 0..n {
+            for to in 0..n {
+                let (o, f, to) = (NodeId::new(o), NodeId::new(f), NodeId::new(to));
+                let level = t.node_level(to, f).unwrap();
+                let expect = if o == f {
+                    level.index() >= zone
+                } else {
+                    !t.node_in_zone(to, o)
+                };
+                assert_eq!(t.leaves_zone(o, f, to, level), expect);
+                assert_eq!(
+                    t.farther_from(o, f, to),
+                    t.distance(o, to) > t.distance(o, f)
+                );
+            }
+        }
+    }
+    // An origin that is no node of the machine: beyond every zone, never "farther", no panic.
+    let bad = NodeId::new(n + 3);
+    assert!(!t.origin_in_zone(NodeId(0), bad));
+    assert!(t.leaves_zone(bad, NodeId(0), NodeId(1), Level(0)));
+    assert!(!t.farther_from(bad, NodeId(0), NodeId(1)));
+}
+
+#[test]
 fn single_cpu_machine() {
     let t = Topology::new(machine(&[1], vec![vec![10]]));
     assert_eq!(t.mal_count(), 1);
@@ -336,21 +369,21 @@ fn fan_of_distances(n: usize) -> (Vec<NodeSpec>, Vec<Vec<u64>>) {
 fn machines_whose_spans_grow_past_the_limit_are_refused_from_the_matrix() {
     // 1,024 nodes, 246 distinct distances: 10⁶ pairs, each listed at ~236 levels.
     let (specs, rows) = fan_of_distances(1024);
-    match Machine::from_specs("fan", specs, Some(rows)) {
-        Err(TopologyError::TooManySpanEntries {
-            nodes,
-            levels,
-            first,
-            last,
-            entries,
-            limit,
-        }) => {
-            assert_eq!((nodes, levels, first, last), (1024, 246, 10, 255));
-            assert_eq!(limit, MAX_SPAN_ENTRIES);
-            assert!(entries > limit, "{entries}");
-        }
-        other => panic!("{other:?}"),
-    }
+    let err = Machine::from_specs("fan", specs, Some(rows)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            TopologyError::TooManySpanEntries {
+                nodes: 1024,
+                levels: 246,
+                first: 10,
+                last: 255,
+                limit: MAX_SPAN_ENTRIES,
+                entries,
+            } if entries > MAX_SPAN_ENTRIES
+        ),
+        "{err:?}"
+    );
     // The same shape over 300 nodes lists fewer ids than the limit, and builds.
     let (specs, rows) = fan_of_distances(300);
     let t = Topology::new(Machine::from_specs("fan", specs, Some(rows)).unwrap());

@@ -81,72 +81,12 @@
 //!   `wake.rs` (`try_to_wake_up`'s choice between the waker and the previous CPU), with the
 //!   wake flags of these initialisers.
 
-use std::fmt;
-use std::str::FromStr;
-
 use zonal_topology::{Level, NodeId, Topology};
 
-use crate::config::PolicyError;
+pub(crate) use crate::config::LinuxEra;
 use crate::state::LevelState;
 
 use super::groups::GroupStat;
-
-/// The kernel the Linux baseline imitates.
-///
-/// ```
-/// use zonal_policy::LinuxEra;
-/// assert_eq!("2.6".parse::<LinuxEra>()?, LinuxEra::V2_6);
-/// assert_eq!(LinuxEra::default(), LinuxEra::Modern);
-/// assert!("2.4".parse::<LinuxEra>().is_err());
-/// # Ok::<(), zonal_policy::PolicyError>(())
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[non_exhaustive]
-pub enum LinuxEra {
-    /// Linux ≥ 5.5 (docs/reference/linux-lb.md): the default.
-    #[default]
-    #[cfg_attr(feature = "serde", serde(rename = "modern"))]
-    Modern,
-    /// The 2.6-era balancer of the paper's kernel (module docs).
-    #[cfg_attr(feature = "serde", serde(rename = "2.6"))]
-    V2_6,
-}
-
-impl LinuxEra {
-    /// Every era, in the order `--help` lists them.
-    pub const ALL: [LinuxEra; 2] = [LinuxEra::Modern, LinuxEra::V2_6];
-
-    /// The name used in configs and on command lines.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            LinuxEra::Modern => "modern",
-            LinuxEra::V2_6 => "2.6",
-        }
-    }
-}
-
-impl fmt::Display for LinuxEra {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for LinuxEra {
-    type Err = PolicyError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|e| e.as_str() == s)
-            .ok_or_else(|| PolicyError::BadValue {
-                field: "linux_era",
-                value: s.to_owned(),
-                expected: "one of modern, 2.6".into(),
-            })
-    }
-}
 
 /// `SD_NODE_INIT.min_interval`, ms (x86_64).
 pub(crate) const NODE_MIN_INTERVAL_MS: u64 = 8;
@@ -307,7 +247,7 @@ pub(crate) fn idlest_group(
         }
     }
     let idlest = idlest?;
-    let margin = 100 + (pct.saturating_sub(100)) / 2;
+    let margin = super::halved_margin(pct);
     (100.0 * local.avg() >= f64::from(margin) * idlest.avg()).then_some(idlest)
 }
 

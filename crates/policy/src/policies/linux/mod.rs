@@ -59,11 +59,11 @@
 //! [`LevelState`]: crate::LevelState
 //! [`Attempt`]: crate::Attempt
 
-mod delegate;
 pub(crate) mod era;
 mod groups;
 mod pass;
 mod place;
+mod selection;
 mod wake;
 
 use std::sync::Arc;
@@ -79,20 +79,20 @@ use crate::rules::MoveRules;
 use crate::state::CpuBalanceState;
 use crate::view::{MachineView, TaskMeta};
 
-pub(crate) use delegate::{inner_idle_and_place, policy_over_inner_balancer};
-pub use era::LinuxEra;
+pub(crate) use era::LinuxEra;
 pub(crate) use groups::{is_idle, with_scratch, Loads};
 pub(crate) use pass::NR_MIGRATE_MAX;
+pub(crate) use selection::{
+    Candidates, Centralised, Guard, MachinePass, Selection, Tail, WholeMachine,
+};
 
-use pass::{Attempter, IdleKind};
+use pass::{AttemptAt, Attempter, IdleKind};
 
 /// The default imbalance threshold at NUMA levels, percent (the paper's 25%; Linux ≥ 5.x
 /// uses 17).
 pub const DEFAULT_NUMA_IMBALANCE_PCT: u32 = 25;
 /// The imbalance threshold at level I (Linux's MC/PKG `imbalance_pct` 117).
 pub const LOCAL_IMBALANCE_PCT: u32 = 17;
-/// Linux's `busy_factor`: a busy CPU balances this many times less often.
-pub const BUSY_FACTOR: u64 = 16;
 /// Linux's `RECLAIM_DISTANCE`: no fork balancing across larger distances.
 pub const RECLAIM_DISTANCE: u32 = 30;
 
@@ -181,46 +181,43 @@ impl LinuxParams {
     }
 }
 
-/// How a pass orders the busiest CPU's tasks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Selector {
-    /// Linux: from the tail.
-    Tail,
-    /// Chiang & Su at levels ≥ II ([`crate::policies::thread_aware`]).
-    ThreadAware,
+/// Linux's halved imbalance margin `100 + (pct − 100)/2` (112 for `imbalance_pct` 125): how
+/// much more loaded the other side must be before a wake-up (`wake_affine_weight`, 2.6's
+/// `try_to_wake_up`) or a fork (2.6's `find_idlest_group`) leaves the local one.
+#[inline]
+#[must_use]
+pub(crate) const fn halved_margin(pct: u32) -> u32 {
+    100 + pct.saturating_sub(100) / 2
 }
 
-/// Linux's balancer, optionally behind the conservative filter and with thread-aware
-/// selection: `linux`, `conservative-hard`, `conservative-soft` and `thread-aware`.
+/// Linux's balancer, optionally behind the conservative filter, parameterised by a
+/// [`Selection`]: `linux`, `conservative-hard` and `conservative-soft` ([`Tail`]), and the
+/// policies that build on the walk (`thread-aware`, `numalb`, `average-weight`).
 #[derive(Clone, Debug)]
-pub(crate) struct Balancer {
+pub(crate) struct Balancer<S: Selection = Tail> {
     name: String,
     pub(crate) params: LinuxParams,
     pub(crate) rules: MoveRules,
-    selector: Selector,
+    selection: S,
 }
 
 /// `linux` (catalogue constructor).
 pub(crate) fn build(cfg: &PolicyConfig) -> Arc<dyn Policy> {
-    Arc::new(Balancer::from_config(cfg, None, Selector::Tail))
+    Arc::new(Balancer::from_config(cfg, None, Tail))
 }
 
 /// `conservative-hard` and `conservative-soft` (catalogue constructors): the Linux walk
 /// behind the conservative filter.
 pub(crate) fn build_conservative(cfg: &PolicyConfig, zone: ZoneMode) -> Arc<dyn Policy> {
-    Arc::new(Balancer::from_config(
-        cfg,
-        Some(cfg.filter(zone)),
-        Selector::Tail,
-    ))
+    Arc::new(Balancer::from_config(cfg, Some(cfg.filter(zone)), Tail))
 }
 
-impl Balancer {
+impl<S: Selection> Balancer<S> {
     /// The balancer a config describes, with the given filter and selection.
     pub(crate) fn from_config(
         cfg: &PolicyConfig,
         filter: Option<ConservativeFilter>,
-        selector: Selector,
+        selection: S,
     ) -> Self {
         let rules = MoveRules {
             filter,
@@ -230,7 +227,7 @@ impl Balancer {
             cfg.display_name(),
             LinuxParams::from_config(cfg),
             rules,
-            selector,
+            selection,
         )
     }
 
@@ -238,21 +235,21 @@ impl Balancer {
         name: impl Into<String>,
         params: LinuxParams,
         rules: MoveRules,
-        selector: Selector,
+        selection: S,
     ) -> Self {
         Self {
             name: name.into(),
             params,
             rules,
-            selector,
+            selection,
         }
     }
 
-    fn attempter(&self) -> Attempter<'_> {
+    fn attempter(&self) -> Attempter<'_, S> {
         Attempter {
             params: &self.params,
             rules: &self.rules,
-            selector: self.selector,
+            selection: &self.selection,
         }
     }
 
@@ -261,6 +258,15 @@ impl Balancer {
         self.rules
             .filter
             .is_none_or(|f| f.level_allowed(topo, level))
+    }
+
+    /// Runs `f` over the loads a pass reads (the thread's scratch, the era's groups).
+    fn with_loads<R>(&self, view: &dyn MachineView, f: impl FnOnce(&mut Loads<'_, '_>) -> R) -> R {
+        with_scratch(|s| {
+            let mut loads = Loads::new(view, s);
+            loads.single_node_groups = self.params.single_node_groups;
+            f(&mut loads)
+        })
     }
 
     /// The periodic walk (module docs).
@@ -276,9 +282,7 @@ impl Balancer {
         let m = topo.mal_count().min(state.levels.len());
         let mut out = BalanceOutcome::default();
         let attempter = self.attempter();
-        with_scratch(|s| {
-            let mut loads = Loads::new(view, s);
-            loads.single_node_groups = self.params.single_node_groups;
+        self.with_loads(view, |loads| {
             for l in 0..m {
                 if state.levels[l].next_due_us == NEVER {
                     // Never attempted (beyond the zone, degenerate, or `due_at` ≥ 2^63);
@@ -306,22 +310,25 @@ impl Balancer {
                 if now < st.due_at(busy) {
                     continue;
                 }
-                if self.params.should_we_balance && !should_we_balance(&loads, cpu, level) {
+                if self.params.should_we_balance && !should_we_balance(loads, cpu, level) {
                     // Another CPU balances this level: for us it counts as balanced.
                     st.record(AttemptOutcome::Balanced, now);
                     break;
                 }
                 let idle = if busy { IdleKind::Busy } else { IdleKind::Idle };
-                let a =
-                    attempter.attempt(&mut loads, cpu, level, idle, st.nr_balance_failed, &mut out);
+                let at = AttemptAt {
+                    cpu,
+                    level,
+                    idle,
+                    nr_balance_failed: st.nr_balance_failed,
+                };
+                let a = attempter.attempt(loads, at, &mut out);
                 let active = a.active;
                 st.record(a.attempt.outcome, now);
                 if active {
                     // 2.6: after kicking active balancing, `nr_balance_failed =
                     // cache_nice_tries + 1` and the interval backs off (doubles).
-                    st.nr_balance_failed = era::failed_after_active(level);
-                    st.interval_us = (st.interval_us * 2).min(st.max_interval_us);
-                    st.next_due_us = now.saturating_add(st.interval_us);
+                    st.record_active(era::failed_after_active(level), now);
                 }
                 out.attempts.push(a.attempt);
             }
@@ -341,9 +348,7 @@ impl Balancer {
         let m = topo.mal_count();
         let mut out = BalanceOutcome::default();
         let attempter = self.attempter();
-        with_scratch(|s| {
-            let mut loads = Loads::new(view, s);
-            loads.single_node_groups = self.params.single_node_groups;
+        self.with_loads(view, |loads| {
             for l in 0..m {
                 let level = Level(l as u8);
                 if !self.level_allowed(topo, level) {
@@ -353,14 +358,13 @@ impl Balancer {
                     continue;
                 }
                 let failed = state.levels.get(l).map_or(0, |s| s.nr_balance_failed);
-                let a = attempter.attempt(
-                    &mut loads,
+                let at = AttemptAt {
                     cpu,
                     level,
-                    IdleKind::NewlyIdle,
-                    failed,
-                    &mut out,
-                );
+                    idle: IdleKind::NewlyIdle,
+                    nr_balance_failed: failed,
+                };
+                let a = attempter.attempt(loads, at, &mut out);
                 out.attempts.push(a.attempt);
                 if a.attempt.succeeded() {
                     break;
@@ -377,11 +381,7 @@ impl Balancer {
         while top.0 > 0 && !self.level_allowed(topo, top) {
             top = Level(top.0 - 1);
         }
-        with_scratch(|s| {
-            let mut loads = Loads::new(view, s);
-            loads.single_node_groups = self.params.single_node_groups;
-            place::place(&mut loads, parent, top, self)
-        })
+        self.with_loads(view, |loads| place::place(loads, parent, top, self))
     }
 
     /// Wake-up placement ([`wake`]).
@@ -441,7 +441,7 @@ fn should_we_balance(loads: &Loads<'_, '_>, cpu: CpuId, level: Level) -> bool {
     first == Some(&cpu) && !idle_where(&|_| true)
 }
 
-impl Policy for Balancer {
+impl<S: Selection> Policy for Balancer<S> {
     fn name(&self) -> &str {
         &self.name
     }
@@ -455,9 +455,12 @@ impl Policy for Balancer {
     }
 }
 
-impl BalanceSide for Balancer {
+impl<S: Selection> BalanceSide for Balancer<S> {
     fn balance(&self, pass: CpuPass<'_>) -> BalanceOutcome {
-        self.periodic(pass.view, pass.state)
+        match self.selection.whole_machine() {
+            Some(w) => selection::whole_machine_pass(w, &self.rules, pass),
+            None => self.periodic(pass.view, pass.state),
+        }
     }
 
     fn idle_balance(&self, pass: CpuPass<'_>) -> BalanceOutcome {

@@ -44,12 +44,11 @@ use crate::decision::{
     Attempt, AttemptOutcome, BalanceOutcome, Migration, MoveContext, MoveKind, Refusal,
 };
 use crate::filters::{soft_victim_loaded, ZoneMode};
-use crate::policies::thread_aware;
 use crate::rules::MoveRules;
 
 use super::era::{self, LinuxEra, Verdict};
 use super::groups::{GroupClass, GroupStat, Loads};
-use super::{LinuxParams, Selector};
+use super::{Candidates, Guard, LinuxParams, Selection};
 
 /// How idle the balancing CPU is (Linux's `cpu_idle_type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +59,19 @@ pub(crate) enum IdleKind {
     Idle,
     /// About to go idle (new-idle balancing).
     NewlyIdle,
+}
+
+/// Where and how one attempt balances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AttemptAt {
+    /// The balancing CPU.
+    pub(crate) cpu: CpuId,
+    /// The level balanced.
+    pub(crate) level: Level,
+    /// How idle the balancing CPU is.
+    pub(crate) idle: IdleKind,
+    /// The level's consecutive failed attempts.
+    pub(crate) nr_balance_failed: u32,
 }
 
 /// What a pass would move.
@@ -88,25 +100,22 @@ pub(crate) struct AttemptResult {
 }
 
 /// The policy pieces one attempt needs.
-pub(crate) struct Attempter<'p> {
+pub(crate) struct Attempter<'p, S: Selection> {
     pub(crate) params: &'p LinuxParams,
     pub(crate) rules: &'p MoveRules,
-    pub(crate) selector: Selector,
+    pub(crate) selection: &'p S,
 }
 
-impl Attempter<'_> {
+impl<S: Selection> Attempter<'_, S> {
     /// One attempt for `cpu` at `level`; appends migrations and refusals to `out` and
     /// returns the attempt record.
     pub(crate) fn attempt(
         &self,
         loads: &mut Loads<'_, '_>,
-        cpu: CpuId,
-        level: Level,
-        idle: IdleKind,
-        nr_balance_failed: u32,
+        at: AttemptAt,
         out: &mut BalanceOutcome,
     ) -> AttemptResult {
-        let (attempt, src) = self.attempt_inner(loads, cpu, level, idle, nr_balance_failed, out);
+        let (attempt, src) = self.attempt_inner(loads, at, out);
         let Some(src) = src else {
             return AttemptResult {
                 attempt,
@@ -114,17 +123,17 @@ impl Attempter<'_> {
             };
         };
         if self.params.era != LinuxEra::V2_6
-            || idle == IdleKind::NewlyIdle
+            || at.idle == IdleKind::NewlyIdle
             || attempt.outcome == AttemptOutcome::Balanced
             || attempt.moved > 0
-            || !era::active_due(level, nr_balance_failed)
+            || !era::active_due(at.level, at.nr_balance_failed)
         {
             return AttemptResult {
                 attempt,
                 active: false,
             };
         }
-        let active = self.active(loads, src, cpu, out);
+        let active = self.active(loads, src, at.cpu, out);
         let mut attempt = attempt;
         if active {
             attempt.moved = 1;
@@ -174,12 +183,15 @@ impl Attempter<'_> {
     fn attempt_inner(
         &self,
         loads: &mut Loads<'_, '_>,
-        cpu: CpuId,
-        level: Level,
-        idle: IdleKind,
-        nr_balance_failed: u32,
+        at: AttemptAt,
         out: &mut BalanceOutcome,
     ) -> (Attempt, Option<CpuId>) {
+        let AttemptAt {
+            cpu,
+            level,
+            idle,
+            nr_balance_failed,
+        } = at;
         let topo = loads.topo;
         let node = topo.node_of(cpu);
         let cpus_scanned = loads.build_groups(cpu, level);
@@ -291,12 +303,14 @@ impl Attempter<'_> {
             *slot = tasks.len() - 1 - k;
         }
         let order = &mut order[..loop_max];
-        let aware = self.selector == Selector::ThreadAware && level.0 > 0;
-        let mut groups = if aware {
-            thread_aware::order(view, src, dst, tasks, order)
-        } else {
-            thread_aware::Counts::default()
+        let candidates = Candidates {
+            view,
+            src,
+            dst,
+            level,
+            tasks,
         };
+        let mut guard = self.selection.order(&candidates, order);
 
         let (mut moved, mut refused) = (0u32, false);
         for &i in order.iter() {
@@ -312,8 +326,8 @@ impl Attempter<'_> {
                 refused = true;
                 continue;
             }
-            if aware && groups.more_concentrated(t) {
-                out.refused.add(Refusal::GroupConcentration);
+            if let Some(r) = guard.refuse(t) {
+                out.refused.add(r);
                 refused = true;
                 continue;
             }
@@ -336,9 +350,7 @@ impl Attempter<'_> {
                 Imbalance::Tasks(rem) => *rem -= 1,
             }
             record_move(loads, t, src, dst, out);
-            if aware {
-                groups.note_move(t);
-            }
+            guard.note_move(t);
             moved += 1;
             if idle == IdleKind::NewlyIdle {
                 break;

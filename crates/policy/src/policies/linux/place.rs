@@ -89,7 +89,7 @@ use crate::decision::Placement;
 use crate::filters::{soft_source_loaded, ZoneMode};
 
 use super::groups::{is_idle, GroupClass, GroupStat, Loads};
-use super::{Balancer, LinuxEra};
+use super::{Balancer, LinuxEra, Selection};
 
 #[cfg(test)]
 mod test;
@@ -223,7 +223,7 @@ pub(super) fn place(
     loads: &mut Loads<'_, '_>,
     parent: CpuId,
     top: Level,
-    b: &Balancer,
+    b: &Balancer<impl Selection>,
 ) -> Placement {
     let topo = loads.topo;
     let hard = b.rules.filter.is_some_and(|f| f.zone == ZoneMode::Hard);

@@ -597,3 +597,14 @@ fn a_pass_reads_only_the_domains_of_the_levels_it_attempts() {
     let read = v.read.into_inner();
     assert!(read.iter().all(|c| node0.contains(c)), "{read:?}");
 }
+
+#[test]
+fn the_halved_imbalance_margin() {
+    // 2.6 and the wake-up paths: 100 + (pct − 100)/2, rounding down.
+    assert_eq!(super::halved_margin(125), 112);
+    assert_eq!(super::halved_margin(117), 108);
+    assert_eq!(super::halved_margin(100), 100);
+    assert_eq!(super::halved_margin(150), 125);
+    // Never below 100, even for a pct under 100.
+    assert_eq!(super::halved_margin(90), 100);
+}

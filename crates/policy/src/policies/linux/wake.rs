@@ -101,7 +101,7 @@ use crate::filters::ConservativeFilter;
 use crate::view::{MachineView, TaskMeta};
 
 use super::groups::is_idle;
-use super::{Balancer, LinuxEra};
+use super::{halved_margin, Balancer, LinuxEra, Selection};
 
 #[cfg(test)]
 mod test;
@@ -177,7 +177,7 @@ impl Wake<'_> {
     }
 
     /// `wake_affine`: `waker` or `prev`, in the wake-affine domain at `level`.
-    fn wake_affine(&self, b: &Balancer, waker: CpuId, level: Level) -> CpuId {
+    fn wake_affine(&self, b: &Balancer<impl Selection>, waker: CpuId, level: Level) -> CpuId {
         let prev = self.prev;
         // wake_affine_idle.
         if self.idle(waker) && self.same_node(waker, prev) {
@@ -187,9 +187,9 @@ impl Wake<'_> {
             return prev;
         }
         // wake_affine_weight, with WA_BIAS.
-        let pct = u64::from(b.params.imbalance_pct(level, false));
+        let margin = halved_margin(b.params.imbalance_pct(level, false));
         let this_eff = u128::from(self.load(waker) + self.weight) * 100;
-        let prev_eff = u128::from(self.load(prev)) * u128::from(100 + (pct - 100) / 2);
+        let prev_eff = u128::from(self.load(prev)) * u128::from(margin);
         if this_eff < prev_eff {
             waker
         } else {
@@ -215,7 +215,7 @@ impl Wake<'_> {
     }
 
     /// The modern `select_task_rq_fair` wake-up path.
-    fn modern(&self, b: &Balancer, waker: CpuId) -> CpuId {
+    fn modern(&self, b: &Balancer<impl Selection>, waker: CpuId) -> CpuId {
         let prev = self.prev;
         let mut target = prev;
         if waker != prev && self.mask.allows(waker) {
@@ -233,15 +233,14 @@ impl Wake<'_> {
     }
 
     /// 2.6's `try_to_wake_up` choice between `waker` and `prev`.
-    fn candidate_2_6(&self, b: &Balancer, waker: CpuId) -> CpuId {
+    fn candidate_2_6(&self, b: &Balancer<impl Selection>, waker: CpuId) -> CpuId {
         let prev = self.prev;
         if waker == prev || !self.mask.allows(waker) {
             return prev;
         }
         let level = self.topo.level_between(waker, prev);
         let flags = flags_2_6(level);
-        let pct = u128::from(b.params.imbalance_pct(level, false));
-        let imbalance = 100 + (pct - 100) / 2;
+        let imbalance = u128::from(halved_margin(b.params.imbalance_pct(level, false)));
         let load = u128::from(self.load(prev));
         let this = self.view.cpu_load(waker);
         let tl = u128::from(this.weighted_load);
@@ -289,7 +288,7 @@ impl Wake<'_> {
 
 /// The Linux baseline's wake-up placement (module docs), behind `b`'s conservative filter.
 pub(super) fn select(
-    b: &Balancer,
+    b: &Balancer<impl Selection>,
     view: &dyn MachineView,
     task: &TaskMeta,
     prev: CpuId,
