@@ -704,7 +704,6 @@ fn runtime_is_one_core_with_features_on_top() {
 }
 
 #[test]
-#[ignore = "until the policy layering lands"]
 fn policy_has_no_import_loop() {
     let graph = crate_graph("policy");
     assert!(
@@ -721,6 +720,51 @@ fn policy_has_no_import_loop() {
         "zonal-policy's import loops:\n{}",
         text.join("\n")
     );
+}
+
+/// The policy crate's layers (issue 24): `config.rs` a leaf, each policy a leaf above the
+/// Linux walk (no policy file imports another's), the catalogue (`policies.rs`) on top.
+#[test]
+fn policy_config_is_a_leaf_and_the_catalogue_is_on_top() {
+    let graph = crate_graph("policy");
+    let imports = |file: &str| -> Vec<&str> {
+        graph
+            .edges
+            .get(file)
+            .map(|e| e.keys().map(String::as_str).collect())
+            .unwrap_or_default()
+    };
+    assert!(
+        imports("config.rs").is_empty(),
+        "config.rs imports {:?}",
+        imports("config.rs")
+    );
+    // The graph sees real imports (the checks below are not vacuous).
+    assert!(imports("policies.rs").contains(&"config.rs"));
+    let policies = [
+        "thread_aware",
+        "numalb",
+        "average_weight",
+        "unrestricted",
+        "no_policy",
+    ];
+    for (from, edges) in &graph.edges {
+        for p in policies {
+            let own =
+                from == &format!("policies/{p}.rs") || from.starts_with(&format!("policies/{p}/"));
+            let theirs = edges.keys().any(|to| {
+                to == &format!("policies/{p}.rs") || to.starts_with(&format!("policies/{p}/"))
+            });
+            assert!(own || !theirs, "{from} imports policies/{p}");
+        }
+        let test = from.starts_with("policies/test") || from.ends_with("/test.rs");
+        if from != "policies.rs" && from != "lib.rs" && !test {
+            assert!(
+                !edges.contains_key("policies.rs"),
+                "{from} imports the catalogue (policies.rs), which must be on top"
+            );
+        }
+    }
 }
 
 // --- The reader's own tests --------------------------------------------------------------
