@@ -413,10 +413,13 @@ fn await_pinning(reports: &mpsc::Receiver<Report>, created: usize) -> Reports {
 
 /// Pinning that fails, made to fail here by the test seam `os::fail_pins` (on the workers
 /// of the test's own pool, named by the test), and the three pinning modes.
+// The behaviour tests' exactly-once check (one copy: `tests/support/exactly_once.rs`).
+#[cfg(all(test, target_os = "linux", not(zonal_loom)))]
+#[path = "../tests/support/exactly_once.rs"]
+mod exactly_once;
+
 #[cfg(all(test, target_os = "linux", not(zonal_loom)))]
 mod tests {
-    use std::sync::atomic::{AtomicU8, Ordering};
-
     use crate::os::fail_pins::FailPins;
     use crate::pool::Placement;
     use crate::{ThreadPool, ThreadPoolBuilder};
@@ -447,27 +450,11 @@ mod tests {
             .os_index
     }
 
+    use super::exactly_once;
+
     /// Many tasks, by a scope and by nested joins, each run exactly once.
     fn every_task_runs_once(pool: &ThreadPool) {
-        const N: usize = 10_000;
-        let runs: Vec<AtomicU8> = (0..N).map(|_| AtomicU8::new(0)).collect();
-        pool.scope(|s| {
-            for r in &runs {
-                s.spawn(move |_| {
-                    r.fetch_add(1, Ordering::Relaxed);
-                });
-            }
-        });
-        fn halves(pool: &ThreadPool, runs: &[AtomicU8]) {
-            if let [r] = runs {
-                r.fetch_add(1, Ordering::Relaxed);
-            } else {
-                let (a, b) = runs.split_at(runs.len() / 2);
-                pool.join(|| halves(pool, a), || halves(pool, b));
-            }
-        }
-        halves(pool, &runs);
-        assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) == 2));
+        exactly_once::scope_and_joins_run_once(pool, 10_000);
     }
 
     #[test]

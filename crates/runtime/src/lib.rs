@@ -145,6 +145,11 @@
 // The README's example runs as a doc test.
 #![cfg_attr(doctest, doc = include_str!("../README.md"))]
 
+// Test code shared between the unit tests and the behaviour tests (`tests/support/`) names
+// the crate as those tests do.
+#[cfg(test)]
+extern crate self as zonal_runtime;
+
 mod async_task;
 mod balance;
 mod blocks;
