@@ -217,7 +217,7 @@ fn control_plane(
 ) -> Result<(u64, usize), String> {
     let cp = ControlPlane::start_with(
         pool.metrics_handle(),
-        ControlOptions::new().balance_every(Duration::from_millis(4)),
+        ControlOptions::new().balance_every(zonal_runtime::BALANCE_TICK),
     )
     .map_err(|e| format!("control plane: {e}"))?;
     let first = pool.worker_nodes()[0];

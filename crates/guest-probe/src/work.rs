@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 
-use std::time::Duration;
 
 use zonal_runtime::{ControlOptions, ControlPlane, JoinHandle, ThreadPool, ThreadPoolBuilder};
 use zonal_topology::{CpuId, NodeId, Topology};
@@ -15,7 +14,7 @@ pub(crate) const PREFIX: &str = "zw";
 pub(crate) fn balancing(pool: &ThreadPool) -> Result<ControlPlane, String> {
     ControlPlane::start_with(
         pool.metrics_handle(),
-        ControlOptions::new().balance_every(Duration::from_millis(4)),
+        ControlOptions::new().balance_every(zonal_runtime::BALANCE_TICK),
     )
     .map_err(|e| format!("control plane: {e}"))
 }

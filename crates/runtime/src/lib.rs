@@ -210,7 +210,7 @@ pub use configuration::{initialize, Configuration};
 #[cfg_attr(docsrs, doc(cfg(feature = "control-plane")))]
 pub use control::{
     encode_metrics, BalanceStats, ControlOptions, ControlPlane, PoolCollector, Sample, ServeError,
-    ServeOptions, METRICS_CONTENT_TYPE,
+    ServeOptions, BALANCE_TICK, METRICS_CONTENT_TYPE,
 };
 pub use error::{BuildError, MemoryError, SpawnError};
 pub use free::{

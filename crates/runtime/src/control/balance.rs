@@ -2,8 +2,9 @@
 //!
 //! # Protocol
 //!
-//! Every `tick` (4 ms by default, Linux's `CONFIG_HZ=250` tick, the simulator's too) the
-//! control plane's runtime runs one balancing pass over the pool (`balance/`:
+//! When balancing is on (`ControlOptions::balance_every(tick)`; off by default, and
+//! `BALANCE_TICK` is the 4 ms tick of Linux at `CONFIG_HZ=250` and of the simulator), every
+//! `tick` the control plane's runtime runs one balancing pass over the pool (`balance/`:
 //! `balance::pass`, through the public `MetricsHandle::balance_now`): it refreshes the
 //! per-worker decayed loads and queue lengths, asks the current policy's balance side for
 //! every CPU whose level is due (the intervals come from `BalanceSide::new_state`, the very

@@ -44,6 +44,11 @@ pub struct ControlOptions {
     balance_tick: Option<Duration>,
 }
 
+/// The balancing tick the simulator and Linux (`CONFIG_HZ=250`) use, 4 ms: one constant,
+/// [`zonal_policy::TICK_US`], for every driver. Pass it to
+/// [`ControlOptions::balance_every`] for the periodic balancing the paper measured.
+pub const BALANCE_TICK: Duration = Duration::from_micros(zonal_policy::TICK_US);
+
 impl Default for ControlOptions {
     fn default() -> Self {
         Self::new()
@@ -67,9 +72,9 @@ impl ControlOptions {
         self
     }
 
-    /// Runs a balancing pass every `tick` (`balance.rs`; 4 ms is Linux's tick at
-    /// `CONFIG_HZ=250`): the policy's balance side decides, per CPU and level, when and what
-    /// to move.
+    /// Runs a balancing pass every `tick` (`balance.rs`; [`BALANCE_TICK`], 4 ms, is Linux's
+    /// tick at `CONFIG_HZ=250` and the simulator's): the policy's balance side decides, per
+    /// CPU and level, when and what to move.
     #[must_use]
     pub const fn balance_every(mut self, tick: Duration) -> Self {
         self.balance_tick = Some(tick);
@@ -133,7 +138,7 @@ impl ControlPlane {
     /// let pool = ThreadPoolBuilder::new().preset("s1").policy_config(cfg).build()?;
     /// let cp = ControlPlane::start_with(
     ///     pool.metrics_handle(),
-    ///     ControlOptions::new().balance_every(Duration::from_millis(4)),
+    ///     ControlOptions::new().balance_every(zonal_runtime::BALANCE_TICK),
     /// )
     /// .expect("control plane");
     /// let h = pool.spawn_async(async { zonal_runtime::task::sleep(Duration::from_millis(20)).await; 7 });
