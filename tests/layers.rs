@@ -33,11 +33,6 @@ const RUNTIME_CORE: &[&str] = &[
     "task_meta.rs",
 ];
 
-/// Feature files the core may still name, and why: `balance/load.rs` is the worker-side
-/// load signal (`IdleSignal`: when the worker's idle span started), written by the worker
-/// loop and read by the balancer; it imports nothing of the crate (a leaf below the core).
-const CORE_MAY_IMPORT: &[&str] = &["balance/load.rs"];
-
 /// The runtime's features, built over the core's interface: a core file imports none of
 /// them, nor the files above the features. A name ending in `/` is a directory.
 const RUNTIME_FEATURES: &[&str] = &[
@@ -659,7 +654,7 @@ fn runtime_problems(graph: &Graph) -> Vec<String> {
     }
     for core in RUNTIME_CORE {
         for (to, paths) in graph.edges.get(*core).into_iter().flatten() {
-            if in_list(to, RUNTIME_FEATURES) && !in_list(to, CORE_MAY_IMPORT) {
+            if in_list(to, RUNTIME_FEATURES) {
                 let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
                 problems.push(format!(
                     "core {core} imports feature {to}: {}",

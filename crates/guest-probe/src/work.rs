@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 
-
 use zonal_runtime::{ControlOptions, ControlPlane, JoinHandle, ThreadPool, ThreadPoolBuilder};
 use zonal_topology::{CpuId, NodeId, Topology};
 

@@ -14,9 +14,10 @@ use zonal_policy::Policy;
 use zonal_topology::{CpuId, Topology};
 
 use crate::async_task::AsyncTasks;
-use crate::balance::{Balancer, IdleSignal};
+use crate::balance::Balancer;
 use crate::blocks::SharedBlocks;
 use crate::error::{BuildError, ErrorKind};
+use crate::idle_signal::IdleSignal;
 use crate::metrics::WorkerCounters;
 use crate::policy_switch::PolicySlot;
 use crate::pool::Placement;

@@ -168,6 +168,7 @@ mod fifo;
 mod free;
 mod global;
 mod handle;
+mod idle_signal;
 mod job;
 mod join;
 mod latch;

@@ -20,9 +20,9 @@ use crossbeam_deque::{Injector, Stealer};
 use crossbeam_utils::CachePadded;
 use zonal_topology::{CpuId, NodeId, Topology};
 
-use crate::balance::IdleSignal;
 use crate::blocks::SharedBlocks;
 use crate::error::SpawnError;
+use crate::idle_signal::IdleSignal;
 use crate::metrics::WorkerCounters;
 use crate::policy_switch::PolicySlot;
 use crate::queues::{AwayQueue, FifoQueue};

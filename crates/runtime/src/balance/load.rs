@@ -4,8 +4,8 @@
 //! # Signals (none on the per-task hot path)
 //!
 //! - **Queued tasks**: the deque's `Stealer::len`, the inbox's `Injector::len` and the away
-//!   queue's length hint `away_len` — read by the balancer, written by nobody new.
-//! - **Running or idle**: [`IdleSignal`], one atomic per worker that its owner writes when an
+//!   queue's length (`queues::AwayQueue::len`) — read by the balancer, written by nobody new.
+//! - **Running or idle**: `IdleSignal` (`idle_signal.rs`, core), one atomic per worker that its owner writes when an
 //!   idle span *starts* (the µs it started, `WorkerThread::spin`) and when it *ends*
 //!   (`Idle::end`), never per task.
 //! - **Idle time**: the worker's `idle_ns` counter (booked when an idle span ends).
@@ -22,46 +22,9 @@
 //! period are carried to the next pass, so the decay does not depend on how often passes
 //! run.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 /// An exponential average with PELT's decay, advanced in whole periods
 /// ([`PeltAverage::accumulate`](zonal_policy::PeltAverage::accumulate)).
 pub(crate) use zonal_policy::PeltAverage as Pelt;
-
-/// "Not idle" in [`IdleSignal`].
-const BUSY: u64 = u64::MAX;
-
-/// Since when a worker idles (µs of the pool's clock), or busy. Written by its owner only at
-/// idle transitions; read by the balancer.
-#[derive(Debug)]
-pub(crate) struct IdleSignal(AtomicU64);
-
-impl Default for IdleSignal {
-    fn default() -> Self {
-        Self(AtomicU64::new(BUSY))
-    }
-}
-
-impl IdleSignal {
-    /// An idle span started at `since_us`.
-    #[inline]
-    pub(crate) fn set_idle(&self, since_us: u64) {
-        self.0.store(since_us.min(BUSY - 1), Ordering::Relaxed);
-    }
-
-    /// The idle span ended.
-    #[inline]
-    pub(crate) fn set_busy(&self) {
-        self.0.store(BUSY, Ordering::Relaxed);
-    }
-
-    /// Since when the worker idles, or `None` if it runs (or searches briefly).
-    #[inline]
-    pub(crate) fn idle_since(&self) -> Option<u64> {
-        let v = self.0.load(Ordering::Relaxed);
-        (v != BUSY).then_some(v)
-    }
-}
 
 /// What the balancer reads of one worker at one pass.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -51,7 +51,6 @@ use zonal_policy::RefusalCounts;
 use zonal_topology::{Level, NodeId};
 
 pub(crate) use live::{pass, Balancer};
-pub(crate) use load::IdleSignal;
 pub use synthetic::SyntheticPool;
 
 /// One task a pass moved.
