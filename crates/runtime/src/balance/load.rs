@@ -5,9 +5,9 @@
 //!
 //! - **Queued tasks**: the deque's `Stealer::len`, the inbox's `Injector::len` and the away
 //!   queue's length (`queues::AwayQueue::len`) — read by the balancer, written by nobody new.
-//! - **Running or idle**: `IdleSignal` (`idle_signal.rs`, core), one atomic per worker that its owner writes when an
-//!   idle span *starts* (the µs it started, `WorkerThread::spin`) and when it *ends*
-//!   (`Idle::end`), never per task.
+//! - **Running or idle**: `IdleSignal` (`idle_signal.rs`, core), one atomic per worker
+//!   that its owner writes when an idle span *starts* (the µs it started,
+//!   `WorkerThread::spin`) and when it *ends* (`Idle::end`), never per task.
 //! - **Idle time**: the worker's `idle_ns` counter (booked when an idle span ends).
 //!
 //! # The averages (Linux's PELT: `y^32 = 1/2`, periods of 1024 µs)
