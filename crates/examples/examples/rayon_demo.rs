@@ -16,14 +16,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 
-#[path = "../benches/demo/mod.rs"]
-mod demo;
-
-#[path = "common/cli.rs"]
-#[allow(dead_code)]
-mod cli;
-#[path = "common/runners.rs"]
-mod runners;
+use zonal_examples::{cli, demo, runners};
 
 use cli::{check_range, Exit};
 

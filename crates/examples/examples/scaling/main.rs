@@ -21,13 +21,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-#[path = "../common/cli.rs"]
-#[allow(dead_code)]
-mod cli;
+use zonal_examples::{cli, runners, workloads};
+
 mod plot;
-#[path = "../common/runners.rs"]
-mod runners;
-mod workloads;
 
 use cli::{check_range, Exit};
 use workloads::{Runtime, Workload, RUNTIMES, WORKLOADS};
