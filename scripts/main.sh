@@ -21,7 +21,7 @@ else
   cargo run -q --release --example topology -- --preset s1
 fi
 
-if [ -f examples/workload.rs ]; then
+if [ -f crates/examples/examples/workload.rs ]; then
   echo; echo "== Workload on the Zonal runtime (this machine)"
   cargo run -q --release --example workload
   echo; echo "== The same workloads on the paper's 16-node machine S1 (a virtual pool), every policy,"

@@ -70,10 +70,11 @@ RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
     cargo test -p zonal-runtime --lib --release blocks::loom
 # Every published crate packaged as crates.io would receive it, and each package built from
 # its .crate file against the others' (a temporary local registry): a file a build needs
-# but the package leaves out fails here. zonal-guest and zonal-guest-probe are not
-# published (publish = false). --allow-dirty: the check is of this working tree, which the
-# tests above may have written to; publishing itself is done from a clean one. About 15 s
-# once the workspace is built (90 s from a cold cache, on 2 cores).
+# but the package leaves out fails here. zonal-guest, zonal-guest-probe and zonal-examples
+# (the example programs and benches) are not published (publish = false). --allow-dirty:
+# the check is of this working tree, which the tests above may have written to; publishing
+# itself is done from a clean one. About 15 s once the workspace is built (90 s from a cold
+# cache, on 2 cores).
 # cargo unpacks each verified package into its registry source cache, keyed by the temporary
 # registry's path and the version, and never unpacks the same version twice: a checkout at
 # the same path (CI's) would verify against a previous run's sources. Those unpacked copies
@@ -82,4 +83,5 @@ version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
 for crate in zonal zonal-topology zonal-policy zonal-runtime zonal-sim; do
     rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/"$crate-$version"
 done
-cargo package --workspace --exclude zonal-guest --exclude zonal-guest-probe --allow-dirty
+cargo package --workspace --exclude zonal-guest --exclude zonal-guest-probe \
+    --exclude zonal-examples --allow-dirty

@@ -48,7 +48,7 @@ use zonal::runtime::task::{sleep, yield_now};
 use zonal::runtime::{NodeBuffer, SpawnError, TaskOptions, ThreadPool};
 use zonal::topology::{NodeId, Topology};
 
-use crate::machine::remote_passes;
+use zonal_examples::machine::remote_passes;
 
 /// Share of each burst born on the hot nodes, in percent.
 pub(crate) const HOT_PERCENT: u64 = 70;

@@ -27,8 +27,8 @@ use zonal_sim::paper;
 use zonal_sim::report::{self, Row};
 use zonal_sim::{Arrival, CostModel, CostPreset, ExecTime, OriginAt, WorkloadSpec};
 
-#[path = "../common/cli.rs"]
-mod cli;
+use zonal_examples::cli;
+
 mod plot;
 mod render;
 mod reproduction;

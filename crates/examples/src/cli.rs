@@ -19,7 +19,7 @@ use std::process::ExitCode;
 
 /// Why a CLI stops before its work is done.
 #[derive(Debug)]
-pub(crate) enum Exit {
+pub enum Exit {
     /// Bad usage or input: status 2.
     Usage(String),
     /// A failure while running: status 1.
@@ -30,21 +30,21 @@ pub(crate) enum Exit {
 
 impl Exit {
     /// A usage or input error (status 2).
-    pub(crate) fn usage(e: impl Display) -> Self {
+    pub fn usage(e: impl Display) -> Self {
         Exit::Usage(e.to_string())
     }
 
     /// A failure while running (status 1).
-    pub(crate) fn failure(e: impl Display) -> Self {
+    pub fn failure(e: impl Display) -> Self {
         Exit::Failure(e.to_string())
     }
 }
 
 /// A CLI step's result.
-pub(crate) type Result<T = ()> = std::result::Result<T, Exit>;
+pub type Result<T = ()> = std::result::Result<T, Exit>;
 
 /// The one way out: prints the error, if any, and gives the exit status.
-pub(crate) fn finish(program: &str, result: Result) -> ExitCode {
+pub fn finish(program: &str, result: Result) -> ExitCode {
     match result {
         Ok(()) | Err(Exit::Closed) => ExitCode::SUCCESS,
         Err(Exit::Usage(msg)) => {
@@ -60,7 +60,12 @@ pub(crate) fn finish(program: &str, result: Result) -> ExitCode {
 
 /// Writes `text` to stdout and flushes it; a closed pipe is [`Exit::Closed`], any other
 /// write error a failure (where `println!` would panic).
-pub(crate) fn out(text: impl Display) -> Result {
+///
+/// # Errors
+///
+/// [`Exit::Closed`] when stdout's reader went away, [`Exit::Failure`] when it cannot be
+/// written.
+pub fn out(text: impl Display) -> Result {
     let mut stdout = std::io::stdout().lock();
     write!(stdout, "{text}")
         .and_then(|()| stdout.flush())
@@ -72,12 +77,11 @@ pub(crate) fn out(text: impl Display) -> Result {
 
 /// Checks that a numeric flag lies in `lo..=hi` (and is finite), before anything is
 /// allocated or run with it: a usage error naming the flag, the value and the range.
-pub(crate) fn check_range<T: PartialOrd + Display + Copy>(
-    flag: &str,
-    v: T,
-    lo: T,
-    hi: T,
-) -> Result {
+///
+/// # Errors
+///
+/// [`Exit::Usage`] when `v` is outside `lo..=hi` (or NaN).
+pub fn check_range<T: PartialOrd + Display + Copy>(flag: &str, v: T, lo: T, hi: T) -> Result {
     // `!(lo <= v && v <= hi)` also refuses NaN, which compares false with everything.
     if lo <= v && v <= hi {
         Ok(())
@@ -90,7 +94,7 @@ pub(crate) fn check_range<T: PartialOrd + Display + Copy>(
 
 /// Parses the command line into `A`, keeping the matches so that [`given`] can tell a flag
 /// the user typed from a default. clap's own errors exit with status 2, `--help` with 0.
-pub(crate) fn parse<A: CommandFactory + FromArgMatches>() -> (A, ArgMatches) {
+pub fn parse<A: CommandFactory + FromArgMatches>() -> (A, ArgMatches) {
     let matches = A::command().get_matches();
     match A::from_arg_matches(&matches) {
         Ok(args) => (args, matches),
@@ -99,7 +103,7 @@ pub(crate) fn parse<A: CommandFactory + FromArgMatches>() -> (A, ArgMatches) {
 }
 
 /// The flags of `ids` (clap ids: field names) that were typed on the command line.
-pub(crate) fn given<'a>(matches: &ArgMatches, ids: &[&'a str]) -> Vec<&'a str> {
+pub fn given<'a>(matches: &ArgMatches, ids: &[&'a str]) -> Vec<&'a str> {
     ids.iter()
         .copied()
         .filter(|id| {
@@ -116,7 +120,11 @@ pub(crate) fn given<'a>(matches: &ArgMatches, ids: &[&'a str]) -> Vec<&'a str> {
 }
 
 /// Refuses the flags of `ids` that were typed although `mode` does not take them.
-pub(crate) fn refuse_given(matches: &ArgMatches, ids: &[&str], mode: &str) -> Result {
+///
+/// # Errors
+///
+/// [`Exit::Usage`] naming the first such flag.
+pub fn refuse_given(matches: &ArgMatches, ids: &[&str], mode: &str) -> Result {
     match given(matches, ids).first() {
         None => Ok(()),
         Some(id) => Err(Exit::Usage(format!(

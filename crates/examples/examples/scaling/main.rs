@@ -21,20 +21,22 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-#[path = "../common/cli.rs"]
-#[allow(dead_code)]
-mod cli;
+use zonal_examples::{cli, runners, workloads};
+
 mod plot;
-#[path = "../common/runners.rs"]
-mod runners;
-mod workloads;
 
 use cli::{check_range, Exit};
 use workloads::{Runtime, Workload, RUNTIMES, WORKLOADS};
 
 /// Zonal, rayon and tokio at 1–16 workers on five spawning and fork-join workloads.
 #[derive(Parser, Debug)]
-#[command(version, about)]
+// The name `--version` prints and the `--help` header these programs had as examples of
+// the facade package (its name and description), kept as they were.
+#[command(
+    name = "zonal",
+    version,
+    about = "NUMA-aware work-stealing thread pool with conservative, zone-limited load balancing"
+)]
 struct Args {
     /// Worker counts, comma-separated (default: 1, 2, 4, 8, 16 up to the CPUs present).
     #[arg(long, value_delimiter = ',')]

@@ -5,18 +5,19 @@
 //! Shared by `benches/rayon_demo.rs` (criterion) and `examples/rayon_demo.rs` (paired runs
 //! and the table in BENCHMARKS.md).
 
-#![allow(dead_code, missing_docs)]
-
 /// One body of the n-body problem.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Body {
-    pub(crate) pos: [f64; 3],
-    pub(crate) vel: [f64; 3],
-    pub(crate) mass: f64,
+pub struct Body {
+    /// Position.
+    pub pos: [f64; 3],
+    /// Velocity.
+    pub vel: [f64; 3],
+    /// Mass.
+    pub mass: f64,
 }
 
 /// Deterministic inputs (xorshift), so both runtimes get the same data.
-pub(crate) fn random_u64s(n: usize, mut seed: u64) -> Vec<u64> {
+pub fn random_u64s(n: usize, mut seed: u64) -> Vec<u64> {
     (0..n)
         .map(|_| {
             seed ^= seed << 13;
@@ -28,7 +29,7 @@ pub(crate) fn random_u64s(n: usize, mut seed: u64) -> Vec<u64> {
 }
 
 /// `n` bodies on a deterministic spiral.
-pub(crate) fn bodies(n: usize) -> Vec<Body> {
+pub fn bodies(n: usize) -> Vec<Body> {
     (0..n)
         .map(|i| {
             let t = i as f64 * 0.37;
@@ -46,7 +47,7 @@ pub(crate) fn bodies(n: usize) -> Vec<Body> {
 }
 
 /// A `w × h` Game of Life board with a deterministic pattern.
-pub(crate) fn board(w: usize, h: usize) -> Vec<u8> {
+pub fn board(w: usize, h: usize) -> Vec<u8> {
     random_u64s(w * h, 0x5eed)
         .into_iter()
         .map(|x| (x % 3 == 0) as u8)
@@ -54,7 +55,7 @@ pub(crate) fn board(w: usize, h: usize) -> Vec<u8> {
 }
 
 /// An `n × n` matrix with deterministic entries.
-pub(crate) fn matrix(n: usize, seed: u64) -> Vec<f64> {
+pub fn matrix(n: usize, seed: u64) -> Vec<f64> {
     random_u64s(n * n, seed)
         .into_iter()
         .map(|x| (x % 1000) as f64 / 1000.0)
@@ -64,23 +65,23 @@ pub(crate) fn matrix(n: usize, seed: u64) -> Vec<f64> {
 macro_rules! demo_workloads {
     ($name:ident, $($prelude:ident)::+) => {
         /// The workloads on one runtime's parallel iterators.
-        pub(crate) mod $name {
+        pub mod $name {
             use super::Body;
             use $($prelude)::+::*;
 
             /// Unstable parallel sort (quicksort in both).
-            pub(crate) fn quicksort(v: &mut [u64]) {
+            pub fn quicksort(v: &mut [u64]) {
                 v.par_sort_unstable();
             }
 
             /// Stable parallel sort (merge sort in both).
-            pub(crate) fn mergesort(v: &mut [u64]) {
+            pub fn mergesort(v: &mut [u64]) {
                 v.par_sort();
             }
 
             /// One all-pairs step: accelerations by `par_iter().map().collect()`, then the
             /// update by `par_iter_mut().zip()`.
-            pub(crate) fn nbody_step(bodies: &mut [Body], dt: f64) {
+            pub fn nbody_step(bodies: &mut [Body], dt: f64) {
                 let all: &[Body] = bodies;
                 let acc: Vec<[f64; 3]> = all
                     .par_iter()
@@ -106,7 +107,7 @@ macro_rules! demo_workloads {
             }
 
             /// One Game of Life generation, a row per item of `par_chunks_mut(w)`.
-            pub(crate) fn life_step(cur: &[u8], next: &mut [u8], w: usize, h: usize) {
+            pub fn life_step(cur: &[u8], next: &mut [u8], w: usize, h: usize) {
                 next.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
                     for (x, cell) in row.iter_mut().enumerate() {
                         let mut n = 0;
@@ -125,7 +126,7 @@ macro_rules! demo_workloads {
             }
 
             /// `c = a × b` for `n × n` row-major matrices, a row of `c` per item.
-            pub(crate) fn matmul(a: &[f64], b: &[f64], c: &mut [f64], n: usize) {
+            pub fn matmul(a: &[f64], b: &[f64], c: &mut [f64], n: usize) {
                 c.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
                     let ai = &a[i * n..(i + 1) * n];
                     for (k, &aik) in ai.iter().enumerate() {
@@ -138,7 +139,7 @@ macro_rules! demo_workloads {
             }
 
             /// Map-reduce: a filtered sum of squares.
-            pub(crate) fn map_reduce(v: &[u64]) -> u64 {
+            pub fn map_reduce(v: &[u64]) -> u64 {
                 v.par_iter()
                     .map(|&x| (x % 1024) * (x % 1024))
                     .filter(|x| x % 3 != 0)
@@ -146,7 +147,7 @@ macro_rules! demo_workloads {
             }
 
             /// Word-count-like map-reduce over integer keys with `fold` + `reduce`.
-            pub(crate) fn histogram(v: &[u64]) -> Vec<u64> {
+            pub fn histogram(v: &[u64]) -> Vec<u64> {
                 v.par_iter()
                     .fold(|| vec![0u64; 64], |mut h, &x| {
                         h[(x % 64) as usize] += 1;

@@ -31,12 +31,9 @@ use zonal::runtime::{
     BuildError, ControlOptions, ControlPlane, ServeError, ServeOptions, ThreadPool,
 };
 
-#[path = "../common/cli.rs"]
-#[allow(dead_code)]
-mod cli;
+use zonal_examples::{cli, machine};
+
 mod load;
-#[path = "../common/machine.rs"]
-mod machine;
 mod plot;
 mod report;
 

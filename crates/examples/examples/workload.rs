@@ -37,10 +37,7 @@ use zonal::policy::{PolicyName, Refusal};
 use zonal::runtime::{BuildError, NodeBuffer, PoolMetrics, TaskOptions, ThreadPool};
 use zonal::topology::{NodeId, Topology};
 
-#[path = "common/cli.rs"]
-mod cli;
-#[path = "common/machine.rs"]
-mod machine;
+use zonal_examples::{cli, machine};
 
 use cli::Exit;
 use machine::{policy_list, remote_passes, MachineArgs};

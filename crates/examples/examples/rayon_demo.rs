@@ -16,20 +16,19 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 
-#[path = "../benches/demo/mod.rs"]
-mod demo;
-
-#[path = "common/cli.rs"]
-#[allow(dead_code)]
-mod cli;
-#[path = "common/runners.rs"]
-mod runners;
+use zonal_examples::{cli, demo, runners};
 
 use cli::{check_range, Exit};
 
 /// Paired runs of rayon-demo-style workloads on Zonal and rayon.
 #[derive(Parser, Debug)]
-#[command(version, about)]
+// The name `--version` prints and the `--help` header these programs had as examples of
+// the facade package (its name and description), kept as they were.
+#[command(
+    name = "zonal",
+    version,
+    about = "NUMA-aware work-stealing thread pool with conservative, zone-limited load balancing"
+)]
 struct Args {
     /// Worker counts, comma-separated (default: 1, 2, 4, 8, 16 up to the CPUs present).
     #[arg(long, value_delimiter = ',')]

@@ -1,10 +1,11 @@
 //! A paired comparison with rayon, for noisy machines: the same three workloads as
-//! `benches/runtime.rs` (fib 25 by `join`, a scope spawning 100,000 tasks, a parallel sum
-//! over 16 Mi `u64`), but *interleaved* — zonal, rayon, zonal, rayon, … — so that both see
-//! the same background load, then the median of each and their ratio.
+//! `benches/runtime.rs` (`zonal_examples::workloads`: fib 25 by `join`, a scope spawning
+//! 100,000 tasks, a parallel sum over 16 Mi `u64`), but *interleaved* — zonal, rayon,
+//! zonal, rayon, … — so that both see the same background load, then the median of each and
+//! their ratio.
 //!
 //! ```text
-//! cargo run --release -p zonal-runtime --example vs_rayon -- [ROUNDS [THREADS [FILTER]]]
+//! cargo run --release --example vs_rayon -- [ROUNDS [THREADS [FILTER]]]
 //! ```
 //!
 //! `THREADS` may be `all` (the default: every allowed CPU); `FILTER` runs only the benches
@@ -15,26 +16,13 @@
 //! pinning's.
 
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
-
-fn fib_z(n: u32) -> u64 {
-    if n < 2 {
-        return u64::from(n);
-    }
-    let (a, b) = zonal_runtime::join(|| fib_z(n - 1), || fib_z(n - 2));
-    a + b
-}
-
-fn fib_r(n: u32) -> u64 {
-    if n < 2 {
-        return u64::from(n);
-    }
-    let (a, b) = rayon::join(|| fib_r(n - 1), || fib_r(n - 2));
-    a + b
-}
+use zonal_examples::workloads::{
+    fib_rayon, fib_zonal, scope_rayon, scope_zonal, sum_data, sum_grain, sum_rayon,
+    sum_zonal_reduce, FIB, SCOPE_TASKS,
+};
 
 fn time(f: impl FnOnce()) -> Duration {
     let t = Instant::now();
@@ -51,11 +39,11 @@ fn main() {
     let rounds: usize = std::env::args()
         .nth(1)
         .map_or(60, |s| s.parse().expect("ROUNDS"));
-    let mut zb = zonal_runtime::ThreadPoolBuilder::new();
+    let mut zb = zonal::runtime::ThreadPoolBuilder::new();
     if let Some(n) = std::env::args().nth(2).filter(|n| n != "all") {
         // THREADS: workers on the first n allowed CPUs.
         let n: usize = n.parse().expect("THREADS");
-        let cpus = zonal_topology::allowed_cpus().expect("allowed CPUs");
+        let cpus = zonal::topology::allowed_cpus().expect("allowed CPUs");
         zb = zb.worker_cpus(cpus.into_iter().take(n));
     }
     if std::env::var_os("ZONAL_NO_PIN").is_some() {
@@ -69,16 +57,15 @@ fn main() {
         let cpus: Vec<u32> = zp.metrics().workers.iter().map(|w| w.cpu).collect();
         rb = rb.start_handler(move |i| {
             let id = cpus[i];
-            if let Err(e) = zonal_runtime::os::pin_current_thread(id) {
+            if let Err(e) = zonal::runtime::os::pin_current_thread(id) {
                 panic!("pinning rayon thread {i} to CPU {id}: {e}");
             }
         });
     }
     let rp = rb.build().expect("rayon pool");
     let counter = AtomicUsize::new(0);
-    let data: Vec<u64> = (0..16u64 << 20).collect();
-    let len = data.len();
-    let grain = (len / (zp.num_workers() * 16)).max(4096);
+    let data = sum_data();
+    let grain = sum_grain(data.len(), zp.num_workers());
     println!(
         "{} workers, policy {}, {} interleaved rounds; zonal {}, rayon {}",
         zp.num_workers(),
@@ -100,48 +87,24 @@ fn main() {
         (
             "fib 25",
             Box::new(|| {
-                black_box(zp.install(|| fib_z(black_box(25))));
+                black_box(zp.install(|| fib_zonal(black_box(FIB))));
             }),
             Box::new(|| {
-                black_box(rp.install(|| fib_r(black_box(25))));
+                black_box(rp.install(|| fib_rayon(black_box(FIB))));
             }),
         ),
         (
             "scope 100k spawns",
-            Box::new(|| {
-                zp.scope(|s| {
-                    for i in 0..100_000usize {
-                        let c = &counter;
-                        s.spawn(move |_| {
-                            c.fetch_add(black_box(i) & 1, Ordering::Relaxed);
-                        });
-                    }
-                })
-            }),
-            Box::new(|| {
-                rp.scope(|s| {
-                    for i in 0..100_000usize {
-                        let c = &counter;
-                        s.spawn(move |_| {
-                            c.fetch_add(black_box(i) & 1, Ordering::Relaxed);
-                        });
-                    }
-                })
-            }),
+            Box::new(|| scope_zonal(&zp, SCOPE_TASKS, &counter)),
+            Box::new(|| scope_rayon(&rp, SCOPE_TASKS, &counter)),
         ),
         (
             "sum 16 Mi u64",
             Box::new(|| {
-                black_box(zp.par_reduce(
-                    0..len,
-                    grain,
-                    || 0u64,
-                    |r| data[r].iter().sum::<u64>(),
-                    |a, b| a + b,
-                ));
+                black_box(sum_zonal_reduce(&zp, data, grain));
             }),
             Box::new(|| {
-                black_box(rp.install(|| data.par_iter().sum::<u64>()));
+                black_box(sum_rayon(&rp, data));
             }),
         ),
     ];

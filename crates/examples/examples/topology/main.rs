@@ -21,9 +21,8 @@ use zonal_topology::TopologyReport;
 
 // Shared by the three CLIs; this one has no mode-dependent flags (clap's `requires`
 // covers them), so it leaves the mode checks unused.
-#[path = "../common/cli.rs"]
-#[allow(dead_code)]
-mod cli;
+use zonal_examples::cli;
+
 mod render;
 mod select;
 

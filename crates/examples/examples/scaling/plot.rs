@@ -5,8 +5,8 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use crate::workloads::Workload;
 use crate::Point;
+use zonal_examples::workloads::Workload;
 
 const COLOURS: [(&str, RGBColor); 3] = [
     ("zonal", RGBColor(200, 40, 40)),

@@ -1,6 +1,6 @@
 //! rayon-demo-style programs on Zonal and rayon, side by side in one criterion run, with the
 //! same worker count: quicksort, mergesort, n-body, Game of Life, matrix multiply and two
-//! map-reduces (`benches/demo/mod.rs`: one source, compiled against both preludes).
+//! map-reduces (`src/demo.rs`: one source, compiled against both preludes).
 //! Criterion's report groups each workload's two variants (and plots them); the paired
 //! figures of BENCHMARKS.md come from `examples/rayon_demo.rs`.
 
@@ -9,8 +9,7 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 
-#[path = "demo/mod.rs"]
-mod demo;
+use zonal_examples::demo;
 
 fn benches(c: &mut Criterion) {
     let n = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
