@@ -3,8 +3,9 @@
 //! binary and checks its exit status (2: usage or input error, 1: failure while running,
 //! never 101 or a signal) and that the message names what was wrong.
 //!
-//! The binaries are the examples `cargo test` builds next to this test
-//! (`target/<profile>/examples/`). Each run has a hang guard: a CLI still running after
+//! The binaries are the `zonal-examples` crate's programs (`target/<profile>/examples/`),
+//! which `cargo test` at the root builds (the crate is a default member; `cargo test -p
+//! zonal` alone does not: run `cargo build --examples` first, as scripts/test.sh does). Each run has a hang guard: a CLI still running after
 //! [`HANG_GUARD`] is killed and the case fails as a hang (a bound on liveness, not a timing).
 
 mod common;
@@ -762,5 +763,17 @@ fn a_reader_that_closes_stdout_is_not_a_panic() {
         Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn vs_rayon_refuses_bad_counts_without_a_panic() {
+    refused("vs_rayon", &["xyz"], &["ROUNDS", "\"xyz\""]);
+    refused("vs_rayon", &["0"], &["ROUNDS", "\"0\""]);
+    refused("vs_rayon", &["1", "-3"], &["THREADS", "\"-3\""]);
+    refused(
+        "vs_rayon",
+        &["1", "1", "fib", "extra"],
+        &["unexpected argument", "\"extra\""],
     );
 }

@@ -16,9 +16,11 @@
 //! pinning's.
 
 use std::hint::black_box;
+use std::process::ExitCode;
 use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
 
+use zonal_examples::cli::{self, Exit};
 use zonal_examples::workloads::{
     fib_rayon, fib_zonal, scope_rayon, scope_zonal, sum_data, sum_grain, sum_rayon,
     sum_zonal_reduce, FIB, SCOPE_TASKS,
@@ -35,21 +37,41 @@ fn median(v: &mut [Duration]) -> Duration {
     v[v.len() / 2]
 }
 
-fn main() {
-    let rounds: usize = std::env::args()
-        .nth(1)
-        .map_or(60, |s| s.parse().expect("ROUNDS"));
+/// A positional count of at least 1 (`ROUNDS`, `THREADS`): a usage error otherwise.
+fn count(name: &str, text: &str) -> cli::Result<usize> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(Exit::usage(format!(
+            "{name}: expected a whole number of at least 1, got {text:?} (usage: vs_rayon \
+             [ROUNDS [THREADS|all [FILTER]]])"
+        ))),
+    }
+}
+
+fn main() -> ExitCode {
+    cli::finish("vs_rayon", run())
+}
+
+fn run() -> cli::Result {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.len() > 3 {
+        return Err(Exit::usage(format!(
+            "unexpected argument {:?} (usage: vs_rayon [ROUNDS [THREADS|all [FILTER]]])",
+            args[3]
+        )));
+    }
+    let rounds = args.first().map_or(Ok(60), |s| count("ROUNDS", s))?;
     let mut zb = zonal::runtime::ThreadPoolBuilder::new();
-    if let Some(n) = std::env::args().nth(2).filter(|n| n != "all") {
+    if let Some(n) = args.get(1).filter(|n| *n != "all") {
         // THREADS: workers on the first n allowed CPUs.
-        let n: usize = n.parse().expect("THREADS");
-        let cpus = zonal::topology::allowed_cpus().expect("allowed CPUs");
+        let n = count("THREADS", n)?;
+        let cpus = zonal::topology::allowed_cpus().map_err(Exit::failure)?;
         zb = zb.worker_cpus(cpus.into_iter().take(n));
     }
     if std::env::var_os("ZONAL_NO_PIN").is_some() {
         zb = zb.pin(false);
     }
-    let zp = zb.build().expect("zonal pool");
+    let zp = zb.build().map_err(Exit::failure)?;
     let mut rb = rayon::ThreadPoolBuilder::new().num_threads(zp.num_workers());
     if std::env::var_os("RAYON_PIN").is_some() {
         // Like for like with Zonal's pinned workers: rayon's thread i on Zonal's worker i's
@@ -57,17 +79,19 @@ fn main() {
         let cpus: Vec<u32> = zp.metrics().workers.iter().map(|w| w.cpu).collect();
         rb = rb.start_handler(move |i| {
             let id = cpus[i];
+            // A start handler cannot return an error: a rayon thread that cannot be pinned
+            // runs unpinned, and says so.
             if let Err(e) = zonal::runtime::os::pin_current_thread(id) {
-                panic!("pinning rayon thread {i} to CPU {id}: {e}");
+                eprintln!("vs_rayon: rayon thread {i} runs unpinned (CPU {id}: {e})");
             }
         });
     }
-    let rp = rb.build().expect("rayon pool");
+    let rp = rb.build().map_err(Exit::failure)?;
     let counter = AtomicUsize::new(0);
     let data = sum_data();
     let grain = sum_grain(data.len(), zp.num_workers());
-    println!(
-        "{} workers, policy {}, {} interleaved rounds; zonal {}, rayon {}",
+    cli::out(format!(
+        "{} workers, policy {}, {} interleaved rounds; zonal {}, rayon {}\n",
         zp.num_workers(),
         zp.policy_name(),
         rounds,
@@ -81,7 +105,7 @@ fn main() {
         } else {
             "unpinned"
         }
-    );
+    ))?;
     type Run<'a> = Box<dyn Fn() + 'a>;
     let benches: Vec<(&str, Run<'_>, Run<'_>)> = vec![
         (
@@ -108,7 +132,7 @@ fn main() {
             }),
         ),
     ];
-    let filter = std::env::args().nth(3).unwrap_or_default();
+    let filter = args.get(2).cloned().unwrap_or_default();
     for (name, z, r) in benches.iter().filter(|b| b.0.contains(filter.as_str())) {
         // Warm up both.
         for _ in 0..3 {
@@ -122,14 +146,15 @@ fn main() {
         }
         let (mz, mr) = (median(&mut tz), median(&mut tr));
         let q = |v: &[Duration], f: f64| v[((v.len() - 1) as f64 * f) as usize];
-        println!(
+        cli::out(format!(
             "{name:<18} zonal {mz:>10.3?}  rayon {mr:>10.3?}  ratio zonal/rayon {:.2}   \
-             (quartiles zonal {:.3?}/{:.3?}, rayon {:.3?}/{:.3?})",
+             (quartiles zonal {:.3?}/{:.3?}, rayon {:.3?}/{:.3?})\n",
             mz.as_secs_f64() / mr.as_secs_f64(),
             q(&tz, 0.25),
             q(&tz, 0.75),
             q(&tr, 0.25),
             q(&tr, 0.75),
-        );
+        ))?;
     }
+    Ok(())
 }

@@ -119,7 +119,7 @@ pub struct Topology {
 ///
 /// Why a limit: the hierarchy keeps spans as prefixes of one nearest-first row per node
 /// (`O(nodes² + nodes × levels)`), but whatever lists them level by level — the
-/// `TopologyReport`'s `spans` (the JSON of `examples/topology`, built
+/// `TopologyReport`'s `spans` (the JSON of the `topology` example, built
 /// by every run of it), Linux's `sched_domains_numa_masks` (one mask per level and node) —
 /// grows with nodes² × levels. [`MAX_NODES`](crate::MAX_NODES) nodes with 246 distinct
 /// distances (all of 10..=255) would list 4.1 × 10⁹ ids: 16 GiB as `u32`. 2²⁶ ids are 256 MiB

@@ -16,7 +16,7 @@
 //!   CPU's order the first time it is asked for (O(cpus)), then returns it without
 //!   allocating.
 //! - `TopologyReport` (feature `json`) is the machine model as data: the JSON interface of
-//!   `examples/topology`. The example (`examples/topology/`) holds the command line, the
+//!   the `topology` example. The example (`crates/examples/examples/topology/`) holds the command line, the
 //!   choice of a source from its flags and the human view (an
 //!   lstopo-like tree, the levels table and the zones).
 //!

@@ -1,4 +1,4 @@
-//! The machine model as data: the JSON of `examples/topology --json` (docs/DESIGN.md).
+//! The machine model as data: the JSON of the `topology` example's `--json` (docs/DESIGN.md).
 //!
 //! `node_ids` are OS ids ascending; `levels` the distinct distances over CPU nodes;
 //! `spans[level]` one row per node in `node_ids` order listing the OS ids within that

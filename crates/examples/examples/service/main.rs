@@ -42,8 +42,6 @@ use load::{LoadOptions, Plan};
 use machine::{policy_list, MachineArgs};
 use report::PolicyReport;
 
-/// The control plane's balancing tick (Linux's at `CONFIG_HZ=250`).
-const BALANCE_EVERY: Duration = Duration::from_millis(4);
 /// The control plane's metric sampling period.
 const SAMPLE_EVERY: Duration = Duration::from_millis(100);
 /// How long live tasks may take to finish once arrivals stop.
@@ -174,7 +172,7 @@ fn run_policy(
     let cp = ControlPlane::start_with(
         pool.metrics_handle(),
         ControlOptions::new()
-            .balance_every(BALANCE_EVERY)
+            .balance_every(zonal::runtime::BALANCE_TICK)
             .sample_every(SAMPLE_EVERY),
     )
     .map_err(|e| Exit::failure(format!("cannot start the control plane: {e}")))?;

@@ -178,7 +178,8 @@ pub(crate) fn table(rows: &[PolicyReport]) -> String {
         }
     );
     out += &format!(
-        "control plane: a balancing pass every 4 ms; levels {} (I = same node)\n\n",
+        "control plane: a balancing pass every {} ms; levels {} (I = same node)\n\n",
+        zonal::runtime::BALANCE_TICK.as_millis(),
         levels.join("/")
     );
     let header = [
