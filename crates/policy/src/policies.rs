@@ -18,8 +18,12 @@
 //!
 //! Write it in its own file under `src/policies/` — a type implementing
 //! [`Policy`](crate::Policy), [`StealSide`](crate::StealSide) and, if it balances,
-//! [`BalanceSide`](crate::BalanceSide), plus a `build(&PolicyConfig)` constructor — then add
-//! its `mod` line and its row to [`CATALOGUE`] below. A policy built on the Linux walk
+//! [`BalanceSide`](crate::BalanceSide), plus a `build(&PolicyConfig)` constructor and, next
+//! to it, `pub(crate) const ACCEPTS: Fields` naming every config field the constructor reads
+//! ([`Fields::EMPTY`] for none) — then add its `mod` line and its row (`accepts: ACCEPTS`)
+//! to [`CATALOGUE`] below. The paper example's grids set `linux_era` for every policy they
+//! run: a policy that refuses it is refused there under `--linux-era 2.6` and
+//! `--reproduction`. A policy built on the Linux walk
 //! instead implements the walk's `Selection` (its order and refusals, as `thread-aware`) or
 //! `WholeMachine` (a periodic pass of its own, as `numalb` and `average-weight`) and builds
 //! `linux::Balancer` with it; it imports no other policy file.
