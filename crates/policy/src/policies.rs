@@ -23,10 +23,13 @@
 //! ([`Fields::EMPTY`] for none) — then add its `mod` line and its row (`accepts: ACCEPTS`)
 //! to [`CATALOGUE`] below. The paper example's grids set `linux_era` for every policy they
 //! run: a policy that refuses it is refused there under `--linux-era 2.6` and
-//! `--reproduction`. A policy built on the Linux walk
-//! instead implements the walk's `Selection` (its order and refusals, as `thread-aware`) or
-//! `WholeMachine` (a periodic pass of its own, as `numalb` and `average-weight`) and builds
-//! `linux::Balancer` with it; it imports no other policy file.
+//! `--reproduction`.
+//!
+//! A policy built on the Linux walk instead implements the walk's `Selection` (its order
+//! and refusals, as `thread-aware`) or `WholeMachine` (a periodic pass of its own, as
+//! `numalb` and `average-weight`) and builds `linux::Balancer` with it, and takes the walk's
+//! fields (`linux::WALK_ACCEPTS`, and `linux::FILTER_ACCEPTS` when it composes the
+//! filter); it imports no other policy file.
 //!
 //! # Layers
 //!
