@@ -38,6 +38,18 @@ pub enum OriginRule {
     Off,
 }
 
+impl OriginRule {
+    /// The name used in configs and on command lines.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OriginRule::NoFarther => "no-farther",
+            OriginRule::Strict => "strict",
+            OriginRule::Off => "off",
+        }
+    }
+}
+
 impl FromStr for OriginRule {
     type Err = PolicyError;
 
@@ -77,6 +89,19 @@ pub enum PolicyError {
         /// What is accepted.
         expected: String,
     },
+    /// A parameter is set that the policy does not take (its catalogue row's `accepts`):
+    /// refused rather than ignored.
+    #[error("{field} = {value} is not a parameter of policy {policy}; it accepts: {accepts}")]
+    NotAccepted {
+        /// The parameter.
+        field: ConfigField,
+        /// The value given.
+        value: String,
+        /// The policy.
+        policy: PolicyName,
+        /// The parameters the policy takes.
+        accepts: Fields,
+    },
     /// A TOML config did not parse.
     #[cfg(feature = "config")]
     #[error("malformed TOML policy config: {0}")]
@@ -113,14 +138,17 @@ fn object_at(path: &str) -> String {
     }
 }
 
-/// A policy by name plus its parameters. Unset parameters take the documented defaults.
+/// A policy by name plus its parameters. Unset parameters take the documented defaults; a
+/// parameter set for a policy that does not take it (its catalogue row's `accepts`) is
+/// refused when the config is read or built ([`PolicyError::NotAccepted`]).
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct PolicyConfig {
     /// Which policy.
     pub name: PolicyName,
-    /// Origin rule (conservative policies).
+    /// Origin rule (conservative policies, and composed filters: only with
+    /// `conservative_filters = true`).
     #[cfg_attr(feature = "serde", serde(default))]
     pub origin: OriginRule,
     /// Migrations after which a task is aged (conservative policies and composed filters;
@@ -141,8 +169,9 @@ pub struct PolicyConfig {
     pub conservative_filters: Option<bool>,
     /// The kernel the Linux walk imitates (`linux`, the conservative policies,
     /// `thread-aware`, and the new-idle and fork placement of `numalb` and
-    /// `average-weight`): `"modern"` (the default) or `"2.6"`, the paper's kernel
-    /// ([`LinuxEra`]). Any other value is refused naming it.
+    /// `average-weight`; `unrestricted` accepts it as a label only): `"modern"` (the
+    /// default) or `"2.6"`, the paper's kernel ([`LinuxEra`]). Any other value is refused
+    /// naming it.
     #[cfg_attr(feature = "serde", serde(default))]
     pub linux_era: LinuxEra,
     /// Linux's automatic NUMA balancing (`kernel.numa_balancing`,
@@ -176,6 +205,223 @@ impl PolicyConfig {
             numa_balancing: false,
             numa_scan_delay_ms: None,
             numa_scan_period_min_ms: None,
+        }
+    }
+}
+
+/// An optional field of [`PolicyConfig`]: every field but `name`. A policy's catalogue row
+/// says which of them it takes (`PolicyEntry::accepts`); a config that sets another is
+/// refused ([`PolicyError::NotAccepted`]).
+///
+/// ```
+/// use zonal_policy::{ConfigField, PolicyConfig, PolicyName};
+/// let mut cfg = PolicyConfig::new(PolicyName::NUMALB);
+/// cfg.numalb_alpha = Some(2.0);
+/// assert_eq!(cfg.fields_set().iter().collect::<Vec<_>>(), [ConfigField::NumalbAlpha]);
+/// assert_eq!(ConfigField::NumalbAlpha.as_str(), "numalb_alpha");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum ConfigField {
+    /// `origin`.
+    Origin,
+    /// `age_limit`.
+    AgeLimit,
+    /// `numa_imbalance_pct`.
+    NumaImbalancePct,
+    /// `numalb_alpha`.
+    NumalbAlpha,
+    /// `conservative_filters`.
+    ConservativeFilters,
+    /// `linux_era`.
+    LinuxEra,
+    /// `numa_balancing`.
+    NumaBalancing,
+    /// `numa_scan_delay_ms`.
+    NumaScanDelayMs,
+    /// `numa_scan_period_min_ms`.
+    NumaScanPeriodMinMs,
+}
+
+impl ConfigField {
+    /// Every field, in [`PolicyConfig`]'s order.
+    pub const ALL: [ConfigField; 9] = [
+        ConfigField::Origin,
+        ConfigField::AgeLimit,
+        ConfigField::NumaImbalancePct,
+        ConfigField::NumalbAlpha,
+        ConfigField::ConservativeFilters,
+        ConfigField::LinuxEra,
+        ConfigField::NumaBalancing,
+        ConfigField::NumaScanDelayMs,
+        ConfigField::NumaScanPeriodMinMs,
+    ];
+
+    /// The name used in configs (TOML and JSON keys).
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ConfigField::Origin => "origin",
+            ConfigField::AgeLimit => "age_limit",
+            ConfigField::NumaImbalancePct => "numa_imbalance_pct",
+            ConfigField::NumalbAlpha => "numalb_alpha",
+            ConfigField::ConservativeFilters => "conservative_filters",
+            ConfigField::LinuxEra => "linux_era",
+            ConfigField::NumaBalancing => "numa_balancing",
+            ConfigField::NumaScanDelayMs => "numa_scan_delay_ms",
+            ConfigField::NumaScanPeriodMinMs => "numa_scan_period_min_ms",
+        }
+    }
+
+    /// The field's bit in [`Fields`].
+    const fn bit(self) -> u16 {
+        1 << self as u16
+    }
+}
+
+impl fmt::Display for ConfigField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A set of [`ConfigField`]s (const-constructible): the fields a policy takes, or the ones
+/// a config sets ([`PolicyConfig::fields_set`]).
+///
+/// ```
+/// use zonal_policy::{ConfigField, Fields};
+/// const F: Fields = Fields::of(&[ConfigField::LinuxEra, ConfigField::AgeLimit]);
+/// assert!(F.contains(ConfigField::AgeLimit) && !F.contains(ConfigField::Origin));
+/// assert_eq!(F.to_string(), "age_limit, linux_era");
+/// assert_eq!(Fields::EMPTY.to_string(), "none");
+/// ```
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Fields(u16);
+
+impl Fields {
+    /// No field.
+    pub const EMPTY: Fields = Fields(0);
+
+    /// The set of `fields`.
+    #[must_use]
+    pub const fn of(fields: &[ConfigField]) -> Self {
+        let mut bits = 0;
+        let mut i = 0;
+        while i < fields.len() {
+            bits |= fields[i].bit();
+            i += 1;
+        }
+        Fields(bits)
+    }
+
+    /// This set and `field`.
+    #[must_use]
+    pub const fn with(self, field: ConfigField) -> Self {
+        Fields(self.0 | field.bit())
+    }
+
+    /// Both sets.
+    #[must_use]
+    pub const fn union(self, other: Fields) -> Self {
+        Fields(self.0 | other.0)
+    }
+
+    /// Whether `field` is in the set.
+    #[must_use]
+    pub const fn contains(self, field: ConfigField) -> bool {
+        self.0 & field.bit() != 0
+    }
+
+    /// Whether the set is empty.
+    #[must_use]
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The fields, in [`ConfigField::ALL`]'s order.
+    pub fn iter(self) -> impl Iterator<Item = ConfigField> + Clone {
+        ConfigField::ALL
+            .into_iter()
+            .filter(move |&f| self.contains(f))
+    }
+}
+
+impl fmt::Display for Fields {
+    /// The names, comma-separated (`none` for the empty set).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_empty() {
+            return f.write_str("none");
+        }
+        for (i, field) in self.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(field.as_str())?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Fields {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+impl PolicyConfig {
+    /// The fields this config sets: an `Option` field that is `Some`, `numa_balancing` when
+    /// `true`, and `origin` and `linux_era` when not their defaults.
+    #[must_use]
+    pub fn fields_set(&self) -> Fields {
+        ConfigField::ALL
+            .into_iter()
+            .filter(|&f| self.is_set(f))
+            .fold(Fields::EMPTY, Fields::with)
+    }
+
+    /// Whether this config sets `field` ([`PolicyConfig::fields_set`]).
+    fn is_set(&self, field: ConfigField) -> bool {
+        match field {
+            ConfigField::Origin => self.origin != OriginRule::default(),
+            ConfigField::AgeLimit => self.age_limit.is_some(),
+            ConfigField::NumaImbalancePct => self.numa_imbalance_pct.is_some(),
+            ConfigField::NumalbAlpha => self.numalb_alpha.is_some(),
+            ConfigField::ConservativeFilters => self.conservative_filters.is_some(),
+            ConfigField::LinuxEra => self.linux_era != LinuxEra::default(),
+            ConfigField::NumaBalancing => self.numa_balancing,
+            ConfigField::NumaScanDelayMs => self.numa_scan_delay_ms.is_some(),
+            ConfigField::NumaScanPeriodMinMs => self.numa_scan_period_min_ms.is_some(),
+        }
+    }
+
+    /// `field`'s value as a config writes it (for error messages).
+    pub(crate) fn value_of(&self, field: ConfigField) -> String {
+        fn opt<T: ToString>(v: Option<T>) -> String {
+            v.map_or_else(|| "unset".to_owned(), |v| v.to_string())
+        }
+        match field {
+            ConfigField::Origin => format!("{:?}", self.origin.as_str()),
+            ConfigField::AgeLimit => opt(self.age_limit),
+            ConfigField::NumaImbalancePct => opt(self.numa_imbalance_pct),
+            ConfigField::NumalbAlpha => opt(self.numalb_alpha),
+            ConfigField::ConservativeFilters => opt(self.conservative_filters),
+            ConfigField::LinuxEra => format!("{:?}", self.linux_era.as_str()),
+            ConfigField::NumaBalancing => self.numa_balancing.to_string(),
+            ConfigField::NumaScanDelayMs => opt(self.numa_scan_delay_ms),
+            ConfigField::NumaScanPeriodMinMs => opt(self.numa_scan_period_min_ms),
+        }
+    }
+
+    /// [`PolicyError::NotAccepted`] for the first field this config sets outside `accepts`.
+    pub(crate) fn check_accepted(&self, accepts: Fields) -> Result<(), PolicyError> {
+        match self.fields_set().iter().find(|&f| !accepts.contains(f)) {
+            Some(field) => Err(PolicyError::NotAccepted {
+                field,
+                value: self.value_of(field),
+                policy: self.name,
+                accepts,
+            }),
+            None => Ok(()),
         }
     }
 }

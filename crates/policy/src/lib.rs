@@ -73,7 +73,9 @@ mod weight;
 mod testing;
 
 pub use ageing::{Ageing, DEFAULT_AGE_LIMIT};
-pub use config::{LinuxEra, OriginRule, PolicyConfig, PolicyError, PolicyName};
+pub use config::{
+    ConfigField, Fields, LinuxEra, OriginRule, PolicyConfig, PolicyError, PolicyName,
+};
 pub use decision::{
     Attempt, AttemptOutcome, BalanceOutcome, Eligibility, Migration, MoveContext, MoveKind,
     Placement, Refusal, RefusalCounts, VictimDecision,
@@ -89,7 +91,9 @@ pub use policies::linux::{DEFAULT_NUMA_IMBALANCE_PCT, LOCAL_IMBALANCE_PCT, RECLA
 pub use policies::no_policy::NoPolicy;
 pub use policies::numalb::DEFAULT_ALPHA as DEFAULT_NUMALB_ALPHA;
 pub use policies::{catalogue, Constructor, Filters, PolicyEntry, CATALOGUE};
-pub use policy::{wake_near_prev, BalanceSide, CpuPass, FreshSteal, Policy, Sides, StealSide};
+pub use policy::{
+    wake_near_prev, BalanceSide, CpuPass, FreshSteal, Policy, Sides, StealSide, WakeUp,
+};
 pub use rng::Rng;
 pub use rules::{cache_nice_tries, MIGRATION_COST_US, TICK_US};
 pub use snapshot::SnapshotView;

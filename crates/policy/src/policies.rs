@@ -18,11 +18,18 @@
 //!
 //! Write it in its own file under `src/policies/` — a type implementing
 //! [`Policy`](crate::Policy), [`StealSide`](crate::StealSide) and, if it balances,
-//! [`BalanceSide`](crate::BalanceSide), plus a `build(&PolicyConfig)` constructor — then add
-//! its `mod` line and its row to [`CATALOGUE`] below. A policy built on the Linux walk
-//! instead implements the walk's `Selection` (its order and refusals, as `thread-aware`) or
-//! `WholeMachine` (a periodic pass of its own, as `numalb` and `average-weight`) and builds
-//! `linux::Balancer` with it; it imports no other policy file.
+//! [`BalanceSide`](crate::BalanceSide), plus a `build(&PolicyConfig)` constructor and, next
+//! to it, `pub(crate) const ACCEPTS: Fields` naming every config field the constructor reads
+//! ([`Fields::EMPTY`] for none) — then add its `mod` line and its row (`accepts: ACCEPTS`)
+//! to [`CATALOGUE`] below. The paper example's grids set `linux_era` for every policy they
+//! run: a policy that refuses it is refused there under `--linux-era 2.6` and
+//! `--reproduction`.
+//!
+//! A policy built on the Linux walk instead implements the walk's `Selection` (its order
+//! and refusals, as `thread-aware`) or `WholeMachine` (a periodic pass of its own, as
+//! `numalb` and `average-weight`) and builds `linux::Balancer` with it, and takes the walk's
+//! fields (`linux::WALK_ACCEPTS`, and `linux::FILTER_ACCEPTS` when it composes the
+//! filter); it imports no other policy file.
 //!
 //! # Layers
 //!
@@ -42,9 +49,41 @@
 //! - `numalb_alpha` finite and ≥ 0;
 //! - `conservative_filters` as the row's [`Filters`] allows: `Optional` policies accept
 //!   both, `Never` ones refuse `true` (use `conservative-hard`), `Always` ones refuse
-//!   `false`.
+//!   `false`;
+//! - NUMA balancing (`numa_balancing` and its sysctls) only for the policies it applies to
+//!   ([`NumaBalancing::applies_to`]), never with `linux_era = "2.6"`;
+//! - every field the config sets ([`PolicyConfig::fields_set`]) among the row's
+//!   [`accepts`](PolicyEntry::accepts): a parameter a policy does not take (e.g.
+//!   `numalb_alpha` for `linux`) is refused ([`PolicyError::NotAccepted`], naming the field,
+//!   its value, the policy and the fields it takes), never ignored;
+//! - `origin` and `age_limit` for an `Optional` policy only with
+//!   `conservative_filters = true` (the composed filter is what reads them).
 //!
-//! Parameters a policy does not use (e.g. `numalb_alpha` for `linux`) are ignored.
+//! The messages above are the more precise ones and come first: `conservative_filters = true`
+//! for `linux` names the policy that filters, `numa_balancing` names the baselines it
+//! applies to.
+//!
+//! # Which fields each policy takes
+//!
+//! Each policy file declares its `ACCEPTS` next to its `build`, from what the constructor
+//! reads:
+//!
+//! | name | accepts |
+//! |---|---|
+//! | `linux` | `numa_imbalance_pct`, `linux_era`, `numa_balancing`, `numa_scan_delay_ms`, `numa_scan_period_min_ms` |
+//! | `conservative-hard`, `conservative-soft` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era` |
+//! | `thread-aware` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era`, and NUMA balancing's three |
+//! | `numalb` | `origin`, `age_limit`, `numa_imbalance_pct`, `numalb_alpha`, `conservative_filters`, `linux_era` |
+//! | `average-weight` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era` |
+//! | `unrestricted` | `linux_era` (a label only) |
+//!
+//! `linux_era`: every policy built on the Linux walk uses it — `numalb` and
+//! `average-weight` replace only the periodic pass, and their new-idle balancing and fork
+//! placement are the walk's, of the era asked for. `unrestricted` reads it nowhere (random
+//! stealing, placement on the parent, wake-up on the waker): it accepts the era as a label
+//! only, because the paper's grids run every policy of the catalogue under each era (the
+//! era names the variant of the whole grid and shows in every run's report); its runs are
+//! the same under both eras. This is the one field a policy accepts without reading it.
 
 pub(crate) mod average_weight;
 pub(crate) mod linux;
@@ -57,7 +96,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use crate::config::{self, PolicyConfig, PolicyError, PolicyName};
+use crate::config::{self, ConfigField, Fields, PolicyConfig, PolicyError, PolicyName};
 use crate::filters::ZoneMode;
 use crate::numa_balancing::{self, NumaBalancing};
 use crate::policy::{Policy, Sides};
@@ -90,6 +129,10 @@ pub struct PolicyEntry {
     pub sides: Sides,
     /// Whether it takes the conservative filters.
     pub filters: Filters,
+    /// The config fields it takes (declared next to its constructor, from what the
+    /// constructor reads); a config that sets another is refused
+    /// ([`PolicyError::NotAccepted`]).
+    pub accepts: Fields,
     /// Its constructor (called with a validated config).
     pub build: Constructor,
 }
@@ -101,6 +144,7 @@ pub const CATALOGUE: &[PolicyEntry] = &[
         summary: "Linux's CFS balancer over sched domains (the baseline)",
         sides: Sides::BOTH,
         filters: Filters::Never,
+        accepts: linux::ACCEPTS,
         build: linux::build,
     },
     PolicyEntry {
@@ -108,6 +152,7 @@ pub const CATALOGUE: &[PolicyEntry] = &[
         summary: "conservative, hard zone: nothing beyond level S, no task farther from origin, aged tasks stay",
         sides: Sides::BOTH,
         filters: Filters::Always,
+        accepts: linux::CONSERVATIVE_ACCEPTS,
         build: |cfg| linux::build_conservative(cfg, ZoneMode::Hard),
     },
     PolicyEntry {
@@ -115,6 +160,7 @@ pub const CATALOGUE: &[PolicyEntry] = &[
         summary: "conservative, soft zone: beyond S only from victims above 150% of the thief's load",
         sides: Sides::BOTH,
         filters: Filters::Always,
+        accepts: linux::CONSERVATIVE_ACCEPTS,
         build: |cfg| linux::build_conservative(cfg, ZoneMode::Soft),
     },
     PolicyEntry {
@@ -122,6 +168,7 @@ pub const CATALOGUE: &[PolicyEntry] = &[
         summary: "Chiang & Su: inter-node moves from the least node-concentrated thread group",
         sides: Sides::BOTH,
         filters: Filters::Optional,
+        accepts: thread_aware::ACCEPTS,
         build: thread_aware::build,
     },
     PolicyEntry {
@@ -129,6 +176,7 @@ pub const CATALOGUE: &[PolicyEntry] = &[
         summary: "Pilla et al.'s Charm++ NUMALB: greedy list scheduling by NUMA cost",
         sides: Sides::BOTH,
         filters: Filters::Optional,
+        accepts: numalb::ACCEPTS,
         build: numalb::build,
     },
     PolicyEntry {
@@ -136,6 +184,7 @@ pub const CATALOGUE: &[PolicyEntry] = &[
         summary: "Sharma & Agrawal: CPUs take tasks up to the average weight per CPU",
         sides: Sides::BOTH,
         filters: Filters::Optional,
+        accepts: average_weight::ACCEPTS,
         build: average_weight::build,
     },
     PolicyEntry {
@@ -143,6 +192,7 @@ pub const CATALOGUE: &[PolicyEntry] = &[
         summary: "plain random work stealing over every CPU, as rayon does",
         sides: Sides::BOTH,
         filters: Filters::Never,
+        accepts: unrestricted::ACCEPTS,
         build: unrestricted::build,
     },
 ];
@@ -176,24 +226,49 @@ pub fn catalogue() -> &'static [PolicyEntry] {
 }
 
 /// The whole check of a config: NUMA balancing's fields (ranges, era, and whether the
-/// policy accepts it), the shared ranges ([`config::check_ranges`]), and
-/// `conservative_filters` as the policy's row allows.
+/// policy accepts it), the shared ranges ([`config::check_ranges`]),
+/// `conservative_filters` as the policy's row allows, every field set among the row's
+/// `accepts`, and the composed filter's fields only with the filter.
 pub(crate) fn validate(cfg: &PolicyConfig) -> Result<(), PolicyError> {
     validate_numa_balancing(cfg)?;
     config::check_ranges(cfg)?;
-    match (cfg.name.entry().filters, cfg.conservative_filters) {
-        (Filters::Never, Some(true)) => Err(config::bad(
-            "conservative_filters",
-            true,
-            "false or unset for this policy (use conservative-hard for Linux with the filters)",
-        )),
-        (Filters::Always, Some(false)) => Err(config::bad(
-            "conservative_filters",
-            false,
-            "true or unset: the conservative policies always filter",
-        )),
-        _ => Ok(()),
+    let entry = cfg.name.entry();
+    match (entry.filters, cfg.conservative_filters) {
+        (Filters::Never, Some(true)) => {
+            return Err(config::bad(
+                "conservative_filters",
+                true,
+                "false or unset for this policy (use conservative-hard for Linux with the filters)",
+            ))
+        }
+        (Filters::Always, Some(false)) => {
+            return Err(config::bad(
+                "conservative_filters",
+                false,
+                "true or unset: the conservative policies always filter",
+            ))
+        }
+        _ => {}
     }
+    cfg.check_accepted(entry.accepts)?;
+    if entry.filters == Filters::Optional && cfg.conservative_filters != Some(true) {
+        // The composed filter is the only reader of its origin rule and age limit.
+        if let Some(field) = [ConfigField::Origin, ConfigField::AgeLimit]
+            .into_iter()
+            .find(|&f| cfg.fields_set().contains(f))
+        {
+            return Err(config::bad(
+                field.as_str(),
+                cfg.value_of(field),
+                &format!(
+                    "unset unless conservative_filters = true (policy {} reads it only \
+                     through the composed conservative filter)",
+                    cfg.name
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// NUMA balancing's fields: their ranges and era ([`config::check_numa_balancing`]), then
@@ -325,11 +400,11 @@ impl NumaBalancing {
         }))
     }
 
-    /// Whether NUMA balancing applies to a policy: the modern Linux baselines (`linux`,
-    /// `thread-aware`; module docs).
+    /// Whether NUMA balancing applies to a policy: its catalogue row accepts
+    /// `numa_balancing` (the modern Linux baselines `linux` and `thread-aware`; module docs).
     #[must_use]
     pub fn applies_to(name: PolicyName) -> bool {
-        name == PolicyName::LINUX || name == PolicyName::THREAD_AWARE
+        name.entry().accepts.contains(ConfigField::NumaBalancing)
     }
 }
 

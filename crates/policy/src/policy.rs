@@ -254,18 +254,19 @@ pub trait BalanceSide: Send + Sync + fmt::Debug {
     ) -> Placement;
 
     /// Where a task that wakes up should be queued (Linux's `select_task_rq` at
-    /// `try_to_wake_up`). `task` is the waking task, whose `task.cpu` is `prev`, the CPU it
-    /// last ran on; `waker` is the CPU that wakes it (the CPU completing its I/O, or the
-    /// thread that signals it; `prev` itself when the caller has no better answer). The
-    /// answer is a CPU of `view`'s topology; a driver that moves the task to another node
-    /// counts that as a migration.
+    /// `try_to_wake_up`, which takes the task and its wake context: here one [`WakeUp`]).
+    /// `wake.task` is the waking task, whose `task.cpu` is `wake.prev`, the CPU it last ran
+    /// on; `wake.waker` is the CPU that wakes it (the CPU completing its I/O, or the thread
+    /// that signals it; `prev` itself when the caller has no better answer). The answer is a
+    /// CPU of `view`'s topology; a driver that moves the task to another node counts that as
+    /// a migration.
     ///
     /// The default is [`wake_near_prev`]: `prev` if idle, else the first idle CPU of
     /// `prev`'s node, else `prev`. The Linux-family policies answer with the era's wake-up
     /// logic (module `policies::linux::wake`), which the conservative filter restricts.
     ///
     /// ```
-    /// use zonal_policy::{PolicyConfig, Rng, SnapshotView, TaskId, TaskMeta};
+    /// use zonal_policy::{PolicyConfig, Rng, SnapshotView, TaskId, TaskMeta, WakeUp};
     /// use zonal_topology::{presets, CpuId};
     /// let topo = presets::preset("s1")?;
     /// let view = SnapshotView::new(topo.clone());
@@ -273,19 +274,13 @@ pub trait BalanceSide: Send + Sync + fmt::Debug {
     /// let p = PolicyConfig::named("conservative-hard")?.build()?;
     /// let b = p.balance_side().expect("balances");
     /// // An idle machine: the task wakes where it last ran.
-    /// assert_eq!(b.select_wake(&view, &task, CpuId(0), CpuId(0), &mut Rng::new(1)), CpuId(0));
+    /// let wake = WakeUp { task: &task, prev: CpuId(0), waker: CpuId(0) };
+    /// assert_eq!(b.select_wake(&view, wake, &mut Rng::new(1)), CpuId(0));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn select_wake(
-        &self,
-        view: &dyn MachineView,
-        task: &TaskMeta,
-        prev: CpuId,
-        waker: CpuId,
-        rng: &mut Rng,
-    ) -> CpuId {
-        let _ = (waker, rng);
-        wake_near_prev(view, task, prev)
+    fn select_wake(&self, view: &dyn MachineView, wake: WakeUp<'_>, rng: &mut Rng) -> CpuId {
+        let _ = rng;
+        wake_near_prev(view, wake.task, wake.prev)
     }
 
     /// The balancing state `cpu` starts with: its per-level intervals and busy factor.
@@ -295,6 +290,18 @@ pub trait BalanceSide: Send + Sync + fmt::Debug {
     fn new_state(&self, topo: &Topology, cpu: CpuId) -> CpuBalanceState {
         CpuBalanceState::new(topo, cpu)
     }
+}
+
+/// A task waking up and its wake context: the argument of [`BalanceSide::select_wake`], as
+/// Linux's `select_task_rq` takes the task and where it wakes from.
+#[derive(Clone, Copy, Debug)]
+pub struct WakeUp<'a> {
+    /// The waking task (on no queue).
+    pub task: &'a TaskMeta,
+    /// The CPU it last ran on (`task.cpu`).
+    pub prev: CpuId,
+    /// The CPU that wakes it (`prev` when the caller has no better answer).
+    pub waker: CpuId,
 }
 
 /// The default wake-up placement ([`BalanceSide::select_wake`]), also what a driver uses for

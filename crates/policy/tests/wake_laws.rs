@@ -17,7 +17,7 @@ use std::sync::Arc;
 use common::{age_limit, configs, is_conservative};
 use proptest::prelude::*;
 use zonal_policy::{
-    LinuxEra, MachineView, OriginRule, PolicyConfig, Rng, SnapshotView, TaskId, TaskMeta,
+    LinuxEra, MachineView, OriginRule, PolicyConfig, Rng, SnapshotView, TaskId, TaskMeta, WakeUp,
 };
 use zonal_topology::{presets, CpuId, NodeId, Topology};
 
@@ -96,8 +96,13 @@ fn check(cfg: &PolicyConfig, v: &SnapshotView, w: &Waking, seed: u64) {
     let mut task = TaskMeta::new(TaskId(1 << 40), origin, prev);
     task.migrations = w.migrations;
     task.migratable = !w.pinned;
-    let got = b.select_wake(v, &task, prev, waker, &mut Rng::new(seed));
-    let again = b.select_wake(v, &task, prev, waker, &mut Rng::new(seed));
+    let wake = WakeUp {
+        task: &task,
+        prev,
+        waker,
+    };
+    let got = b.select_wake(v, wake, &mut Rng::new(seed));
+    let again = b.select_wake(v, wake, &mut Rng::new(seed));
     let name = p.name();
     assert_eq!(got, again, "{name}: not deterministic");
     assert!(got.index() < n, "{name}: {got:?} is not a CPU");
@@ -169,8 +174,9 @@ proptest! {
         let task = TaskMeta::new(TaskId(1 << 40), topo.node_of(prev), prev);
         let linux = PolicyConfig::named("linux").unwrap().build().unwrap();
         let hard = PolicyConfig::named("conservative-hard").unwrap().build().unwrap();
-        let l = linux.balance_side().unwrap().select_wake(&v, &task, prev, waker, &mut Rng::new(0));
-        let h = hard.balance_side().unwrap().select_wake(&v, &task, prev, waker, &mut Rng::new(0));
+        let wake = WakeUp { task: &task, prev, waker };
+        let l = linux.balance_side().unwrap().select_wake(&v, wake, &mut Rng::new(0));
+        let h = hard.balance_side().unwrap().select_wake(&v, wake, &mut Rng::new(0));
         let (ln, pn) = (topo.node_of(l), topo.node_of(prev));
         if topo.node_in_zone(ln, pn) {
             // A task at home may leave it within the zone under NoFarther.

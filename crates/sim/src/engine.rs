@@ -421,7 +421,15 @@ impl<'a> Engine<'a> {
         // The waker of an I/O completion is the CPU that submitted it (`prev`): see the
         // policy's wake-up module docs.
         let woken = match self.balancer {
-            Some(b) => b.select_wake(&self.m, &meta, prev, prev, &mut self.rng),
+            Some(b) => b.select_wake(
+                &self.m,
+                zonal_policy::WakeUp {
+                    task: &meta,
+                    prev,
+                    waker: prev,
+                },
+                &mut self.rng,
+            ),
             None => wake_near_prev(&self.m, &meta, prev),
         };
         let target = if woken.index() < topo.cpu_count() {

@@ -22,12 +22,20 @@ use std::sync::Arc;
 
 use zonal_topology::{CpuId, Topology, Victim};
 
-use crate::config::PolicyConfig;
+use crate::config::{Fields, PolicyConfig};
 use crate::decision::{AttemptOutcome, BalanceOutcome, Migration, MoveContext, VictimDecision};
-use crate::policies::linux::{Balancer, Centralised, MachinePass, WholeMachine, NR_MIGRATE_MAX};
+use crate::policies::linux::{
+    Balancer, Centralised, MachinePass, WholeMachine, FILTER_ACCEPTS, NR_MIGRATE_MAX, WALK_ACCEPTS,
+};
 use crate::policy::Policy;
 use crate::rules::MoveRules;
 use crate::view::MachineView;
+
+/// What `average-weight` takes: the walk's parameters (the walk keeps new-idle balancing
+/// and fork placement, of either era, and their imbalance threshold) and the composed
+/// filter's (`origin` and `age_limit` only with `conservative_filters = true`). Its pass has
+/// no parameter of its own.
+pub(crate) const ACCEPTS: Fields = WALK_ACCEPTS.union(FILTER_ACCEPTS);
 
 /// `average-weight` (catalogue constructor): the threshold pass over Linux's steal side,
 /// new-idle balancing and placement, behind the hard conservative filter when

@@ -40,15 +40,25 @@ use std::sync::Arc;
 
 use zonal_topology::{CpuId, NodeId, Topology};
 
-use crate::config::PolicyConfig;
+use crate::config::{ConfigField, Fields, PolicyConfig};
 use crate::decision::{AttemptOutcome, BalanceOutcome, Migration, MoveContext};
-use crate::policies::linux::{Balancer, Centralised, MachinePass, WholeMachine};
+use crate::policies::linux::{
+    Balancer, Centralised, MachinePass, WholeMachine, FILTER_ACCEPTS, WALK_ACCEPTS,
+};
 use crate::policy::Policy;
 use crate::rules::MoveRules;
 use crate::view::{MachineView, TaskMeta};
 
 /// The default communication weight `a` (weight units per message).
 pub const DEFAULT_ALPHA: f64 = 1.0;
+
+/// What `numalb` takes: `numalb_alpha` (its pass's `a`), the walk's parameters (the walk
+/// keeps new-idle balancing and fork placement, of either era, and their imbalance
+/// threshold), and the composed filter's (`origin` and `age_limit` only with
+/// `conservative_filters = true`).
+pub(crate) const ACCEPTS: Fields = WALK_ACCEPTS
+    .union(FILTER_ACCEPTS)
+    .with(ConfigField::NumalbAlpha);
 
 /// `numalb` (catalogue constructor): the greedy pass over Linux's steal side, new-idle
 /// balancing and placement, behind the hard conservative filter when

@@ -1,4 +1,6 @@
-use crate::{OriginRule, PolicyConfig, PolicyError, PolicyName};
+use proptest::prelude::*;
+
+use crate::{ConfigField, Fields, LinuxEra, OriginRule, PolicyConfig, PolicyError, PolicyName};
 
 #[test]
 fn every_name_builds_with_defaults() {
@@ -69,13 +71,12 @@ fn bad_values_are_refused() {
     );
     let mut ok = PolicyConfig::new(PolicyName::LINUX);
     ok.numa_imbalance_pct = Some(1000);
-    ok.origin = OriginRule::Strict;
     assert!(ok.build().is_ok());
 }
 
 #[test]
 fn toml_and_json_round_trip() {
-    let mut cfg = PolicyConfig::new(PolicyName::CONSERVATIVE_SOFT);
+    let mut cfg = PolicyConfig::new(PolicyName::NUMALB);
     cfg.origin = OriginRule::Strict;
     cfg.age_limit = Some(2);
     cfg.numa_imbalance_pct = Some(17);
@@ -87,8 +88,8 @@ fn toml_and_json_round_trip() {
     assert_eq!(PolicyConfig::from_json_str(&json).unwrap(), cfg);
 
     let minimal =
-        PolicyConfig::from_toml_str("name = \"thread-aware\"\norigin = \"off\"\n").unwrap();
-    assert_eq!(minimal.name, PolicyName::THREAD_AWARE);
+        PolicyConfig::from_toml_str("name = \"conservative-soft\"\norigin = \"off\"\n").unwrap();
+    assert_eq!(minimal.name, PolicyName::CONSERVATIVE_SOFT);
     assert_eq!(minimal.origin, OriginRule::Off);
     assert_eq!(minimal.age_limit, None);
     let j = PolicyConfig::from_json_str(r#"{"name":"numalb","numalb_alpha":2.0}"#).unwrap();
@@ -194,15 +195,225 @@ fn repeated_keys_are_refused_in_json_and_toml() {
     }
     // Without the repetition both read.
     assert_eq!(
-        PolicyConfig::from_json_str(r#"{"name": "linux", "age_limit": 3}"#)
+        PolicyConfig::from_json_str(r#"{"name": "conservative-hard", "age_limit": 3}"#)
             .unwrap()
             .age_limit,
         Some(3)
     );
     assert_eq!(
-        PolicyConfig::from_toml_str("name = \"linux\"\nage_limit = 3\n")
+        PolicyConfig::from_toml_str("name = \"conservative-hard\"\nage_limit = 3\n")
             .unwrap()
             .age_limit,
         Some(3)
     );
+}
+
+#[test]
+fn a_field_the_policy_does_not_take_is_refused_naming_field_value_and_policy() {
+    let mut cfg = PolicyConfig::new(PolicyName::LINUX);
+    cfg.numalb_alpha = Some(0.5);
+    let err = cfg.build().unwrap_err();
+    match &err {
+        PolicyError::NotAccepted {
+            field,
+            value,
+            policy,
+            accepts,
+        } => {
+            assert_eq!(*field, ConfigField::NumalbAlpha);
+            assert_eq!(value, "0.5");
+            assert_eq!(*policy, PolicyName::LINUX);
+            assert_eq!(*accepts, PolicyName::LINUX.entry().accepts);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        err.to_string(),
+        "numalb_alpha = 0.5 is not a parameter of policy linux; it accepts: \
+         numa_imbalance_pct, linux_era, numa_balancing, numa_scan_delay_ms, \
+         numa_scan_period_min_ms"
+    );
+
+    // The origin rule is written as in configs; a policy that takes nothing says so.
+    let err = PolicyConfig::from_toml_str("name = \"linux\"\norigin = \"strict\"\n").unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("origin = \"strict\" is not a parameter of policy linux;"),
+        "{err}"
+    );
+    let err = PolicyConfig::from_json_str(r#"{"name": "unrestricted", "age_limit": 4}"#)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "age_limit = 4 is not a parameter of policy unrestricted; it accepts: linux_era"
+    );
+    let err = PolicyConfig::from_json_str(r#"{"name": "conservative-hard", "numalb_alpha": 2.0}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("numalb_alpha = 2 is not a parameter of policy conservative-hard;"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_more_precise_messages_come_first() {
+    // conservative_filters = true for linux names the policy to use instead.
+    let mut cfg = PolicyConfig::new(PolicyName::LINUX);
+    cfg.conservative_filters = Some(true);
+    match cfg.build() {
+        Err(PolicyError::BadValue {
+            field, expected, ..
+        }) => {
+            assert_eq!(field, "conservative_filters");
+            assert!(expected.contains("conservative-hard"), "{expected}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // conservative_filters = false for linux: not a parameter it takes.
+    cfg.conservative_filters = Some(false);
+    assert!(matches!(
+        cfg.build(),
+        Err(PolicyError::NotAccepted {
+            field: ConfigField::ConservativeFilters,
+            ..
+        })
+    ));
+    // numa_balancing for numalb names the baselines it applies to.
+    let mut cfg = PolicyConfig::new(PolicyName::NUMALB);
+    cfg.numa_balancing = true;
+    let err = cfg.build().unwrap_err().to_string();
+    assert!(
+        err.contains("numa_balancing") && err.contains("thread-aware"),
+        "{err}"
+    );
+}
+
+#[test]
+fn composed_filter_fields_need_the_filter() {
+    for name in [
+        PolicyName::THREAD_AWARE,
+        PolicyName::NUMALB,
+        PolicyName::AVERAGE_WEIGHT,
+    ] {
+        let mut cfg = PolicyConfig::new(name);
+        cfg.age_limit = Some(2);
+        match cfg.build() {
+            Err(PolicyError::BadValue {
+                field,
+                value,
+                expected,
+            }) => {
+                assert_eq!((field, value.as_str()), ("age_limit", "2"));
+                assert!(
+                    expected.contains("conservative_filters = true"),
+                    "{expected}"
+                );
+                assert!(expected.contains(name.as_str()), "{expected}");
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+        cfg.conservative_filters = Some(true);
+        cfg.origin = OriginRule::Off;
+        assert!(cfg.build().is_ok(), "{name}");
+    }
+}
+
+#[test]
+fn fields_set_names_what_differs_from_the_defaults() {
+    let mut cfg = PolicyConfig::new(PolicyName::THREAD_AWARE);
+    assert_eq!(cfg.fields_set(), Fields::EMPTY);
+    cfg.origin = OriginRule::NoFarther;
+    cfg.linux_era = LinuxEra::Modern;
+    cfg.numa_balancing = false;
+    assert_eq!(cfg.fields_set(), Fields::EMPTY);
+    cfg.origin = OriginRule::Off;
+    cfg.linux_era = LinuxEra::V2_6;
+    cfg.conservative_filters = Some(false);
+    assert_eq!(
+        cfg.fields_set(),
+        Fields::of(&[
+            ConfigField::Origin,
+            ConfigField::LinuxEra,
+            ConfigField::ConservativeFilters
+        ])
+    );
+}
+
+#[test]
+fn numa_balancing_applies_where_the_row_accepts_it() {
+    for name in PolicyName::all() {
+        assert_eq!(
+            crate::NumaBalancing::applies_to(name),
+            name == PolicyName::LINUX || name == PolicyName::THREAD_AWARE,
+            "{name}"
+        );
+    }
+}
+
+/// A valid value of `field`, other than its default; `conservative_filters` is `true`.
+fn set(cfg: &mut PolicyConfig, field: ConfigField, v: u32) {
+    match field {
+        ConfigField::Origin => {
+            cfg.origin = if v.is_multiple_of(2) {
+                OriginRule::Strict
+            } else {
+                OriginRule::Off
+            }
+        }
+        ConfigField::AgeLimit => cfg.age_limit = Some(1 + v % 100),
+        ConfigField::NumaImbalancePct => cfg.numa_imbalance_pct = Some(v % 1001),
+        ConfigField::NumalbAlpha => cfg.numalb_alpha = Some(f64::from(v % 1000) / 8.0),
+        ConfigField::ConservativeFilters => cfg.conservative_filters = Some(true),
+        ConfigField::LinuxEra => cfg.linux_era = LinuxEra::V2_6,
+        ConfigField::NumaBalancing => cfg.numa_balancing = true,
+        ConfigField::NumaScanDelayMs => cfg.numa_scan_delay_ms = Some(1 + v % 3_600_000),
+        ConfigField::NumaScanPeriodMinMs => cfg.numa_scan_period_min_ms = Some(1 + v % 3_600_000),
+    }
+}
+
+/// The fields `field` is read with: the NUMA-balancing sysctls with `numa_balancing`, the
+/// composed filter's fields with `conservative_filters = true`.
+fn requires(field: ConfigField) -> &'static [ConfigField] {
+    match field {
+        ConfigField::NumaScanDelayMs | ConfigField::NumaScanPeriodMinMs => {
+            &[ConfigField::NumaBalancing]
+        }
+        ConfigField::Origin | ConfigField::AgeLimit => &[ConfigField::ConservativeFilters],
+        _ => &[],
+    }
+}
+
+proptest! {
+    /// For every policy and every single field (with the fields it is read with),
+    /// `validate` accepts it iff the row's `accepts` has it; a refusal of a field alone
+    /// names it.
+    #[test]
+    fn validate_accepts_a_field_iff_the_row_does(
+        policy in 0..PolicyName::all().len(),
+        field in 0..ConfigField::ALL.len(),
+        v in any::<u32>(),
+    ) {
+        let name = PolicyName::all().nth(policy).unwrap();
+        let field = ConfigField::ALL[field];
+        let mut cfg = PolicyConfig::new(name);
+        set(&mut cfg, field, v);
+        for &r in requires(field) {
+            set(&mut cfg, r, v);
+        }
+        let accepts = name.entry().accepts;
+        // A field the row takes comes with the fields it is read with.
+        if accepts.contains(field) {
+            for &r in requires(field) {
+                prop_assert!(accepts.contains(r), "{name}: {field} without {r}");
+            }
+        }
+        let got = super::validate(&cfg);
+        prop_assert_eq!(got.is_ok(), accepts.contains(field), "{}: {} ({:?})", name, field, got);
+        if let (Err(e), []) = (&got, requires(field)) {
+            prop_assert!(e.to_string().contains(field.as_str()), "{}", e);
+        }
+        prop_assert_eq!(cfg.build().is_ok(), accepts.contains(field));
+    }
 }

@@ -25,11 +25,21 @@ use std::sync::Arc;
 
 use zonal_topology::{CpuId, NodeId};
 
-use crate::config::PolicyConfig;
+use crate::config::{Fields, PolicyConfig};
 use crate::decision::Refusal;
-use crate::policies::linux::{Balancer, Candidates, Guard, Selection, NR_MIGRATE_MAX};
+use crate::policies::linux::{
+    Balancer, Candidates, Guard, Selection, FILTER_ACCEPTS, NR_MIGRATE_MAX, NUMA_BALANCING_ACCEPTS,
+    WALK_ACCEPTS,
+};
 use crate::policy::Policy;
 use crate::view::{GroupId, MachineView, TaskMeta};
+
+/// What `thread-aware` takes: the walk's parameters (its selection runs inside the walk, of
+/// either era), the composed filter's (`origin` and `age_limit` only with
+/// `conservative_filters = true`), and NUMA balancing (a modern Linux baseline).
+pub(crate) const ACCEPTS: Fields = WALK_ACCEPTS
+    .union(FILTER_ACCEPTS)
+    .union(NUMA_BALANCING_ACCEPTS);
 
 /// `thread-aware` (catalogue constructor): the Linux walk with this selection across
 /// nodes, behind the hard conservative filter when `conservative_filters = true`.

@@ -16,14 +16,21 @@
 
 use zonal_topology::{CpuId, Level};
 
+use crate::config::{ConfigField, Fields};
 use crate::decision::{Attempt, AttemptOutcome, BalanceOutcome, Migration, MoveContext, Placement};
 use crate::policies::linux::is_idle;
-use crate::policy::{BalanceSide, CpuPass, Policy, StealSide};
+use crate::policy::{BalanceSide, CpuPass, Policy, StealSide, WakeUp};
 use crate::rng::Rng;
 use crate::rules::MoveRules;
 use crate::view::{MachineView, TaskMeta};
 
-/// `unrestricted` (catalogue constructor); it takes no parameters.
+/// What `unrestricted` takes: `linux_era` only, as a label. Its constructor reads no field;
+/// the era is accepted (and changes nothing) because the paper's grids run every policy
+/// of the catalogue under each Linux era, the era naming the variant of the whole grid (and
+/// shown in each run's report). Every other field is refused.
+pub(crate) const ACCEPTS: Fields = Fields::of(&[ConfigField::LinuxEra]);
+
+/// `unrestricted` (catalogue constructor); it reads no parameter ([`ACCEPTS`]).
 pub(crate) fn build(_cfg: &crate::PolicyConfig) -> std::sync::Arc<dyn Policy> {
     std::sync::Arc::new(Unrestricted::new())
 }
@@ -131,18 +138,11 @@ impl BalanceSide for Unrestricted {
         }
     }
 
-    fn select_wake(
-        &self,
-        view: &dyn MachineView,
-        task: &TaskMeta,
-        prev: CpuId,
-        waker: CpuId,
-        _rng: &mut Rng,
-    ) -> CpuId {
-        if task.migratable && waker.index() < view.topology().cpu_count() {
-            waker
+    fn select_wake(&self, view: &dyn MachineView, wake: WakeUp<'_>, _rng: &mut Rng) -> CpuId {
+        if wake.task.migratable && wake.waker.index() < view.topology().cpu_count() {
+            wake.waker
         } else {
-            prev
+            wake.prev
         }
     }
 }

@@ -70,10 +70,10 @@ use std::sync::Arc;
 
 use zonal_topology::{CpuId, Level, Topology};
 
-use crate::config::PolicyConfig;
+use crate::config::{ConfigField, Fields, PolicyConfig};
 use crate::decision::{AttemptOutcome, BalanceOutcome, Placement};
 use crate::filters::{ConservativeFilter, ZoneMode};
-use crate::policy::{BalanceSide, CpuPass, Policy, StealSide};
+use crate::policy::{BalanceSide, CpuPass, Policy, StealSide, WakeUp};
 use crate::rng::Rng;
 use crate::rules::MoveRules;
 use crate::state::CpuBalanceState;
@@ -200,6 +200,34 @@ pub(crate) struct Balancer<S: Selection = Tail> {
     pub(crate) rules: MoveRules,
     selection: S,
 }
+
+/// The parameters of the Linux walk itself, read by [`LinuxParams::from_config`] for every
+/// policy built on the walk: its era and its NUMA imbalance threshold.
+pub(crate) const WALK_ACCEPTS: Fields =
+    Fields::of(&[ConfigField::NumaImbalancePct, ConfigField::LinuxEra]);
+
+/// The conservative filter's parameters ([`PolicyConfig::filter`]): its origin rule and age
+/// limit, and `conservative_filters` itself.
+pub(crate) const FILTER_ACCEPTS: Fields = Fields::of(&[
+    ConfigField::Origin,
+    ConfigField::AgeLimit,
+    ConfigField::ConservativeFilters,
+]);
+
+/// Linux's automatic NUMA balancing, which the drivers run for the modern Linux baselines
+/// (`NumaBalancing::from_config`): the switch and its two sysctls.
+pub(crate) const NUMA_BALANCING_ACCEPTS: Fields = Fields::of(&[
+    ConfigField::NumaBalancing,
+    ConfigField::NumaScanDelayMs,
+    ConfigField::NumaScanPeriodMinMs,
+]);
+
+/// What `linux` takes: the walk's parameters and NUMA balancing (no filter: refused).
+pub(crate) const ACCEPTS: Fields = WALK_ACCEPTS.union(NUMA_BALANCING_ACCEPTS);
+
+/// What `conservative-hard` and `conservative-soft` take: the walk's parameters and the
+/// filter's.
+pub(crate) const CONSERVATIVE_ACCEPTS: Fields = WALK_ACCEPTS.union(FILTER_ACCEPTS);
 
 /// `linux` (catalogue constructor).
 pub(crate) fn build(cfg: &PolicyConfig) -> Arc<dyn Policy> {
@@ -385,14 +413,8 @@ impl<S: Selection> Balancer<S> {
     }
 
     /// Wake-up placement ([`wake`]).
-    pub(crate) fn wake(
-        &self,
-        view: &dyn MachineView,
-        task: &TaskMeta,
-        prev: CpuId,
-        waker: CpuId,
-    ) -> CpuId {
-        wake::select(self, view, task, prev, waker)
+    pub(crate) fn wake(&self, view: &dyn MachineView, wake: WakeUp<'_>) -> CpuId {
+        wake::select(self, view, wake)
     }
 }
 
@@ -477,15 +499,8 @@ impl<S: Selection> BalanceSide for Balancer<S> {
         self.placement(view, parent)
     }
 
-    fn select_wake(
-        &self,
-        view: &dyn MachineView,
-        task: &TaskMeta,
-        prev: CpuId,
-        waker: CpuId,
-        _rng: &mut Rng,
-    ) -> CpuId {
-        self.wake(view, task, prev, waker)
+    fn select_wake(&self, view: &dyn MachineView, wake: WakeUp<'_>, _rng: &mut Rng) -> CpuId {
+        self.wake(view, wake)
     }
 
     fn new_state(&self, topo: &Topology, cpu: CpuId) -> CpuBalanceState {

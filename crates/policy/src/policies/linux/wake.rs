@@ -98,6 +98,7 @@
 use zonal_topology::{CpuId, Level, NodeId, Topology};
 
 use crate::filters::ConservativeFilter;
+use crate::policy::WakeUp;
 use crate::view::{MachineView, TaskMeta};
 
 use super::groups::is_idle;
@@ -290,9 +291,7 @@ impl Wake<'_> {
 pub(super) fn select(
     b: &Balancer<impl Selection>,
     view: &dyn MachineView,
-    task: &TaskMeta,
-    prev: CpuId,
-    waker: CpuId,
+    WakeUp { task, prev, waker }: WakeUp<'_>,
 ) -> CpuId {
     let topo = view.topology();
     let n = topo.cpu_count();

@@ -24,9 +24,15 @@ fn waking(origin: NodeId, prev: u32) -> TaskMeta {
 }
 
 fn wake(p: &dyn Policy, tv: &TestView, task: &TaskMeta, waker: u32) -> CpuId {
-    p.balance_side()
-        .unwrap()
-        .select_wake(&tv.view, task, task.cpu, CpuId(waker), &mut Rng::new(1))
+    p.balance_side().unwrap().select_wake(
+        &tv.view,
+        crate::WakeUp {
+            task,
+            prev: task.cpu,
+            waker: CpuId(waker),
+        },
+        &mut Rng::new(1),
+    )
 }
 
 /// One node of four CPUs and a second node at distance 20.
