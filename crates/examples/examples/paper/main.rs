@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use zonal_policy::{LinuxEra, NumaBalancing, OriginRule, PolicyConfig, PolicyName};
+use zonal_policy::{Filters, LinuxEra, NumaBalancing, OriginRule, PolicyConfig, PolicyName};
 
 use zonal_sim::experiment::{
     self, has_random_arrival, paper_procs, paper_workload_windowed, Job, Summary, System,
@@ -277,10 +277,16 @@ fn policy_config(name: &str, args: &Args) -> cli::Result<PolicyConfig> {
 /// [`policy_config`] for the Linux era `era` instead of `--linux-era`.
 fn policy_config_in(name: &str, args: &Args, era: LinuxEra) -> cli::Result<PolicyConfig> {
     let mut cfg = PolicyConfig::named(name).map_err(Exit::usage)?;
-    if let Some(o) = &args.origin {
-        cfg.origin = o.parse::<OriginRule>().map_err(Exit::usage)?;
+    // `--origin` and `--age-limit` are the conservative policies' (`--help`): a single run
+    // passes them to the policy it names (which refuses them if it takes no filter); the
+    // grid and the sweeps give them to the conservative policies only.
+    let conservative = cfg.name.entry().filters == Filters::Always;
+    if single_run(args) || conservative {
+        if let Some(o) = &args.origin {
+            cfg.origin = o.parse::<OriginRule>().map_err(Exit::usage)?;
+        }
+        cfg.age_limit = args.age_limit;
     }
-    cfg.age_limit = args.age_limit;
     cfg.linux_era = era;
     // A single run asks for exactly what it names (another policy is refused by the
     // config); the grid and the sweeps give NUMA balancing to the Linux baselines only.
@@ -940,6 +946,25 @@ fn write_file(dir: &Path, name: &str, text: &str) -> cli::Result {
 #[cfg(test)]
 mod test {
     use super::*;
+
+    #[test]
+    fn the_grid_gives_origin_and_age_limit_to_the_conservative_policies_only() {
+        let grid =
+            Args::try_parse_from(["paper", "--age-limit", "2", "--origin", "strict"]).unwrap();
+        for name in PolicyName::all() {
+            let cfg = policy_config_in(name.as_str(), &grid, LinuxEra::Modern).unwrap();
+            let conservative = name.entry().filters == Filters::Always;
+            assert_eq!(cfg.age_limit.is_some(), conservative, "{name}");
+            assert_eq!(cfg.origin == OriginRule::Strict, conservative, "{name}");
+        }
+        // A single run passes them to the policy it names, which refuses what it does not take.
+        let one = Args::try_parse_from(["paper", "--procs", "10", "--age-limit", "2"]).unwrap();
+        assert!(policy_config_in("conservative-hard", &one, LinuxEra::Modern).is_ok());
+        match policy_config_in("linux", &one, LinuxEra::Modern) {
+            Err(Exit::Usage(msg)) => assert!(msg.contains("age_limit = 2"), "{msg}"),
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn the_far_share_line_names_the_two_farthest_levels() {
