@@ -1,6 +1,11 @@
 //! fib, scope/spawn and sum on Zonal, rayon and tokio, one copy of each: the criterion bench
 //! `runtime`, the paired `vs_rayon` and the `scaling` curve (whose table, [`WORKLOADS`] over
 //! [`RUNTIMES`], adds spawns from outside the pool and a chain of spawns) all run these.
+//!
+//! The workload functions are `#[inline]`, so each program compiles its own copy as it did
+//! when the workloads lived in the programs: measured on 2 workers, `fib` compiled in this
+//! library instead ran about 4% slower (codegen placement, not the runtime), which would
+//! have shown as a runtime regression in the before/after figures (BENCHMARKS.md).
 
 use std::future::Future;
 use std::hint::black_box;
@@ -25,6 +30,7 @@ const CHAIN: usize = 10_000;
 // --- fib: recursive fork-join -------------------------------------------------------------
 
 /// fib(`n`) by recursive `zonal::join` (the leaves are tiny: the cost of a join).
+#[inline]
 pub fn fib_zonal(n: u32) -> u64 {
     if n < 2 {
         return u64::from(n);
@@ -34,6 +40,7 @@ pub fn fib_zonal(n: u32) -> u64 {
 }
 
 /// fib(`n`) by recursive `rayon::join`.
+#[inline]
 pub fn fib_rayon(n: u32) -> u64 {
     if n < 2 {
         return u64::from(n);
@@ -43,6 +50,7 @@ pub fn fib_rayon(n: u32) -> u64 {
 }
 
 /// fib(`n`) on tokio: `spawn` one branch and await it, the other inline.
+#[inline]
 pub fn fib_tokio(n: u32) -> Pin<Box<dyn Future<Output = u64> + Send>> {
     Box::pin(async move {
         if n < 2 {
@@ -62,6 +70,7 @@ fn scope_task(counter: &AtomicUsize, i: usize) {
 }
 
 /// One scope on `pool` spawning `tasks` tasks, each adding 1 to `counter`.
+#[inline]
 pub fn scope_zonal(pool: &zonal::ThreadPool, tasks: usize, counter: &AtomicUsize) {
     pool.scope(|s| {
         for i in 0..tasks {
@@ -71,6 +80,7 @@ pub fn scope_zonal(pool: &zonal::ThreadPool, tasks: usize, counter: &AtomicUsize
 }
 
 /// One scope on `pool` spawning `tasks` tasks, each adding 1 to `counter`.
+#[inline]
 pub fn scope_rayon(pool: &rayon::ThreadPool, tasks: usize, counter: &AtomicUsize) {
     pool.scope(|s| {
         for i in 0..tasks {
@@ -82,6 +92,7 @@ pub fn scope_rayon(pool: &rayon::ThreadPool, tasks: usize, counter: &AtomicUsize
 /// The async peer of a scope: `tasks` tasks spawned into a `JoinSet` on `rt` and awaited
 /// (tokio's tasks are `'static`: they count on a shared counter, added to `counter` at the
 /// end).
+#[inline]
 pub fn scope_tokio(rt: &tokio::runtime::Runtime, tasks: usize, counter: &AtomicUsize) {
     rt.block_on(async {
         let shared = Arc::new(AtomicUsize::new(0));
@@ -104,6 +115,7 @@ pub fn sum_data() -> &'static [u64] {
 }
 
 /// The sum of `data` on `pool` by `par_iter().sum()` (the facade's prelude).
+#[inline]
 pub fn sum_zonal(pool: &zonal::ThreadPool, data: &[u64]) -> u64 {
     use zonal::prelude::*;
     pool.install(|| data.par_iter().sum::<u64>())
@@ -111,6 +123,7 @@ pub fn sum_zonal(pool: &zonal::ThreadPool, data: &[u64]) -> u64 {
 
 /// The sum of `data` on `pool` by `ThreadPool::par_reduce` over index ranges of at least
 /// `grain`.
+#[inline]
 pub fn sum_zonal_reduce(pool: &zonal::ThreadPool, data: &[u64], grain: usize) -> u64 {
     pool.par_reduce(
         0..data.len(),
@@ -128,12 +141,14 @@ pub fn sum_grain(len: usize, workers: usize) -> usize {
 }
 
 /// The sum of `data` on `pool` by `par_iter().sum()`.
+#[inline]
 pub fn sum_rayon(pool: &rayon::ThreadPool, data: &[u64]) -> u64 {
     use rayon::prelude::*;
     pool.install(|| data.par_iter().sum::<u64>())
 }
 
 /// The sum of `data` on `rt`: one task per 64th of it.
+#[inline]
 pub fn sum_tokio(rt: &tokio::runtime::Runtime, data: &'static [u64]) -> u64 {
     rt.block_on(async {
         let chunks = 64;
