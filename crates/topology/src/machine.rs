@@ -68,6 +68,26 @@ pub struct NodeSpec {
     pub memory_bytes: Option<u64>,
 }
 
+impl NodeSpec {
+    /// Node `os_id` holding the CPUs `cpus`, each its own core ([`CpuSpec::alone`]), its
+    /// memory size unknown: what a source knows when it has only node → CPU lists.
+    ///
+    /// ```
+    /// use zonal_topology::{CpuSpec, NodeSpec};
+    /// let n = NodeSpec::with_cpus(1, [2, 3]);
+    /// assert_eq!(n.cpus, [CpuSpec::alone(2, 1), CpuSpec::alone(3, 1)]);
+    /// assert_eq!(n.memory_bytes, None);
+    /// ```
+    #[must_use]
+    pub fn with_cpus(os_id: u32, cpus: impl IntoIterator<Item = u32>) -> Self {
+        Self {
+            os_id,
+            cpus: cpus.into_iter().map(|c| CpuSpec::alone(c, os_id)).collect(),
+            memory_bytes: None,
+        }
+    }
+}
+
 /// Where the distance matrix came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -761,6 +781,21 @@ mod test {
             m.restrict_cpus(|_| false),
             Err(TopologyError::NoCpus)
         ));
+    }
+
+    #[test]
+    fn node_with_cpus_is_the_fixture_node() {
+        // Each CPU its own core, its cache group the node, no memory size; an empty list is
+        // a node without CPUs.
+        assert_eq!(NodeSpec::with_cpus(3, [4, 5]), node(3, &[4, 5]));
+        assert_eq!(
+            NodeSpec::with_cpus(2, []),
+            NodeSpec {
+                os_id: 2,
+                cpus: Vec::new(),
+                memory_bytes: None
+            }
+        );
     }
 
     #[test]

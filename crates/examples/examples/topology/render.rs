@@ -282,18 +282,13 @@ Zones (levels I-II): nodes inside each node's zone
 
     #[test]
     fn nodes_without_cpus_say_why() {
-        let node = |os_id: u32, cpus: &[u32]| NodeSpec {
-            os_id,
-            cpus: cpus.iter().map(|&c| CpuSpec::alone(c, os_id)).collect(),
-            memory_bytes: None,
-        };
         let m = Machine::from_specs(
             "restricted",
             vec![
-                node(0, &[0, 1]),
-                node(1, &[2, 3]),
-                node(2, &[]),
-                node(3, &[]),
+                NodeSpec::with_cpus(0, [0, 1]),
+                NodeSpec::with_cpus(1, [2, 3]),
+                NodeSpec::with_cpus(2, []),
+                NodeSpec::with_cpus(3, []),
             ],
             None,
         )
