@@ -99,12 +99,7 @@ fn draw(
                 .label(label)
                 .legend(move |(x, y)| Cross::new((x + 9, y), 5, color.stroke_width(2)));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()?;
+        legend(&mut chart)?;
     }
     root.present()?;
     Ok(())
@@ -168,13 +163,21 @@ fn draw_gains(panels: &[GainPanel], path: &Path) -> Result<(), Box<dyn std::erro
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color));
             chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()?;
+        legend(&mut chart)?;
     }
     root.present()?;
     Ok(())
+}
+
+/// Draws a panel's legend as both plots place it: upper left, on a nearly opaque white box
+/// with a black border.
+fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
 }
