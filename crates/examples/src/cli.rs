@@ -13,7 +13,7 @@
 use std::fmt::Display;
 
 use clap::parser::ValueSource;
-use clap::{ArgMatches, CommandFactory, FromArgMatches};
+use clap::{ArgMatches, Command, CommandFactory, FromArgMatches};
 use std::io::Write as _;
 use std::process::ExitCode;
 
@@ -95,12 +95,34 @@ pub fn check_range<T: PartialOrd + Display + Copy>(flag: &str, v: T, lo: T, hi: 
 /// Parses the command line into `A`, keeping the matches so that [`given`] can tell a flag
 /// the user typed from a default. clap's own errors exit with status 2, `--help` with 0.
 pub fn parse<A: CommandFactory + FromArgMatches>() -> (A, ArgMatches) {
-    let matches = A::command().get_matches();
+    parse_with(A::command())
+}
+
+/// Parses like [`parse`], under the header the paired runners (`scaling`, `rayon_demo`) had
+/// as examples of the facade package, kept as it was: the name `zonal` (what `--version`
+/// prints, with this package's version) and the facade's description (what `--help` begins
+/// with).
+pub fn parse_as_facade<A: CommandFactory + FromArgMatches>() -> (A, ArgMatches) {
+    parse_with(
+        A::command()
+            .name("zonal")
+            .version(env!("CARGO_PKG_VERSION"))
+            .about(FACADE_ABOUT),
+    )
+}
+
+/// Parses the command line with `command` (`A`'s, perhaps adjusted) into `A`.
+fn parse_with<A: FromArgMatches>(command: Command) -> (A, ArgMatches) {
+    let matches = command.get_matches();
     match A::from_arg_matches(&matches) {
         Ok(args) => (args, matches),
         Err(e) => e.exit(),
     }
 }
+
+/// The facade package's description, the `--help` header of [`parse_as_facade`].
+const FACADE_ABOUT: &str =
+    "NUMA-aware work-stealing thread pool with conservative, zone-limited load balancing";
 
 /// The flags of `ids` (clap ids: field names) that were typed on the command line.
 pub fn given<'a>(matches: &ArgMatches, ids: &[&'a str]) -> Vec<&'a str> {

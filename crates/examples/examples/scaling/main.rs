@@ -25,22 +25,16 @@ use zonal_examples::{cli, runners, workloads};
 
 mod plot;
 
-use cli::{check_range, Exit};
+use cli::Exit;
 use workloads::{Runtime, Workload, RUNTIMES, WORKLOADS};
 
 /// Zonal, rayon and tokio at 1–16 workers on five spawning and fork-join workloads.
+// Parsed with `cli::parse_as_facade`: the name `--version` prints and the `--help` header
+// are the facade package's, as they were when this program was one of its examples.
 #[derive(Parser, Debug)]
-// The name `--version` prints and the `--help` header these programs had as examples of
-// the facade package (its name and description), kept as they were.
-#[command(
-    name = "zonal",
-    version,
-    about = "NUMA-aware work-stealing thread pool with conservative, zone-limited load balancing"
-)]
 struct Args {
-    /// Worker counts, comma-separated (default: 1, 2, 4, 8, 16 up to the CPUs present).
-    #[arg(long, value_delimiter = ',')]
-    threads: Vec<usize>,
+    #[command(flatten)]
+    threads: runners::ThreadsArg,
     /// Interleaved rounds per workload and worker count (medians are reported).
     #[arg(long, default_value_t = 7)]
     rounds: usize,
@@ -72,10 +66,8 @@ fn main() -> ExitCode {
 }
 
 fn run() -> cli::Result {
-    let (args, _) = cli::parse::<Args>();
-    check_range("--rounds", args.rounds, 1, 1000)?;
-    let cpus = runners::cpus();
-    let threads = runners::worker_counts(&args.threads, cpus)?;
+    let (args, _) = cli::parse_as_facade::<Args>();
+    let (cpus, threads) = runners::plan(&args.threads, args.rounds)?;
     let workloads: Vec<&Workload> = WORKLOADS
         .iter()
         .filter(|w| args.only.as_deref().is_none_or(|f| w.name.contains(f)))
