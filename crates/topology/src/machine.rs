@@ -637,15 +637,11 @@ impl Machine {
 /// Machines shared by the crate's unit tests.
 #[cfg(test)]
 pub(crate) mod fixtures {
-    use super::{CpuSpec, Machine, NodeSpec};
+    use super::{Machine, NodeSpec};
 
     /// Node `os_id` holding `cpus`, each its own core, no memory size.
     pub(crate) fn node(os_id: u32, cpus: &[u32]) -> NodeSpec {
-        NodeSpec {
-            os_id,
-            cpus: cpus.iter().map(|&c| CpuSpec::alone(c, os_id)).collect(),
-            memory_bytes: None,
-        }
+        NodeSpec::with_cpus(os_id, cpus.iter().copied())
     }
 
     /// Four nodes: CPUs 0–1 on node 0, 2–3 on node 1, none on nodes 2 and 3 (before any
