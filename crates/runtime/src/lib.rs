@@ -103,9 +103,9 @@
 //!   loom's primitives), `os/` (pinning and memory policy, public as [`os`]).
 //! - **Features, over the core's interface** (a registry or a worker): `route.rs`: the one
 //!   path where a new task's metadata (its origin) and its queue are decided
-//!   (`Registry::route`) and where it is counted (`Route::queue`); `spawn.rs`: the life of a
+//!   (`route::route`) and where it is counted (`Route::queue`); `spawn.rs`: the life of a
 //!   spawned `'static` task (pending count, panic handler, completion); `enter.rs`: running
-//!   an operation on a worker of a pool (`Registry::in_worker`); `steal/`: the pool's queues
+//!   an operation on a worker of a pool (`enter::in_worker`); `steal/`: the pool's queues
 //!   as the policy crate's steal walker sees them; `scope.rs`, `join.rs`: scopes and `join`;
 //!   `fifo.rs`: FIFO spawns (proxy jobs); `scope_fifo.rs`: FIFO scopes; `broadcast.rs`:
 //!   running once on every worker; `yield_now.rs`: running one pending task; `parallel.rs`:
