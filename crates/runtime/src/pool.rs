@@ -26,6 +26,10 @@ use crate::thread_builder::Exits;
 use crate::worker::WorkerThread;
 use crate::yield_now::Yield;
 
+mod configuration;
+#[allow(deprecated)]
+pub use configuration::{initialize, Configuration};
+
 /// A NUMA-aware work-stealing pool.
 ///
 /// Dropping it terminates it and returns at once, as rayon's: the workers run every task

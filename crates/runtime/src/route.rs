@@ -137,7 +137,7 @@ fn route_on_worker(
 }
 
 /// From a thread outside the pool: no parent; the origin is the one named, or, with
-/// none, the next node with workers, round-robin ([`next_node`](Self::next_node)): the
+/// none, the next node with workers, round-robin ([`next_node`]): the
 /// task goes to that node's injector and takes the node as its origin, as if aimed
 /// there.
 #[inline]
