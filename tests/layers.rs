@@ -12,6 +12,11 @@
 //!   above everything and not a node of the graph.
 //! - zonal-policy: no loop at all.
 //!
+//! And features are code over the core's interface (issue 24): the core's types
+//! (`Registry`, `WorkerThread`) have inherent `impl` blocks in core files only, and
+//! `ThreadPool` in the pool module only (`pool.rs` and its children), read from the sources
+//! too.
+//!
 //! What is not read: `super::` and `self::` paths (a module's own children and its tests),
 //! comments, string and char literals, and the bodies of test-only inline modules
 //! (`#[cfg(test)] mod … { … }`, `#[cfg(all(test, …))]` too: unit tests may use anything).
@@ -31,6 +36,12 @@ const RUNTIME_CORE: &[&str] = &[
     "sleep/mod.rs",
     "queues.rs",
     "task_meta.rs",
+    // The steal walk is the worker loop's search (`WorkerThread::steal`): only the worker
+    // loop calls it, when its own queues and its injectors are empty, and it reads nothing
+    // but the core's state (the registry's queues, the worker's counters and epoch). It is
+    // core machinery, not a feature built over the core; it imports no feature, and as the
+    // loop calls it as a method (no `crate::` path), it stays out of the loop's files.
+    "steal/mod.rs",
 ];
 
 /// The runtime's features, built over the core's interface: a core file imports none of
@@ -57,12 +68,15 @@ const RUNTIME_FEATURES: &[&str] = &[
     "handle.rs",
     "builder.rs",
     "construct.rs",
-    "configuration.rs",
     "thread_builder.rs",
     "global.rs",
     "free.rs",
     "task.rs",
 ];
+
+/// The pool module: every method of `ThreadPool` is implemented in it (issue 24). A name
+/// ending in `/` is a directory.
+const RUNTIME_POOL: &[&str] = &["pool.rs", "pool/"];
 
 /// The files (modules) of one crate and the `crate::` edges between them.
 #[derive(Debug, Default)]
@@ -698,6 +712,133 @@ fn runtime_is_one_core_with_features_on_top() {
     );
 }
 
+/// The types of the inherent `impl` blocks of a file's code (comments and strings blanked
+/// out): `impl Registry {`, `impl<'a> WorkerThread<'a> where … {`, `impl crate::pool::ThreadPool
+/// {` give `Registry`, `WorkerThread`, `ThreadPool`. Trait impls (`impl Trait for Type`) are
+/// not inherent: a feature may implement its own trait for a core type.
+fn inherent_impls(code: &str) -> Vec<String> {
+    /// The length of a `<…>` group at `s[0]`, `->` not closing it.
+    fn generics_len(s: &str) -> usize {
+        let b = s.as_bytes();
+        let mut depth = 0usize;
+        for (k, &c) in b.iter().enumerate() {
+            if c == b'<' {
+                depth += 1;
+            } else if c == b'>' && (k == 0 || b[k - 1] != b'-') {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return k + 1;
+                }
+            }
+        }
+        s.len()
+    }
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(k) = code[i..].find("impl") {
+        let at = i + k;
+        i = at + 4;
+        if (at > 0 && is_ident(b[at - 1])) || b.get(i).is_some_and(|&c| is_ident(c)) {
+            continue;
+        }
+        let mut rest = code[i..].trim_start();
+        if rest.starts_with('<') {
+            rest = rest[generics_len(rest)..].trim_start();
+        }
+        // The path of the type (or of the trait, when `for` follows).
+        let path_len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+            .unwrap_or(rest.len());
+        let name = rest[..path_len]
+            .rsplit("::")
+            .next()
+            .unwrap_or("")
+            .to_owned();
+        rest = rest[path_len..].trim_start();
+        if rest.starts_with('<') {
+            rest = rest[generics_len(rest)..].trim_start();
+        }
+        // `impl Trait for Type` continues with `for`; an inherent impl with `{` or `where`.
+        let inherent = rest.starts_with('{')
+            || (rest.starts_with("where") && !rest[5..].starts_with(|c: char| is_ident(c as u8)));
+        if inherent && !name.is_empty() {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// The runtime's sources as (file relative to `src/`, code with comments and strings
+/// blanked out).
+fn runtime_code() -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/runtime/src");
+    let mut files = Vec::new();
+    rs_files(&src, &src, &mut files);
+    files.sort();
+    files
+        .iter()
+        .map(|rel| {
+            let text = std::fs::read_to_string(src.join(rel)).unwrap_or_default();
+            (rel.to_string_lossy().replace('\\', "/"), strip(&text))
+        })
+        .collect()
+}
+
+/// The inherent impls of the core's types and of the pool outside their files.
+fn misplaced_impls(sources: &[(String, String)]) -> Vec<String> {
+    let mut offenders = Vec::new();
+    for (file, code) in sources {
+        for ty in inherent_impls(code) {
+            let home: Option<(&[&str], &str)> = match ty.as_str() {
+                "Registry" | "WorkerThread" => Some((RUNTIME_CORE, "a core file")),
+                "ThreadPool" => Some((RUNTIME_POOL, "the pool module")),
+                _ => None,
+            };
+            if let Some((files, place)) = home {
+                if !in_list(file, files) {
+                    offenders.push(format!("{file}: impl {ty} (belongs in {place})"));
+                }
+            }
+        }
+    }
+    offenders
+}
+
+/// Issue 24: features are code over the core's interface (free functions taking a
+/// `&Registry` or a `&WorkerThread`, or methods of their own types), not methods added to
+/// the core's types; and every `ThreadPool` method lives in the pool module.
+#[test]
+fn core_types_are_implemented_in_the_core_and_the_pool_in_its_module() {
+    let sources = runtime_code();
+    let impls: Vec<(&str, String)> = sources
+        .iter()
+        .flat_map(|(f, code)| {
+            inherent_impls(code)
+                .into_iter()
+                .map(move |t| (f.as_str(), t))
+        })
+        .collect();
+    // The reader sees the real impls (the check is not vacuous).
+    for (file, ty) in [
+        ("registry.rs", "Registry"),
+        ("worker.rs", "WorkerThread"),
+        ("pool.rs", "ThreadPool"),
+    ] {
+        assert!(
+            impls.iter().any(|(f, t)| *f == file && t == ty),
+            "no impl {ty} found in {file}: {impls:?}"
+        );
+    }
+    let offenders = misplaced_impls(&sources);
+    assert!(
+        offenders.is_empty(),
+        "impls of the core's types outside the core, or of ThreadPool outside the pool \
+         module:\n{}",
+        offenders.join("\n")
+    );
+}
+
 #[test]
 fn policy_has_no_import_loop() {
     let graph = crate_graph("policy");
@@ -862,5 +1003,44 @@ fn runtime_check_reports_loops_outside_the_core_and_core_to_feature_imports() {
     assert!(
         text.contains("core registry.rs imports feature scope.rs"),
         "{text}"
+    );
+}
+
+#[test]
+fn reads_inherent_impls_and_reports_misplaced_ones() {
+    let code =
+        "impl Registry { }\nimpl<'a, F: Fn() -> u8> crate::worker::WorkerThread where F: Send {}\n\
+                impl Drop for Registry {}\nimpl<T> Queues for WorkerThread where T: Copy {}\n\
+                impl ThreadPool<u8> {}\nfn simple() {}\nimpl Route<'_> {}";
+    assert_eq!(
+        inherent_impls(code),
+        ["Registry", "WorkerThread", "ThreadPool", "Route"]
+    );
+    let sources = vec![
+        ("registry.rs".to_owned(), "impl Registry {}".to_owned()),
+        (
+            "route.rs".to_owned(),
+            "impl Registry {} impl Route {}".to_owned(),
+        ),
+        (
+            "pool/configuration.rs".to_owned(),
+            "impl ThreadPool {}".to_owned(),
+        ),
+        (
+            "spawn.rs".to_owned(),
+            strip("// impl WorkerThread {}\nimpl<'a> WorkerThread {}"),
+        ),
+        (
+            "configuration.rs".to_owned(),
+            "impl ThreadPool {}".to_owned(),
+        ),
+    ];
+    assert_eq!(
+        misplaced_impls(&sources),
+        [
+            "route.rs: impl Registry (belongs in a core file)",
+            "spawn.rs: impl WorkerThread (belongs in a core file)",
+            "configuration.rs: impl ThreadPool (belongs in the pool module)",
+        ]
     );
 }

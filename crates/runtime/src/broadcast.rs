@@ -92,13 +92,18 @@ where
     let op = std::sync::Arc::new(op);
     for index in 0..n {
         let op = std::sync::Arc::clone(&op);
-        registry.spawn_static(TaskOptions::new(), Target::Worker(index), move || {
-            op(BroadcastContext {
-                index,
-                num_threads: n,
-                marker: PhantomData,
-            });
-        });
+        crate::spawn::spawn_static(
+            registry,
+            TaskOptions::new(),
+            Target::Worker(index),
+            move || {
+                op(BroadcastContext {
+                    index,
+                    num_threads: n,
+                    marker: PhantomData,
+                });
+            },
+        );
     }
 }
 

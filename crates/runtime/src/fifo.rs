@@ -2,7 +2,7 @@
 //! one worker, the oldest runs first, while the worker's deque stays LIFO for everything
 //! else.
 //!
-//! A FIFO spawn that [`Registry::route`] sends to the spawning worker's deque and whose
+//! A FIFO spawn that [`route::route`](crate::route::route) sends to the spawning worker's deque and whose
 //! origin is that worker's node (the common case) is split in two, as in rayon-core: the job itself, a heap job
 //! with the route's metadata, is pushed on a [`FifoQueue`] of that worker (the worker's own
 //! for `spawn_fifo`, the scope's for that worker for `ScopeFifo`), and a *proxy* job
@@ -33,29 +33,27 @@ struct FifoPtr(*const FifoQueue);
 // job the proxy pops (see `run_oldest`).
 unsafe impl Send for FifoPtr {}
 
-impl Registry {
-    /// Spawns `job` routed `Here` with `opts`; if the route is the spawning worker's deque,
-    /// through `fifo(worker)` and a proxy (module doc).
-    #[inline]
-    pub(crate) fn spawn_fifo<'q, F: FnOnce() + Send>(
-        &self,
-        opts: TaskOptions,
-        fifo: impl FnOnce(usize) -> &'q FifoQueue,
-        job: F,
-    ) {
-        WorkerThread::with_current_in(self, move |here| {
-            let route = self.route(here, opts, Target::Here);
-            match here {
-                Some(w) if route.to_fifo() => {
-                    let queue = fifo(w.index);
-                    queue.push(HeapJob::task(route.blocks(), route.meta, job));
-                    let proxy = FifoPtr(queue);
-                    route.queue_job(move || run_oldest(proxy));
-                }
-                _ => route.fifo_elsewhere().queue_job(job),
+/// Spawns `job` routed `Here` with `opts`; if the route is the spawning worker's deque,
+/// through `fifo(worker)` and a proxy (module doc).
+#[inline]
+pub(crate) fn spawn_fifo<'q, F: FnOnce() + Send>(
+    registry: &Registry,
+    opts: TaskOptions,
+    fifo: impl FnOnce(usize) -> &'q FifoQueue,
+    job: F,
+) {
+    WorkerThread::with_current_in(registry, move |here| {
+        let route = crate::route::route(registry, here, opts, Target::Here);
+        match here {
+            Some(w) if route.to_fifo() => {
+                let queue = fifo(w.index);
+                queue.push(HeapJob::task(route.blocks(), route.meta, job));
+                let proxy = FifoPtr(queue);
+                route.queue_job(move || run_oldest(proxy));
             }
-        });
-    }
+            _ => route.fifo_elsewhere().queue_job(job),
+        }
+    });
 }
 
 /// A proxy's body: pops the oldest job of its queue and runs it here.
@@ -68,21 +66,21 @@ fn run_oldest(queue: FifoPtr) {
         .pop()
         .expect("a FIFO proxy always finds a job: one push per proxy, pushed first");
     WorkerThread::with_current(|w| {
-        w.expect("a proxy runs on a worker of the pool it was queued in")
-            .run_fifo(task);
+        run_fifo(
+            w.expect("a proxy runs on a worker of the pool it was queued in"),
+            task,
+        );
     });
 }
 
-impl WorkerThread {
-    /// Runs a job popped by a proxy, with the job's metadata and the migrations of the
-    /// proxy as it runs.
-    fn run_fifo(&self, task: Task) {
-        let mut meta = task.meta(&self.home);
-        meta.migrations = self.current.get().migrations;
-        let prev = self.current.replace(meta);
-        // SAFETY: the FIFO queue handed this task to us alone (crossbeam's injector gives
-        // each pushed task to exactly one popper), so this is its only execution.
-        unsafe { task.job.execute() };
-        self.current.set(prev);
-    }
+/// Runs a job popped by a proxy, with the job's metadata and the migrations of the
+/// proxy as it runs.
+fn run_fifo(worker: &WorkerThread, task: Task) {
+    let mut meta = task.meta(&worker.home);
+    meta.migrations = worker.current.get().migrations;
+    let prev = worker.current.replace(meta);
+    // SAFETY: the FIFO queue handed this task to us alone (crossbeam's injector gives
+    // each pushed task to exactly one popper), so this is its only execution.
+    unsafe { task.job.execute() };
+    worker.current.set(prev);
 }

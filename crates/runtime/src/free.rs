@@ -78,8 +78,9 @@ where
         (a, b),
         |w, (a, b)| join_context_in_worker(w, false, a, b),
         |pool, (a, b)| {
-            pool.registry
-                .in_worker(|w, injected| join_context_in_worker(w, injected, a, b))
+            crate::enter::in_worker(&pool.registry, |w, injected| {
+                join_context_in_worker(w, injected, a, b)
+            })
         },
     )
 }
@@ -97,9 +98,9 @@ pub fn spawn<F: FnOnce() + Send + 'static>(f: F) {
         f,
         |w, f| {
             if w.registry.breadth_first {
-                w.registry.spawn_static_fifo(f);
+                crate::spawn::spawn_static_fifo(&w.registry, f);
             } else {
-                w.registry.spawn_static(TaskOptions::new(), Target::Here, f);
+                crate::spawn::spawn_static(&w.registry, TaskOptions::new(), Target::Here, f);
             }
         },
         ThreadPool::spawn,
@@ -118,7 +119,7 @@ pub fn spawn_with<F: FnOnce() + Send + 'static>(opts: TaskOptions, f: F) {
             if let Err(e) = w.registry.check_options(&opts) {
                 panic!("{e}");
             }
-            w.registry.spawn_static(opts, Target::Here, f);
+            crate::spawn::spawn_static(&w.registry, opts, Target::Here, f);
         },
         |pool, f| pool.spawn_with(opts, f),
     );
@@ -171,7 +172,7 @@ pub fn current_num_threads() -> usize {
 pub fn spawn_fifo<F: FnOnce() + Send + 'static>(f: F) {
     current_or_global(
         f,
-        |w, f| w.registry.spawn_static_fifo(f),
+        |w, f| crate::spawn::spawn_static_fifo(&w.registry, f),
         ThreadPool::spawn_fifo,
     );
 }
@@ -191,10 +192,7 @@ where
 {
     current_or_global(
         fut,
-        |w, fut| {
-            w.registry
-                .spawn_async(TaskOptions::new(), Target::Here, fut)
-        },
+        |w, fut| crate::async_task::spawn_async(&w.registry, TaskOptions::new(), Target::Here, fut),
         |pool, fut| pool.spawn_async(fut),
     )
 }
@@ -316,7 +314,7 @@ where
 pub fn current_node_partition(range: Range<usize>) -> Vec<(NodeId, Range<usize>)> {
     crate::global::current_or_global(
         range,
-        |w, range| w.registry.node_partition(range),
+        |w, range| crate::parallel::node_partition(&w.registry, range),
         ThreadPool::node_partition,
     )
 }

@@ -12,7 +12,7 @@ use crate::registry::Registry;
 impl PoolFacts {
     /// A snapshot of `registry`'s metrics with these facts.
     pub(crate) fn snapshot(&self, registry: &Registry) -> PoolMetrics {
-        let mut m = registry.metrics();
+        let mut m = metrics(registry);
         m.topology_discovered = self.topology_discovered;
         m.pin_fallback_workers = self.pin_fallback_workers;
         m.pin_fallback_reason.clone_from(&self.pin_fallback_reason);
@@ -20,37 +20,35 @@ impl PoolFacts {
     }
 }
 
-impl Registry {
-    /// A snapshot of the pool's metrics, less the build's [`PoolFacts`].
-    pub(crate) fn metrics(&self) -> PoolMetrics {
-        let workers = self
-            .shared
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let memory = s.blocks.memory_bytes();
-                let queued = s.stealer.len() + s.inbox.len() + s.away.len();
-                s.counters.snapshot(
-                    i,
-                    self.worker_cpu[i].0,
-                    self.worker_node[i],
-                    memory,
-                    queued as u64,
-                )
-            })
-            .collect();
-        let mut m = PoolMetrics::from_workers(
-            self.policy.name(),
-            self.topo.mal_count(),
-            self.topo.zone_depth(),
-            self.injected.load(Ordering::Relaxed),
-            workers,
-        );
-        m.turnaround = self.turnaround.snapshot();
-        m.policy_switches = self.policy.switches();
-        m.last_policy_switch_us = self.policy.switched_at_us();
-        m
-    }
+/// A snapshot of the pool's metrics, less the build's [`PoolFacts`].
+pub(crate) fn metrics(registry: &Registry) -> PoolMetrics {
+    let workers = registry
+        .shared
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let memory = s.blocks.memory_bytes();
+            let queued = s.stealer.len() + s.inbox.len() + s.away.len();
+            s.counters.snapshot(
+                i,
+                registry.worker_cpu[i].0,
+                registry.worker_node[i],
+                memory,
+                queued as u64,
+            )
+        })
+        .collect();
+    let mut m = PoolMetrics::from_workers(
+        registry.policy.name(),
+        registry.topo.mal_count(),
+        registry.topo.zone_depth(),
+        registry.injected.load(Ordering::Relaxed),
+        workers,
+    );
+    m.turnaround = registry.turnaround.snapshot();
+    m.policy_switches = registry.policy.switches();
+    m.last_policy_switch_us = registry.policy.switched_at_us();
+    m
 }
 
 /// Takes metric snapshots of a pool from any thread; see

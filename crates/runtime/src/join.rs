@@ -11,7 +11,7 @@ use std::marker::PhantomData;
 use crate::job::StackJob;
 use crate::latch::SpinLatch;
 use crate::metrics::bump;
-use crate::route::Target;
+use crate::route::{route, Target};
 use crate::task_meta::TaskOptions;
 use crate::unwind;
 use crate::worker::WorkerThread;
@@ -66,9 +66,7 @@ where
     RB: Send,
 {
     // A child of the current task, fresh at home: our deque.
-    let route = wt
-        .registry
-        .route(Some(wt), TaskOptions::new(), Target::Here);
+    let route = route(&wt.registry, Some(wt), TaskOptions::new(), Target::Here);
     let mut job_b = StackJob::new(
         |stolen| b(FnContext::new(stolen)),
         SpinLatch::new(&wt.registry, wt.index),

@@ -91,9 +91,12 @@
 //!   current worker (`WorkerThread::with_current`, and `with_current_in` for a given
 //!   pool's); `queues.rs`: the queue types, which keep their own invariants (the away
 //!   queue's length bound), and the one rule for which of a worker's own queues a task waits
-//!   in (`OwnQueue::of`: aged → inbox, else away queue); `task_meta.rs`: the task and its
-//!   metadata; `job.rs`: the job representations; `latch.rs`: latches; `sleep/`: the sleep
-//!   protocol.
+//!   in (`OwnQueue::of`: aged → inbox, else away queue; a worker pushes there with
+//!   `WorkerThread::push_own`); `task_meta.rs`: the task and its metadata; `job.rs`: the
+//!   job representations; `latch.rs`: latches; `sleep/`: the sleep protocol; `steal/mod.rs`:
+//!   the worker loop's search, the steal walk (`WorkerThread::steal`: the pool's queues as
+//!   the policy crate's steal walker sees them). Only core files implement the core's types
+//!   (`impl Registry`, `impl WorkerThread`; `tests/layers.rs` checks it).
 //! - **Below the core** (they import no core file): `blocks.rs`: job memory (loom model in
 //!   `blocks/loom.rs`); `unwind.rs`: panics across jobs; `metrics.rs`: counters and
 //!   snapshot types; `policy_switch.rs`: the policy slot the steal walks read (the live
@@ -101,12 +104,13 @@
 //!   `steal/record.rs`: what a steal reports; `displacement.rs`: a worker pushed off its CPU
 //!   re-pins itself; `node_workers.rs`, `error.rs`, `turnaround.rs`, `sync.rs` (std's or
 //!   loom's primitives), `os/` (pinning and memory policy, public as [`os`]).
-//! - **Features, over the core's interface** (a registry or a worker): `route.rs`: the one
+//! - **Features, over the core's interface**: free functions of their modules taking a
+//!   `&Registry` or a `&WorkerThread` (or methods of their own types): `route.rs`: the one
 //!   path where a new task's metadata (its origin) and its queue are decided
-//!   (`Registry::route`) and where it is counted (`Route::queue`); `spawn.rs`: the life of a
+//!   (`route::route`) and where it is counted (`Route::queue`); `spawn.rs`: the life of a
 //!   spawned `'static` task (pending count, panic handler, completion); `enter.rs`: running
-//!   an operation on a worker of a pool (`Registry::in_worker`); `steal/`: the pool's queues
-//!   as the policy crate's steal walker sees them; `scope.rs`, `join.rs`: scopes and `join`;
+//!   an operation on a worker of a pool (`enter::in_worker`); `scope.rs`, `join.rs`: scopes
+//!   and `join`;
 //!   `fifo.rs`: FIFO spawns (proxy jobs); `scope_fifo.rs`: FIFO scopes; `broadcast.rs`:
 //!   running once on every worker; `yield_now.rs`: running one pending task; `parallel.rs`:
 //!   the parallel loops; `async_task/`: async tasks — the protocol in `mod.rs`, the state
@@ -115,13 +119,13 @@
 //!   `owned.rs`, the timer in `timer.rs`; `balance/`: periodic balancing passes (the view,
 //!   the driver); `memory.rs`: node-local buffers.
 //! - **The pool and its handles, above the features.** `pool.rs`: the `ThreadPool` handle
-//!   and every one of its methods (but rayon's deprecated `ThreadPool::new`, in
-//!   `configuration.rs`, which names the builder); `handle.rs`: [`MetricsHandle`], the handle
+//!   and every one of its methods (rayon's deprecated `ThreadPool::new` in its child
+//!   module `pool/configuration.rs`, with `Configuration`); `handle.rs`: [`MetricsHandle`], the handle
 //!   any thread may hold (snapshots, balancing passes); `control/`: the control plane over
 //!   that handle (sampler, balancer ticks, Prometheus endpoint and collector).
 //! - **Building and the global pool, on top.** `builder.rs`: the builder's options;
 //!   `thread_builder.rs`: how worker threads are spawned (`ThreadBuilder`, spawners) and
-//!   their exits counted; `configuration.rs`: rayon's deprecated `Configuration`;
+//!   their exits counted; `pool/configuration.rs`: rayon's deprecated `Configuration`;
 //!   `num_threads.rs`: the workers' CPUs for `num_threads(n)` (and the extra workers'
 //!   virtual CPUs); `construct.rs`: building the registry and starting the worker threads
 //!   from them; `global.rs`: the global pool (lazy default, `build_global`,
@@ -156,7 +160,6 @@ mod blocks;
 mod broadcast;
 mod builder;
 mod compile_fail;
-mod configuration;
 mod construct;
 #[cfg(feature = "control-plane")]
 mod control;
@@ -205,8 +208,6 @@ pub use balance::SyntheticPool;
 pub use balance::{MoveRecord, PassReport};
 pub use broadcast::BroadcastContext;
 pub use builder::{ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
-#[allow(deprecated)]
-pub use configuration::{initialize, Configuration};
 #[cfg(feature = "control-plane")]
 #[cfg_attr(docsrs, doc(cfg(feature = "control-plane")))]
 pub use control::{
@@ -229,6 +230,8 @@ pub use num_threads::{max_num_threads, MAX_THREADS};
 pub use pool::{
     current_node, current_task, current_thread_index, current_worker_index, Placement, ThreadPool,
 };
+#[allow(deprecated)]
+pub use pool::{initialize, Configuration};
 pub use scope::Scope;
 pub use scope_fifo::ScopeFifo;
 pub use steal::{QueueKind, StealRecord};

@@ -10,35 +10,36 @@ use crate::join::join_in_worker;
 use crate::registry::Registry;
 use crate::worker::WorkerThread;
 
-impl Registry {
-    /// One contiguous part of `range` per node with workers, in proportion to its workers,
-    /// nodes ascending (see [`ThreadPool::node_partition`]).
-    pub(crate) fn node_partition(&self, range: Range<usize>) -> Vec<(NodeId, Range<usize>)> {
-        let mut nodes: Vec<u32> = self.worker_node.to_vec();
-        nodes.sort_unstable();
-        nodes.dedup();
-        let weights: Vec<usize> = nodes
-            .iter()
-            .map(|n| self.worker_node.iter().filter(|&x| x == n).count())
-            .collect();
-        let total: usize = weights.iter().sum();
-        let len = range.len();
-        let mut parts = Vec::with_capacity(nodes.len());
-        let mut start = range.start;
-        let mut acc = 0;
-        for (k, w) in weights.iter().enumerate() {
-            acc += w;
-            let end = if k + 1 == weights.len() {
-                range.end
-            } else {
-                // u128: `len * acc` may not fit a usize for ranges near usize::MAX.
-                range.start + (len as u128 * acc as u128 / total as u128) as usize
-            };
-            parts.push((NodeId(nodes[k]), start..end));
-            start = end;
-        }
-        parts
+/// One contiguous part of `range` per node with workers, in proportion to its workers,
+/// nodes ascending (see [`ThreadPool::node_partition`]).
+pub(crate) fn node_partition(
+    registry: &Registry,
+    range: Range<usize>,
+) -> Vec<(NodeId, Range<usize>)> {
+    let mut nodes: Vec<u32> = registry.worker_node.to_vec();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let weights: Vec<usize> = nodes
+        .iter()
+        .map(|n| registry.worker_node.iter().filter(|&x| x == n).count())
+        .collect();
+    let total: usize = weights.iter().sum();
+    let len = range.len();
+    let mut parts = Vec::with_capacity(nodes.len());
+    let mut start = range.start;
+    let mut acc = 0;
+    for (k, w) in weights.iter().enumerate() {
+        acc += w;
+        let end = if k + 1 == weights.len() {
+            range.end
+        } else {
+            // u128: `len * acc` may not fit a usize for ranges near usize::MAX.
+            range.start + (len as u128 * acc as u128 / total as u128) as usize
+        };
+        parts.push((NodeId(nodes[k]), start..end));
+        start = end;
     }
+    parts
 }
 
 pub(crate) struct SendPtr<T>(pub(crate) *mut T);

@@ -26,6 +26,10 @@ use crate::thread_builder::Exits;
 use crate::worker::WorkerThread;
 use crate::yield_now::Yield;
 
+mod configuration;
+#[allow(deprecated)]
+pub use configuration::{initialize, Configuration};
+
 /// A NUMA-aware work-stealing pool.
 ///
 /// Dropping it terminates it and returns at once, as rayon's: the workers run every task
@@ -107,7 +111,7 @@ impl ThreadPool {
         OP: FnOnce() -> R + Send,
         R: Send,
     {
-        self.registry.in_worker(|_, _| op())
+        crate::enter::in_worker(&self.registry, |_, _| op())
     }
 
     /// Runs `a` and `b`, potentially in parallel; panics resume here once both are done.
@@ -118,8 +122,9 @@ impl ThreadPool {
         RA: Send,
         RB: Send,
     {
-        self.registry
-            .in_worker(|wt, _| crate::join::join_in_worker(wt, a, b))
+        crate::enter::in_worker(&self.registry, |wt, _| {
+            crate::join::join_in_worker(wt, a, b)
+        })
     }
 
     /// Creates a scope whose spawned tasks may borrow from the caller; returns once all of
@@ -129,7 +134,7 @@ impl ThreadPool {
         OP: FnOnce(&Scope<'scope>) -> R + Send,
         R: Send,
     {
-        self.registry.in_worker(|wt, _| scope_in_worker(wt, op))
+        crate::enter::in_worker(&self.registry, |wt, _| scope_in_worker(wt, op))
     }
 
     /// A scope whose body `op` runs on the *current* thread, even outside the pool (rayon's
@@ -171,7 +176,7 @@ impl ThreadPool {
     /// ```
     pub fn spawn<F: FnOnce() + Send + 'static>(&self, f: F) {
         if self.registry.breadth_first {
-            self.registry.spawn_static_fifo(f);
+            crate::spawn::spawn_static_fifo(&self.registry, f);
         } else {
             self.spawn_with(TaskOptions::new(), f);
         }
@@ -200,7 +205,7 @@ impl ThreadPool {
         f: F,
     ) -> Result<(), SpawnError> {
         self.registry.check_options(&opts)?;
-        self.registry.spawn_static(opts, Target::Here, f);
+        crate::spawn::spawn_static(&self.registry, opts, Target::Here, f);
         Ok(())
     }
 
@@ -227,8 +232,7 @@ impl ThreadPool {
         f: F,
     ) -> Result<(), SpawnError> {
         self.registry.check_node(node)?;
-        self.registry
-            .spawn_static(TaskOptions::new(), Target::Node(node), f);
+        crate::spawn::spawn_static(&self.registry, TaskOptions::new(), Target::Node(node), f);
         Ok(())
     }
 
@@ -256,8 +260,12 @@ impl ThreadPool {
         if worker >= workers {
             return Err(SpawnError::UnknownWorker { worker, workers });
         }
-        self.registry
-            .spawn_static(TaskOptions::new(), Target::Worker(worker), f);
+        crate::spawn::spawn_static(
+            &self.registry,
+            TaskOptions::new(),
+            Target::Worker(worker),
+            f,
+        );
         Ok(())
     }
 
@@ -531,12 +539,12 @@ impl ThreadPool {
             return;
         }
         let r = &*self.registry;
-        // SeqCst: pairs with `Registry::task_done` and the workers' exit check
+        // SeqCst: pairs with `spawn::task_done` and the workers' exit check
         // (sleep/README.md, step 7).
         r.terminate.store(true, Ordering::SeqCst);
         // Async tasks nobody may wake are cancelled now, the others when they next run
         // (`async_task/mod.rs`, "Shutdown"): the workers stay for queued work only.
-        r.shutdown_async();
+        crate::async_task::shutdown_async(r);
         r.sleep.wake_all();
     }
 }
@@ -571,7 +579,7 @@ impl ThreadPool {
     /// # Ok::<(), zonal_runtime::BuildError>(())
     /// ```
     pub fn spawn_fifo<F: FnOnce() + Send + 'static>(&self, f: F) {
-        self.registry.spawn_static_fifo(f);
+        crate::spawn::spawn_static_fifo(&self.registry, f);
     }
 }
 
@@ -581,7 +589,7 @@ impl ThreadPool {
     /// [`yield_now`](fn@crate::yield_now) if the current thread is a worker of this pool; `None` otherwise.
     #[must_use = "the answer says whether a task ran"]
     pub fn yield_now(&self) -> Option<Yield> {
-        WorkerThread::with_current_in(&self.registry, |w| w.map(WorkerThread::yield_now))
+        WorkerThread::with_current_in(&self.registry, |w| w.map(crate::yield_now::run_one))
     }
 }
 
@@ -591,7 +599,7 @@ impl ThreadPool {
     /// [`yield_local`](crate::yield_local) if the current thread is a worker of this pool; `None` otherwise.
     #[must_use = "the answer says whether a task ran"]
     pub fn yield_local(&self) -> Option<Yield> {
-        WorkerThread::with_current_in(&self.registry, |w| w.map(WorkerThread::yield_local))
+        WorkerThread::with_current_in(&self.registry, |w| w.map(crate::yield_now::run_one_local))
     }
 
     /// [`current_thread_has_pending_tasks`](crate::current_thread_has_pending_tasks) if the current thread is a worker of this pool;
@@ -629,8 +637,7 @@ impl ThreadPool {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        self.registry
-            .spawn_async(TaskOptions::new(), Target::Here, fut)
+        crate::async_task::spawn_async(&self.registry, TaskOptions::new(), Target::Here, fut)
     }
 
     /// [`spawn_async`](Self::spawn_async) with [`TaskOptions`] (an origin, a group, a
@@ -676,7 +683,12 @@ impl ThreadPool {
         F::Output: Send + 'static,
     {
         self.registry.check_options(&opts)?;
-        Ok(self.registry.spawn_async(opts, Target::Here, fut))
+        Ok(crate::async_task::spawn_async(
+            &self.registry,
+            opts,
+            Target::Here,
+            fut,
+        ))
     }
 
     /// Spawns a `'static` closure as a task of this pool, with a [`JoinHandle`] of its
@@ -718,7 +730,7 @@ impl ThreadPool {
         R: Send,
     {
         let op = &op;
-        self.registry.in_worker(|wt, _| broadcast_in_worker(wt, op))
+        crate::enter::in_worker(&self.registry, |wt, _| broadcast_in_worker(wt, op))
     }
 }
 
@@ -794,8 +806,7 @@ impl ThreadPool {
         OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
         R: Send,
     {
-        self.registry
-            .in_worker(|wt, _| scope_fifo_in_worker(wt, op))
+        crate::enter::in_worker(&self.registry, |wt, _| scope_fifo_in_worker(wt, op))
     }
 }
 
@@ -894,7 +905,7 @@ impl ThreadPool {
     /// ```
     #[must_use]
     pub fn node_partition(&self, range: Range<usize>) -> Vec<(NodeId, Range<usize>)> {
-        self.registry.node_partition(range)
+        crate::parallel::node_partition(&self.registry, range)
     }
 
     /// A parallel map-reduce over `range`, split by node then by `join` down to `grain`.

@@ -1,11 +1,11 @@
 //! Routing: the one path where a new task's metadata (its origin above all) and its queue
-//! are decided ([`Registry::route`]), and where it is counted ([`Route::queue`]).
+//! are decided ([`route`]), and where it is counted ([`Route::queue`]).
 //!
 //! Every way of queueing new work goes through it: `join` halves, scope spawns (bare jobs
 //! included), `spawn`, `spawn_with`, `spawn_on`, `spawn_pinned` (on the pool or from a worker),
 //! `par_for` chunks, spawns from threads outside the pool, operations injected by `install`
 //! from outside, FIFO spawns (whose proxy job is what is queued, `fifo.rs`) and `broadcast`'s
-//! jobs (`Target::Worker`). A caller asks for a [`Target`]; [`Registry::route`] turns it,
+//! jobs (`Target::Worker`). A caller asks for a [`Target`]; [`route`] turns it,
 //! the [`TaskOptions`] and the thread it runs on into the task's [`Meta`] and its [`Queue`];
 //! the caller builds the job with that metadata (a stack, heap or bare job, `job.rs`); then
 //! [`Route::queue`] counts it once — in the worker's `spawned` when a worker of the pool
@@ -26,7 +26,7 @@
 //! Every push is followed by the sleep protocol's wake-up check (`sleep/README.md`). Tasks
 //! that already exist and move — a refused steal put back — are not routed: the steal path
 //! returns them to their queues (`steal/`). A woken async task goes back to the worker that
-//! polled it last ([`Registry::requeue`]: aged → its inbox, else → its away queue).
+//! polled it last ([`requeue`]: aged → its inbox, else → its away queue).
 
 use std::sync::atomic::Ordering;
 
@@ -52,7 +52,7 @@ pub(crate) enum Target {
     Worker(usize),
 }
 
-/// The queue a task goes to (decided by [`Registry::route`]).
+/// The queue a task goes to (decided by [`route`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Queue {
     /// The queueing worker's deque: fresh at home.
@@ -82,121 +82,122 @@ pub(crate) struct Route<'a> {
     queue: Queue,
 }
 
-impl Registry {
-    /// The one decision: the metadata and the queue of a new task aimed at `target` with
-    /// `opts`, queued by `here` (the current thread's worker if it is one of ours, see
-    /// [`WorkerThread::with_current_in`]) or from outside.
-    #[inline(always)]
-    pub(crate) fn route<'a>(
-        &'a self,
-        here: Option<&'a WorkerThread>,
-        opts: TaskOptions,
-        target: Target,
-    ) -> Route<'a> {
-        let opts = match target {
-            Target::Node(n) => opts.origin(n),
-            _ => opts,
-        };
-        let (meta, queue) = match here {
-            Some(w) => self.route_on_worker(w, opts, target),
-            None => self.route_from_outside(opts, target),
-        };
-        Route {
-            registry: self,
-            here,
-            meta,
-            queue,
-        }
+/// The one decision: the metadata and the queue of a new task aimed at `target` with
+/// `opts`, queued by `here` (the current thread's worker if it is one of ours, see
+/// [`WorkerThread::with_current_in`]) or from outside.
+#[inline(always)]
+pub(crate) fn route<'a>(
+    registry: &'a Registry,
+    here: Option<&'a WorkerThread>,
+    opts: TaskOptions,
+    target: Target,
+) -> Route<'a> {
+    let opts = match target {
+        Target::Node(n) => opts.origin(n),
+        _ => opts,
+    };
+    let (meta, queue) = match here {
+        Some(w) => route_on_worker(registry, w, opts, target),
+        None => route_from_outside(registry, opts, target),
+    };
+    Route {
+        registry,
+        here,
+        meta,
+        queue,
     }
+}
 
-    /// From one of our workers: a child of its current task (its origin, `task_meta.rs`, "Whole
-    /// computations"), unless the options name an origin or the target pins it to a worker
-    /// (placed on that worker's node).
-    #[inline(always)]
-    fn route_on_worker(
-        &self,
-        w: &WorkerThread,
-        opts: TaskOptions,
-        target: Target,
-    ) -> (Meta, Queue) {
-        let pinned = match target {
-            Target::Worker(x) => Some(self.worker_node[x]),
-            _ => None,
-        };
-        let meta = opts.resolve(Some(w.current.get()), pinned);
-        let queue = match target {
-            // A task placed on another node by its options (`spawn_with(origin)`): queued
-            // with us, away from home, where that node's thieves and the balancing passes
-            // find it, as before it ran anywhere.
-            Target::Here if opts.named_origin().is_some_and(|o| o.0 != w.node) => {
-                w.away_queue(&meta)
-            }
-            Target::Here => w.own_queue(&meta),
-            Target::Node(n) if n.0 == w.node => w.own_queue(&meta),
-            Target::Node(n) => self.node_queue(n),
-            Target::Worker(x) => Queue::Inbox(x as u32),
-        };
-        (meta, queue)
-    }
+/// From one of our workers: a child of its current task (its origin, `task_meta.rs`, "Whole
+/// computations"), unless the options name an origin or the target pins it to a worker
+/// (placed on that worker's node).
+#[inline(always)]
+fn route_on_worker(
+    registry: &Registry,
+    w: &WorkerThread,
+    opts: TaskOptions,
+    target: Target,
+) -> (Meta, Queue) {
+    let pinned = match target {
+        Target::Worker(x) => Some(registry.worker_node[x]),
+        _ => None,
+    };
+    let meta = opts.resolve(Some(w.current.get()), pinned);
+    let queue = match target {
+        // A task placed on another node by its options (`spawn_with(origin)`): queued
+        // with us, away from home, where that node's thieves and the balancing passes
+        // find it, as before it ran anywhere.
+        Target::Here if opts.named_origin().is_some_and(|o| o.0 != w.node) => away_queue(w, &meta),
+        Target::Here => own_queue(w, &meta),
+        Target::Node(n) if n.0 == w.node => own_queue(w, &meta),
+        Target::Node(n) => node_queue(registry, n),
+        Target::Worker(x) => Queue::Inbox(x as u32),
+    };
+    (meta, queue)
+}
 
-    /// From a thread outside the pool: no parent; the origin is the one named, or, with
-    /// none, the next node with workers, round-robin ([`next_node`](Self::next_node)): the
-    /// task goes to that node's injector and takes the node as its origin, as if aimed
-    /// there.
-    #[inline]
-    fn route_from_outside(&self, opts: TaskOptions, target: Target) -> (Meta, Queue) {
-        let pinned = match target {
-            Target::Worker(x) => Some(self.worker_node[x]),
-            _ => None,
-        };
-        let mut meta = opts.resolve(None, pinned);
-        let queue = match target {
-            Target::Worker(x) => Queue::Inbox(x as u32),
-            _ if meta.origin == NO_ORIGIN => {
-                let node = self.next_node();
-                meta.origin = node.0;
-                Queue::Node(node)
-            }
-            _ => self.node_queue(NodeId(meta.origin)),
-        };
-        (meta, queue)
-    }
-
-    /// The next node with workers, round-robin, for work from outside the pool.
-    #[inline]
-    fn next_node(&self) -> NodeId {
-        let nodes = &self.worker_nodes;
-        let i = if nodes.len() == 1 {
-            0
-        } else {
-            self.next_node.fetch_add(1, Ordering::Relaxed) % nodes.len()
-        };
-        NodeId(nodes[i])
-    }
-
-    /// Aimed at `node` from elsewhere: its injector; if no worker sits on it, the global
-    /// injector (the task keeps its origin, but that node's injector could lie outside
-    /// every worker's zone).
-    #[inline]
-    fn node_queue(&self, node: NodeId) -> Queue {
-        if self.node_has_workers[node.index()] {
+/// From a thread outside the pool: no parent; the origin is the one named, or, with
+/// none, the next node with workers, round-robin ([`next_node`]): the
+/// task goes to that node's injector and takes the node as its origin, as if aimed
+/// there.
+#[inline]
+fn route_from_outside(registry: &Registry, opts: TaskOptions, target: Target) -> (Meta, Queue) {
+    let pinned = match target {
+        Target::Worker(x) => Some(registry.worker_node[x]),
+        _ => None,
+    };
+    let mut meta = opts.resolve(None, pinned);
+    let queue = match target {
+        Target::Worker(x) => Queue::Inbox(x as u32),
+        _ if meta.origin == NO_ORIGIN => {
+            let node = next_node(registry);
+            meta.origin = node.0;
             Queue::Node(node)
-        } else {
-            Queue::Global
         }
-    }
+        _ => node_queue(registry, NodeId(meta.origin)),
+    };
+    (meta, queue)
+}
 
-    /// Spawns `job` as a heap job (or a bare job when it may be one, `job.rs`) routed to
-    /// `target` with `opts`, from whatever thread we run on.
-    #[inline(always)]
-    pub(crate) fn spawn<F: FnOnce() + Send>(&self, opts: TaskOptions, target: Target, job: F) {
-        // `move`, and no call out of line with the options, the target or the job: any of
-        // them behind a pointer would be written to the stack on every spawn, next to the
-        // spawner's scope (whose latch a thief writes: false sharing).
-        WorkerThread::with_current_in(self, move |here| {
-            self.route(here, opts, target).queue_job(job);
-        });
+/// The next node with workers, round-robin, for work from outside the pool.
+#[inline]
+fn next_node(registry: &Registry) -> NodeId {
+    let nodes = &registry.worker_nodes;
+    let i = if nodes.len() == 1 {
+        0
+    } else {
+        registry.next_node.fetch_add(1, Ordering::Relaxed) % nodes.len()
+    };
+    NodeId(nodes[i])
+}
+
+/// Aimed at `node` from elsewhere: its injector; if no worker sits on it, the global
+/// injector (the task keeps its origin, but that node's injector could lie outside
+/// every worker's zone).
+#[inline]
+fn node_queue(registry: &Registry, node: NodeId) -> Queue {
+    if registry.node_has_workers[node.index()] {
+        Queue::Node(node)
+    } else {
+        Queue::Global
     }
+}
+
+/// Spawns `job` as a heap job (or a bare job when it may be one, `job.rs`) routed to
+/// `target` with `opts`, from whatever thread we run on.
+#[inline(always)]
+pub(crate) fn spawn<F: FnOnce() + Send>(
+    registry: &Registry,
+    opts: TaskOptions,
+    target: Target,
+    job: F,
+) {
+    // `move`, and no call out of line with the options, the target or the job: any of
+    // them behind a pointer would be written to the stack on every spawn, next to the
+    // spawner's scope (whose latch a thief writes: false sharing).
+    WorkerThread::with_current_in(registry, move |here| {
+        route(registry, here, opts, target).queue_job(job);
+    });
 }
 
 impl From<OwnQueue> for Queue {
@@ -210,38 +211,24 @@ impl From<OwnQueue> for Queue {
     }
 }
 
-impl WorkerThread {
-    /// A task of ours aimed nowhere else, by its metadata: never migrated → our deque (one
-    /// branch), whatever its origin: a child of a computation rooted elsewhere carries that
-    /// origin in its header, and a thief checks it with it (`Thief::meta`); migrated (a
-    /// continuation) → the cold path.
-    #[inline(always)]
-    fn own_queue(&self, meta: &Meta) -> Queue {
-        if meta.migrations == 0 {
-            Queue::Deque
-        } else {
-            self.away_queue(meta)
-        }
-    }
-
-    /// A task away from home or already migrated: an aged one stays in our inbox, others go
-    /// to our away queue.
-    #[cold]
-    fn away_queue(&self, meta: &Meta) -> Queue {
-        self.refresh_policy();
-        OwnQueue::of(self.ageing.get(), meta).into()
+/// A task of `worker`'s aimed nowhere else, by its metadata: never migrated → its deque
+/// (one branch), whatever its origin: a child of a computation rooted elsewhere carries that
+/// origin in its header, and a thief checks it with it (`Thief::meta`); migrated (a
+/// continuation) → the cold path.
+#[inline(always)]
+fn own_queue(worker: &WorkerThread, meta: &Meta) -> Queue {
+    if meta.migrations == 0 {
+        Queue::Deque
+    } else {
+        away_queue(worker, meta)
     }
 }
 
-impl WorkerThread {
-    /// An existing task of our node's injector taken in a batch that is not fresh at home
-    /// (`worker.rs`, `batch_injected`): aged → our inbox, else → our away queue, as a task
-    /// of ours with that metadata would be routed.
-    #[cold]
-    pub(crate) fn keep_away(&self, meta: &Meta, task: Task) {
-        let queue = self.away_queue(meta);
-        self.push_own(queue, meta.origin, task);
-    }
+/// A task away from home or already migrated: an aged one stays in the worker's inbox,
+/// others go to its away queue (the core's rule, [`WorkerThread::own_queue_of`]).
+#[cold]
+fn away_queue(worker: &WorkerThread, meta: &Meta) -> Queue {
+    worker.own_queue_of(meta).into()
 }
 
 impl<'a> Route<'a> {
@@ -303,95 +290,84 @@ impl<'a> Route<'a> {
                     w.deque.push(task);
                     r.sleep.new_local_work(w.node);
                 } else {
-                    w.push_own(self.queue, self.meta.origin, task);
+                    push_own(w, self.queue, self.meta.origin, task);
                 }
             }
             None => {
                 r.injected.fetch_add(1, Ordering::Relaxed);
-                r.push_shared(self.queue, task);
+                push_shared(r, self.queue, task);
             }
         }
     }
 }
 
-impl WorkerThread {
-    /// A task of ours bound for our inbox or away queue (`origin`: its origin), or for a
-    /// shared queue. Its arguments are scalars: a `Route` passed here would be written to
-    /// the stack on the hot path too.
-    #[cold]
-    fn push_own(&self, queue: Queue, origin: u32, task: Task) {
-        let r = &*self.registry;
-        let me = &r.shared[self.index];
-        match queue {
-            Queue::Kept => {
-                bump(&me.counters.aged_kept, 1);
-                me.inbox.push(task);
-            }
-            Queue::Away => {
-                me.away.push(task);
-                r.sleep.new_local_work(origin);
-            }
-            _ => r.push_shared(queue, task),
+/// A task of `worker`'s bound for its inbox or away queue (`origin`: its origin; the
+/// core's [`WorkerThread::push_own`]), or for a shared queue. Its arguments are scalars: a
+/// `Route` passed here would be written to the stack on the hot path too.
+#[cold]
+fn push_own(worker: &WorkerThread, queue: Queue, origin: u32, task: Task) {
+    match queue {
+        Queue::Kept => worker.push_own(OwnQueue::Inbox, origin, task),
+        Queue::Away => worker.push_own(OwnQueue::Away, origin, task),
+        _ => push_shared(&worker.registry, queue, task),
+    }
+}
+
+/// A woken async task goes back to `last`, the worker that polled it last
+/// (`async_task/mod.rs`, "Routing"), by its metadata: aged → `last`'s inbox (never
+/// stolen); else → `last`'s away queue. From `last` itself (`here`) these are its own
+/// pushes (counted in `aged_kept`, `new_local_work`); from any other thread, shared
+/// pushes with the full wake-up check. Not a new task: not counted in `spawned`.
+pub(crate) fn requeue(
+    registry: &Registry,
+    here: Option<&WorkerThread>,
+    last: usize,
+    meta: &Meta,
+    task: Task,
+) {
+    debug_assert!(
+        last < registry.num_workers(),
+        "a woken task was polled before"
+    );
+    // On a worker, its cached epoch's ageing rule (refreshed if the policy switched);
+    // from any other thread, the current epoch's (a lock, off the workers' path).
+    let ageing = match here {
+        Some(w) => {
+            w.refresh_policy();
+            w.ageing.get()
+        }
+        None => registry.policy.current().ageing,
+    };
+    let own = OwnQueue::of(ageing, meta);
+    match here {
+        Some(w) if w.index == last => {
+            w.push_own(own, meta.origin, task);
+        }
+        _ if own == OwnQueue::Inbox => push_shared(registry, Queue::Inbox(last as u32), task),
+        _ => {
+            registry.shared[last].away.push(task);
+            registry.sleep.new_work(registry.worker_node[last]);
         }
     }
 }
 
-impl Registry {
-    /// A woken async task goes back to `last`, the worker that polled it last
-    /// (`async_task/mod.rs`, "Routing"), by its metadata: aged → `last`'s inbox (never
-    /// stolen); else → `last`'s away queue. From `last` itself (`here`) these are its own
-    /// pushes (counted in `aged_kept`, `new_local_work`); from any other thread, shared
-    /// pushes with the full wake-up check. Not a new task: not counted in `spawned`.
-    pub(crate) fn requeue(
-        &self,
-        here: Option<&WorkerThread>,
-        last: usize,
-        meta: &Meta,
-        task: Task,
-    ) {
-        debug_assert!(last < self.num_workers(), "a woken task was polled before");
-        // On a worker, its cached epoch's ageing rule (refreshed if the policy switched);
-        // from any other thread, the current epoch's (a lock, off the workers' path).
-        let ageing = match here {
-            Some(w) => {
-                w.refresh_policy();
-                w.ageing.get()
-            }
-            None => self.policy.current().ageing,
-        };
-        let own = OwnQueue::of(ageing, meta);
-        match here {
-            Some(w) if w.index == last => {
-                w.push_own(own.into(), meta.origin, task);
-            }
-            _ if own == OwnQueue::Inbox => self.push_shared(Queue::Inbox(last as u32), task),
-            _ => {
-                self.shared[last].away.push(task);
-                self.sleep.new_work(self.worker_node[last]);
-            }
+/// Pushes on a queue any thread may push to: a worker's inbox, a node's injector, the
+/// global one.
+fn push_shared(registry: &Registry, queue: Queue, task: Task) {
+    match queue {
+        Queue::Inbox(worker) => {
+            let worker = worker as usize;
+            registry.shared[worker].inbox.push(task);
+            registry.sleep.wake_worker(worker);
         }
-    }
-}
-
-impl Registry {
-    /// Pushes on a queue any thread may push to: a worker's inbox, a node's injector, the
-    /// global one.
-    fn push_shared(&self, queue: Queue, task: Task) {
-        match queue {
-            Queue::Inbox(worker) => {
-                let worker = worker as usize;
-                self.shared[worker].inbox.push(task);
-                self.sleep.wake_worker(worker);
-            }
-            Queue::Node(node) => {
-                self.node_injectors[node.index()].push(task);
-                self.sleep.new_work(node.0);
-            }
-            Queue::Deque | Queue::Kept | Queue::Away | Queue::Global => {
-                debug_assert_eq!(queue, Queue::Global, "own queues need a worker");
-                self.global.push(task);
-                self.sleep.new_work(u32::MAX);
-            }
+        Queue::Node(node) => {
+            registry.node_injectors[node.index()].push(task);
+            registry.sleep.new_work(node.0);
+        }
+        Queue::Deque | Queue::Kept | Queue::Away | Queue::Global => {
+            debug_assert_eq!(queue, Queue::Global, "own queues need a worker");
+            registry.global.push(task);
+            registry.sleep.new_work(u32::MAX);
         }
     }
 }
@@ -431,7 +407,7 @@ mod test {
         let r = pool.registry();
         let (with, without) = other_nodes(r, r.worker_node[0]);
         let decide = |opts, target| {
-            let route = r.route(None, opts, target);
+            let route = route(r, None, opts, target);
             (route.meta.origin, route.queue)
         };
         let none = TaskOptions::new();
@@ -478,7 +454,7 @@ mod test {
                 let r = pool.registry();
                 let (with, without) = other_nodes(r, w.node);
                 let decide = |opts, target| {
-                    let route = r.route(Some(w), opts, target);
+                    let route = route(r, Some(w), opts, target);
                     (route.meta.origin, route.queue, route.bare())
                 };
                 let none = TaskOptions::new();
@@ -512,7 +488,7 @@ mod test {
                         flags,
                         ..parent
                     });
-                    let route = r.route(Some(w), none, Target::Here);
+                    let route = route(r, Some(w), none, Target::Here);
                     assert_eq!((route.meta.origin, route.meta.migrations), (with.0, 0));
                     assert_eq!(route.meta.flags, flags);
                     assert_eq!((route.queue, route.bare()), (Queue::Deque, false));
@@ -538,7 +514,7 @@ mod test {
                         migrations: migrations as u16,
                         ..parent
                     });
-                    let route = r.route(Some(w), none.continuation(), Target::Here);
+                    let route = route(r, Some(w), none.continuation(), Target::Here);
                     assert_eq!(route.queue, queue, "{migrations} migrations");
                 }
                 w.current.set(parent);

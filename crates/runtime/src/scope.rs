@@ -208,7 +208,7 @@ impl<'scope> Scope<'scope> {
     {
         self.latch.increment();
         let me = ScopePtr(self as *const Scope<'scope>);
-        self.registry.spawn(opts, target, move || {
+        crate::route::spawn(&self.registry, opts, target, move || {
             // SAFETY: the scope waits for this job (its count) before it goes away.
             let scope = unsafe { me.as_ref() };
             if let Err(p) = unwind::halt_unwinding(|| body(scope)) {

@@ -95,9 +95,12 @@ impl<'scope> ScopeFifo<'scope> {
             // SAFETY: the latch is alive: we still hold our count.
             unsafe { Latch::set(&scope.base.latch) };
         };
-        self.base
-            .registry
-            .spawn_fifo(TaskOptions::new(), |w| &self.fifos[w], job);
+        crate::fifo::spawn_fifo(
+            &self.base.registry,
+            TaskOptions::new(),
+            |w| &self.fifos[w],
+            job,
+        );
     }
 
     /// Runs `body` once on every worker of the scope's pool, each with its
@@ -135,9 +138,12 @@ impl<'scope> ScopeFifo<'scope> {
                 // SAFETY: the latch is alive: we still hold our count.
                 unsafe { Latch::set(&scope.base.latch) };
             };
-            self.base
-                .registry
-                .spawn(TaskOptions::new(), Target::Worker(index), job);
+            crate::route::spawn(
+                &self.base.registry,
+                TaskOptions::new(),
+                Target::Worker(index),
+                job,
+            );
         }
     }
 }

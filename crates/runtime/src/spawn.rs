@@ -12,69 +12,73 @@ use crate::task_meta::TaskOptions;
 use crate::unwind;
 use crate::worker::WorkerThread;
 
-impl Registry {
-    /// Accepts a spawned `'static` task and routes it to `target` with `opts`.
-    #[inline]
-    pub(crate) fn spawn_static<F>(&self, opts: TaskOptions, target: Target, f: F)
-    where
-        F: FnOnce() + Send + 'static,
+/// Accepts a spawned `'static` task and routes it to `target` with `opts`.
+#[inline]
+pub(crate) fn spawn_static<F>(registry: &Registry, opts: TaskOptions, target: Target, f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    accept_static(registry);
+    crate::route::spawn(registry, opts, target, static_job(f));
+}
+
+/// Accepts a spawned `'static` task and queues it FIFO among the current worker's
+/// FIFO spawns (`fifo.rs`).
+#[inline]
+pub(crate) fn spawn_static_fifo<F>(registry: &Registry, f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    accept_static(registry);
+    crate::fifo::spawn_fifo(
+        registry,
+        TaskOptions::new(),
+        |w| &registry.shared[w].fifo,
+        static_job(f),
+    );
+}
+
+/// Counts an accepted `'static` task as pending.
+#[inline]
+fn accept_static(registry: &Registry) {
+    // Relaxed: the pool cannot terminate while the caller holds `&ThreadPool` or runs as
+    // a task of the pool (a task keeps its own count, or its owner blocks the pool's
+    // drop); termination reads `pending` SeqCst after this increment in its
+    // modification order.
+    registry.pending.fetch_add(1, Ordering::Relaxed);
+}
+
+/// A spawned task finished (README step 7).
+pub(crate) fn task_done(registry: &Registry) {
+    // SeqCst: pairs with the SeqCst `terminate` store in `ThreadPool::drop`: whichever
+    // comes second sees the other and wakes everyone.
+    if registry.pending.fetch_sub(1, Ordering::SeqCst) == 1
+        && registry.terminate.load(Ordering::SeqCst)
     {
-        self.accept_static();
-        self.spawn(opts, target, static_job(f));
+        registry.sleep.wake_all();
     }
+}
 
-    /// Accepts a spawned `'static` task and queues it FIFO among the current worker's
-    /// FIFO spawns (`fifo.rs`).
-    #[inline]
-    pub(crate) fn spawn_static_fifo<F>(&self, f: F)
-    where
-        F: FnOnce() + Send + 'static,
-    {
-        self.accept_static();
-        self.spawn_fifo(TaskOptions::new(), |w| &self.shared[w].fifo, static_job(f));
-    }
-
-    /// Counts an accepted `'static` task as pending.
-    #[inline]
-    fn accept_static(&self) {
-        // Relaxed: the pool cannot terminate while the caller holds `&ThreadPool` or runs as
-        // a task of the pool (a task keeps its own count, or its owner blocks the pool's
-        // drop); termination reads `pending` SeqCst after this increment in its
-        // modification order.
-        self.pending.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// A spawned task finished (README step 7).
-    pub(crate) fn task_done(&self) {
-        // SeqCst: pairs with the SeqCst `terminate` store in `ThreadPool::drop`: whichever
-        // comes second sees the other and wakes everyone.
-        if self.pending.fetch_sub(1, Ordering::SeqCst) == 1 && self.terminate.load(Ordering::SeqCst)
-        {
-            self.sleep.wake_all();
+/// Hands a spawned task's panic to the handler (or reports it).
+#[cold]
+pub(crate) fn handle_panic(registry: &Registry, payload: Box<dyn Any + Send>) {
+    WorkerThread::with_current(|w| {
+        if let Some(w) = w {
+            bump(&w.counters().panics, 1);
         }
-    }
-
-    /// Hands a spawned task's panic to the handler (or reports it).
-    #[cold]
-    pub(crate) fn handle_panic(&self, payload: Box<dyn Any + Send>) {
-        WorkerThread::with_current(|w| {
-            if let Some(w) = w {
-                bump(&w.counters().panics, 1);
-            }
-        });
-        match &self.panic_handler {
-            Some(h) => {
-                // A panicking handler must not kill the worker either.
-                let _ = unwind::halt_unwinding(|| h(payload));
-            }
-            None => {
-                let msg = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "<non-string panic payload>".into());
-                tracing::error!(target: "zonal_runtime", "a spawned task panicked: {msg}");
-            }
+    });
+    match &registry.panic_handler {
+        Some(h) => {
+            // A panicking handler must not kill the worker either.
+            let _ = unwind::halt_unwinding(|| h(payload));
+        }
+        None => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "<non-string panic payload>".into());
+            tracing::error!(target: "zonal_runtime", "a spawned task panicked: {msg}");
         }
     }
 }
@@ -88,9 +92,9 @@ fn static_job<F: FnOnce() + Send + 'static>(f: F) -> impl FnOnce() + Send + 'sta
             // Spawned jobs run only on workers: they are queued in a registry.
             let registry = &w.expect("a spawned job runs on a worker").registry;
             if let Err(p) = unwind::halt_unwinding(f) {
-                registry.handle_panic(p);
+                handle_panic(registry, p);
             }
-            registry.task_done();
+            task_done(registry);
         });
     }
 }

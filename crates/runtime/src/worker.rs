@@ -18,7 +18,7 @@ use crate::displacement::{Check, PinWatch, DISPLACED_PARK};
 use crate::latch::{AsCoreLatch, CoreLatch};
 use crate::metrics::{bump, WorkerCounters};
 use crate::policy_switch::PolicyEpoch;
-use crate::queues::{pop_injector, steal_loop};
+use crate::queues::{pop_injector, steal_loop, OwnQueue};
 use crate::registry::Registry;
 use crate::task_meta::{Meta, Task, NO_ORIGIN};
 use crate::unwind;
@@ -192,6 +192,41 @@ impl WorkerThread {
             self.ageing.set(epoch.ageing);
             *mine = epoch;
         }
+    }
+
+    /// Which of our own queues a task of ours with `meta` waits in: the one rule
+    /// ([`OwnQueue::of`]) under our epoch's ageing rule, refreshed first.
+    #[inline]
+    pub(crate) fn own_queue_of(&self, meta: &Meta) -> OwnQueue {
+        self.refresh_policy();
+        OwnQueue::of(self.ageing.get(), meta)
+    }
+
+    /// Pushes a task of ours on one of our own queues: our inbox (counted in `aged_kept`),
+    /// or our away queue, with the wake-up check for `origin`, its origin (`sleep/`).
+    #[inline]
+    pub(crate) fn push_own(&self, own: OwnQueue, origin: u32, task: Task) {
+        let r = &*self.registry;
+        let me = &r.shared[self.index];
+        match own {
+            OwnQueue::Inbox => {
+                bump(&me.counters.aged_kept, 1);
+                me.inbox.push(task);
+            }
+            OwnQueue::Away => {
+                me.away.push(task);
+                r.sleep.new_local_work(origin);
+            }
+        }
+    }
+
+    /// An existing task of our node's injector taken in a batch that is not fresh at home
+    /// (`batch_injected`): aged → our inbox, else → our away queue, as a new task of ours
+    /// with that metadata would be routed (`route.rs`).
+    #[cold]
+    pub(crate) fn keep_away(&self, meta: &Meta, task: Task) {
+        let own = self.own_queue_of(meta);
+        self.push_own(own, meta.origin, task);
     }
 
     #[inline]

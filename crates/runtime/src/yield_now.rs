@@ -13,28 +13,27 @@ pub enum Yield {
     Idle,
 }
 
-impl WorkerThread {
-    /// Looks once for a task, where the worker's loop looks (its queues, its node's and
-    /// the global injector, then a steal walk), and runs it.
-    pub(crate) fn yield_now(&self) -> Yield {
-        match self.find_work() {
-            Some((task, meta)) => {
-                self.execute_with(task, meta);
-                Yield::Executed
-            }
-            None => Yield::Idle,
+/// `yield_now` on `worker`: looks once for a task, where the worker's loop looks (its queues, its node's and
+/// the global injector, then a steal walk), and runs it.
+pub(crate) fn run_one(worker: &WorkerThread) -> Yield {
+    match worker.find_work() {
+        Some((task, meta)) => {
+            worker.execute_with(task, meta);
+            Yield::Executed
         }
+        None => Yield::Idle,
     }
+}
 
-    /// Runs one task of this worker's own queues (deque, inbox, away queue), if any.
-    pub(crate) fn yield_local(&self) -> Yield {
-        match self.find_local() {
-            Some((task, meta)) => {
-                self.execute_with(task, meta);
-                Yield::Executed
-            }
-            None => Yield::Idle,
+/// `yield_local` on `worker`: runs one task of its own queues (deque, inbox, away queue),
+/// if any.
+pub(crate) fn run_one_local(worker: &WorkerThread) -> Yield {
+    match worker.find_local() {
+        Some((task, meta)) => {
+            worker.execute_with(task, meta);
+            Yield::Executed
         }
+        None => Yield::Idle,
     }
 }
 
@@ -55,7 +54,7 @@ impl WorkerThread {
 /// # Ok::<(), zonal_runtime::BuildError>(())
 /// ```
 pub fn yield_now() -> Option<Yield> {
-    WorkerThread::with_current(|w| w.map(WorkerThread::yield_now))
+    WorkerThread::with_current(|w| w.map(run_one))
 }
 
 /// Like [`yield_now`], but runs only a task of the current worker's *own* queues (its deque,
@@ -76,7 +75,7 @@ pub fn yield_now() -> Option<Yield> {
 /// # Ok::<(), zonal_runtime::BuildError>(())
 /// ```
 pub fn yield_local() -> Option<Yield> {
-    WorkerThread::with_current(|w| w.map(WorkerThread::yield_local))
+    WorkerThread::with_current(|w| w.map(run_one_local))
 }
 
 /// On a worker (of any pool), whether its own queues (deque, inbox, away queue) hold a task

@@ -48,14 +48,14 @@
 //!
 //! # Routing, ageing and migrations
 //!
-//! A new task is routed as any spawn (`route.rs`, `Registry::route`): its `Meta` (origin =
+//! A new task is routed as any spawn (`route.rs`, `route::route`): its `Meta` (origin =
 //! the spawning task's — a child inherits its parent's origin, `task_meta.rs`, "Whole
 //! computations" —, or the node named by [`TaskOptions::origin`]; from outside the pool,
 //! the next node with workers; group and weight inherited) is fixed there, and its origin
 //! never changes. The task keeps its
 //! `Meta` across polls, in its job header.
 //!
-//! A woken task goes back to the worker that last polled it (`Registry::requeue`): **aged**
+//! A woken task goes back to the worker that last polled it (`route::requeue`): **aged**
 //! (the policy's ageing rule, `StealSide::ageing`) → that worker's inbox, where no thief
 //! sees it (so an aged task is never polled on another worker again); otherwise → that
 //! worker's away queue, where thieves may take it one at a time after a check with its real
@@ -68,7 +68,7 @@
 //!   header's and counts nothing more);
 //! - a **balancing pass** (`balance/`, the control plane's or
 //!   [`ThreadPool::balance_now`]) bumps it in the header of the task it pops from an away
-//!   queue and makes the destination the task's routing record (`Registry::async_moved`), as
+//!   queue and makes the destination the task's routing record (`async_task::async_moved`), as
 //!   if it had been polled there: the poll at the destination sees no move to count;
 //! - a poll that finds the task on another node than its routing record's worker without
 //!   either having counted the move (no such path exists today; the rule keeps the count
@@ -89,7 +89,7 @@
 //! A live async task counts in the pool's `pending` tasks from spawn to completion, so the
 //! workers stay while one may still run. Terminating the [`ThreadPool`] — dropping it, or
 //! [`ThreadPool::shutdown_and_wait`] — sets `terminate`, then closes the pool's list of
-//! live tasks and **cancels** every one (`owned.rs`, `Registry::shutdown_async`): an idle
+//! live tasks and **cancels** every one (`owned.rs`, `async_task::shutdown_async`): an idle
 //! task — one nobody may ever wake — is cancelled on the terminating thread (its future
 //! dropped there, before the call returns); a queued or running one by the worker that
 //! runs it next or polls it now. A task spawned after that is cancelled at once. Each
@@ -140,65 +140,64 @@ use crate::task_meta::{Task, TaskOptions};
 use crate::worker::WorkerThread;
 use raw::Cell;
 
-impl Registry {
-    /// Spawns `fut` as an async task routed to `target` with `opts` (module docs).
-    pub(crate) fn spawn_async<F>(
-        self: &Arc<Self>,
-        opts: TaskOptions,
-        target: Target,
-        fut: F,
-    ) -> JoinHandle<F::Output>
-    where
-        F: Future + Send + 'static,
-        F::Output: Send + 'static,
-    {
-        // Pending until complete (module docs, "Shutdown"); Relaxed as `accept_static`.
-        self.pending
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        WorkerThread::with_current_in(self, |here| {
-            let route = self.route(here, opts, target);
-            // Three references: the list's, the handle's, the queue's.
-            let h = Cell::allocate(fut, route.meta, Arc::clone(self), 3);
-            // SAFETY: the cell is live and ours until shared below.
-            let hd = unsafe { h.as_ref() };
-            if self.extension::<AsyncTasks>().insert(h) {
-                // SAFETY: a new cell: its header starts with the job header; queued once.
-                route.queue(unsafe { (hd.vtable.task)(h) });
-            } else {
-                // The pool shuts down: cancelled at once, never queued. The list's
-                // reference was not taken.
-                raw::drop_ref(h);
-                let _ = hd.state.cancel();
-                let _ = hd.state.start_run();
-                // SAFETY: we hold `RUNNING` (just set) and the queue's reference.
-                unsafe { (hd.vtable.cancel)(h) };
-            }
-            // SAFETY: the output type is `F::Output`; the handle's reference is handed over.
-            unsafe { JoinHandle::new(h) }
-        })
-    }
-
-    /// A balancing pass popped `task` from an away queue and moves it to worker `to`, its
-    /// migration count already bumped (`balance/driver.rs`). If it is an async task, `to`
-    /// becomes its routing record's worker, so that its next poll does not count the move
-    /// again (module docs, "Routing, ageing and migrations"). Other jobs are left alone.
-    pub(crate) fn async_moved(&self, task: &Task, to: usize) {
-        if let Some(h) = self
-            .extension::<AsyncTasks>()
-            .find(task.job.untagged().addr())
-        {
-            // SAFETY: `task` is that async task (a live job at a listed cell's address),
-            // popped by the caller and not yet pushed again: nobody else runs it or reads
-            // its routing record until the push, which orders this write before them
-            // (the same ownership under which the caller writes its metadata).
-            unsafe { *h.as_ref().last_worker.get() = to as u32 };
+/// Spawns `fut` as an async task routed to `target` with `opts` (module docs).
+pub(crate) fn spawn_async<F>(
+    registry: &Arc<Registry>,
+    opts: TaskOptions,
+    target: Target,
+    fut: F,
+) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    // Pending until complete (module docs, "Shutdown"); Relaxed as `accept_static`.
+    registry
+        .pending
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    WorkerThread::with_current_in(registry, |here| {
+        let route = crate::route::route(registry, here, opts, target);
+        // Three references: the list's, the handle's, the queue's.
+        let h = Cell::allocate(fut, route.meta, Arc::clone(registry), 3);
+        // SAFETY: the cell is live and ours until shared below.
+        let hd = unsafe { h.as_ref() };
+        if registry.extension::<AsyncTasks>().insert(h) {
+            // SAFETY: a new cell: its header starts with the job header; queued once.
+            route.queue(unsafe { (hd.vtable.task)(h) });
+        } else {
+            // The pool shuts down: cancelled at once, never queued. The list's
+            // reference was not taken.
+            raw::drop_ref(h);
+            let _ = hd.state.cancel();
+            let _ = hd.state.start_run();
+            // SAFETY: we hold `RUNNING` (just set) and the queue's reference.
+            unsafe { (hd.vtable.cancel)(h) };
         }
-    }
+        // SAFETY: the output type is `F::Output`; the handle's reference is handed over.
+        unsafe { JoinHandle::new(h) }
+    })
+}
 
-    /// Shutdown: cancels every live async task (module docs, "Shutdown").
-    pub(crate) fn shutdown_async(&self) {
-        self.extension::<AsyncTasks>().close_and_cancel();
+/// A balancing pass popped `task` from an away queue and moves it to worker `to`, its
+/// migration count already bumped (`balance/driver.rs`). If it is an async task, `to`
+/// becomes its routing record's worker, so that its next poll does not count the move
+/// again (module docs, "Routing, ageing and migrations"). Other jobs are left alone.
+pub(crate) fn async_moved(registry: &Registry, task: &Task, to: usize) {
+    if let Some(h) = registry
+        .extension::<AsyncTasks>()
+        .find(task.job.untagged().addr())
+    {
+        // SAFETY: `task` is that async task (a live job at a listed cell's address),
+        // popped by the caller and not yet pushed again: nobody else runs it or reads
+        // its routing record until the push, which orders this write before them
+        // (the same ownership under which the caller writes its metadata).
+        unsafe { *h.as_ref().last_worker.get() = to as u32 };
     }
+}
+
+/// Shutdown: cancels every live async task (module docs, "Shutdown").
+pub(crate) fn shutdown_async(registry: &Registry) {
+    registry.extension::<AsyncTasks>().close_and_cancel();
 }
 
 /// A future that calls a closure once (the task of [`ThreadPool::spawn_handle`]).

@@ -51,7 +51,7 @@ pub(crate) struct Header {
     pub(crate) vtable: &'static Vtable,
     pub(crate) registry: Arc<Registry>,
     /// The worker of the last poll ([`NO_WORKER`] before the first), or the worker a
-    /// balancing pass moved the task to since (`Registry::async_moved`): where a wake sends
+    /// balancing pass moved the task to since (`async_task::async_moved`): where a wake sends
     /// it back, and where the next poll looks for an uncounted move. Written and read as
     /// `job` (a pass writes it while it holds the task popped from a queue).
     pub(crate) last_worker: UnsafeCell<u32>,
@@ -246,7 +246,7 @@ where
         // to the panic handler; the output is kept.
         let old = unsafe { mem::replace(&mut *self.stage.get(), Stage::Finished(out)) };
         if let Err(p) = unwind::halt_unwinding(move || drop(old)) {
-            registry.handle_panic(p);
+            crate::spawn::handle_panic(&registry, p);
         }
         // Counted before the handle can see the completion (a joiner then reads it).
         if let Some(w) = w {
@@ -263,14 +263,14 @@ where
             let stage = unsafe { mem::replace(&mut *self.stage.get(), Stage::Consumed) };
             if let Stage::Finished(Err(e)) = stage {
                 if let Some(p) = e.into_panic_payload() {
-                    registry.handle_panic(p);
+                    crate::spawn::handle_panic(&registry, p);
                 }
             }
         }
         let raw = NonNull::from(h);
         registry.extension::<super::AsyncTasks>().remove(raw);
         drop_ref(raw);
-        registry.task_done();
+        crate::spawn::task_done(&registry);
     }
 }
 
@@ -301,7 +301,7 @@ pub(crate) fn drop_ref(h: NonNull<Header>) {
 }
 
 /// Pushes a scheduled task back on a queue of its last worker (`route.rs`,
-/// `Registry::requeue`), from `here` (the current worker, if one of the task's pool).
+/// `route::requeue`), from `here` (the current worker, if one of the task's pool).
 ///
 /// # Safety
 /// The caller set `SCHEDULED` (or kept it, after a poll) and hands its reference to the
@@ -313,6 +313,6 @@ pub(crate) unsafe fn requeue(h: NonNull<Header>, here: Option<&WorkerThread>) {
         let hd = h.as_ref();
         let (meta, last) = (*hd.job.meta.get(), *hd.last_worker.get());
         let task = (hd.vtable.task)(h);
-        hd.registry.requeue(here, last as usize, &meta, task);
+        crate::route::requeue(&hd.registry, here, last as usize, &meta, task);
     }
 }

@@ -1,5 +1,5 @@
 //! The task's `Waker`: a counted reference to the task whose `wake` re-queues it (state
-//! machine: `state.rs`; routing: `route.rs`, `Registry::requeue`). It may be woken from
+//! machine: `state.rs`; routing: `route.rs`, `route::requeue`). It may be woken from
 //! any thread: a worker of the task's pool, of another pool, a timer or a plain thread.
 //!
 //! And the other way round, [`wake_foreign`]: how the runtime wakes a waker it did not

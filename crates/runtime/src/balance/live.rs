@@ -72,7 +72,7 @@ impl Queues for Registry {
 
     fn set_moved(&self, t: &Task, meta: Meta, to: usize) {
         t.set_meta(meta);
-        self.async_moved(t, to);
+        crate::async_task::async_moved(self, t, to);
     }
 
     fn push_away(&self, w: usize, t: Task) {

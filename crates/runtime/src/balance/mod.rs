@@ -24,7 +24,7 @@
 //!    ([`MoveKind::Periodic`](zonal_policy::MoveKind::Periodic)), and moves it to B's away
 //!    queue with one more migration (B's inbox if that ages it); a refused task goes back
 //!    to A (its inbox if aged). A moved async task also records B as its worker
-//!    (`Registry::async_moved`), so that its next poll does not count the move again
+//!    (`async_task::async_moved`), so that its next poll does not count the move again
 //!    (`async_task/mod.rs`): each move is one migration, whoever makes it. B (or A) is woken if it sleeps. The view is updated before
 //!    the next CPU balances. Each move is recorded with its level (relative to the task's
 //!    previous node) in the [`PassReport`] and in the balancer's totals.

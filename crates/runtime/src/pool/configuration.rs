@@ -1,5 +1,6 @@
 //! rayon-core's deprecated `Configuration`, `initialize` and `ThreadPool::new`: thin
-//! wrappers over [`ThreadPoolBuilder`], as in rayon-core 1.13.
+//! wrappers over [`ThreadPoolBuilder`], as in rayon-core 1.13. A child of the pool module,
+//! so that every `ThreadPool` method lives in it.
 #![allow(deprecated)]
 
 use std::any::Any;
