@@ -59,7 +59,6 @@ const RUNTIME_FEATURES: &[&str] = &[
     "yield_now.rs",
     "join.rs",
     "route.rs",
-    "spawn.rs",
     "enter.rs",
     "memory.rs",
     // Above the features: the pool and its handles, building, the global pool.
