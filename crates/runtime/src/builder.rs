@@ -10,6 +10,7 @@ use zonal_topology::{CpuId, Topology};
 use crate::construct::{Hooks, NameFn, Threads};
 use crate::discovery::Origin;
 use crate::error::{BuildError, ErrorKind};
+use crate::launcher::{LocalRanks, LocalShare, ShareSource};
 use crate::pool::Placement;
 use crate::pool::ThreadPool;
 use crate::thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
@@ -120,6 +121,7 @@ pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     num_threads: Option<usize>,
     pin: PinMode,
     virtual_placement: VirtualPlacement,
+    local_ranks: LocalRanks,
     thread_name: Option<NameFn>,
     stack_size: Option<usize>,
     start_handler: Option<Box<crate::registry::ThreadHandler>>,
@@ -165,6 +167,7 @@ impl ThreadPoolBuilder {
             num_threads: None,
             pin: PinMode::WherePossible,
             virtual_placement: VirtualPlacement::default(),
+            local_ranks: LocalRanks::Auto,
             thread_name: None,
             stack_size: None,
             start_handler: None,
@@ -269,6 +272,7 @@ impl<S> ThreadPoolBuilder<S> {
             num_threads: self.num_threads,
             pin: self.pin,
             virtual_placement: self.virtual_placement,
+            local_ranks: self.local_ranks,
             thread_name: self.thread_name,
             stack_size: self.stack_size,
             start_handler: self.start_handler,
@@ -400,6 +404,42 @@ impl<S> ThreadPoolBuilder<S> {
     #[must_use]
     pub fn worker_cpus(mut self, cpus: impl IntoIterator<Item = u32>) -> Self {
         self.cpus = WorkerCpus::Subset(cpus.into_iter().collect());
+        self
+    }
+
+    /// How the pool shares this machine with the other ranks of a job on it (an MPI job
+    /// started by `mpirun`, `mpiexec` or `srun`; see [`LocalRanks`] and the launcher
+    /// variables read in [`launcher_ranks`](crate::launcher_ranks)). The default,
+    /// [`LocalRanks::Auto`], reads the launcher's local rank and size from the environment:
+    /// where there are several ranks on this machine and the launcher did not bind this one
+    /// (its allowed CPUs are every online CPU its cgroup allows), the pool takes this rank's
+    /// contiguous, node-ordered share of the allowed CPUs ([`split_cpus`](crate::split_cpus))
+    /// and builds its levels and zones over the nodes the share covers, so that two ranks
+    /// never pin workers to one CPU; a bound rank keeps its CPUs. Without launcher variables
+    /// nothing changes. [`LocalRanks::Split`] takes the share of an explicit rank and size;
+    /// [`LocalRanks::Ignore`] uses every allowed CPU.
+    ///
+    /// Only a pool over this machine's discovered topology is split: explicit
+    /// [`worker_cpus`](Self::worker_cpus) win over any split (the environment is then not
+    /// read), and a virtual pool is never split. [`ThreadPool::local_share`] reports what was
+    /// done.
+    ///
+    /// ```
+    /// use zonal_runtime::{LocalRanks, ShareSource, ThreadPoolBuilder};
+    /// let pool = ThreadPoolBuilder::new()
+    ///     .local_ranks(LocalRanks::Split { rank: 0, size: 1 })
+    ///     .build()?;
+    /// assert_eq!(pool.local_share().source, ShareSource::Explicit);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    ///
+    /// A malformed launcher variable under [`LocalRanks::Auto`] (not a number, a rank not
+    /// below the size, a size of 0), or an explicit rank not below its size, makes
+    /// [`build`](Self::build) fail with a [`BuildError`] whose
+    /// [`launcher_error`](BuildError::launcher_error) names the variable and its value.
+    #[must_use]
+    pub fn local_ranks(mut self, ranks: LocalRanks) -> Self {
+        self.local_ranks = ranks;
         self
     }
 
@@ -612,6 +652,7 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     pub fn build(mut self) -> Result<ThreadPool, BuildError> {
         self.check_num_threads()?;
         let (topo, origin) = self.load_topology()?;
+        let (topo, local_share) = self.local_share(topo, &origin)?;
         let is_virtual = origin.is_virtual();
         let policy = self.take_policy()?;
         let (topo, cpus, extra) = match self.num_threads {
@@ -640,6 +681,7 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
             extra_workers: extra.iter().filter(|&&x| x).count(),
             facts: Arc::new(crate::metrics::PoolFacts {
                 topology_discovered: origin == Origin::Discovered,
+                local_share,
                 ..Default::default()
             }),
         };
@@ -704,6 +746,59 @@ impl<S> ThreadPoolBuilder<S> {
                 ),
             },
         )
+    }
+
+    /// This rank's share of the machine ([`local_ranks`](Self::local_ranks)), and the
+    /// topology restricted to it where the allowed CPUs are split.
+    fn local_share(
+        &self,
+        topo: Topology,
+        origin: &Origin,
+    ) -> Result<(Topology, LocalShare), BuildError> {
+        let none = LocalShare::default();
+        if *origin != Origin::Discovered || matches!(self.cpus, WorkerCpus::Subset(_)) {
+            return Ok((topo, none));
+        }
+        let (rank, size, source, split) = match self.local_ranks {
+            LocalRanks::Ignore => return Ok((topo, none)),
+            LocalRanks::Split { rank, size } => (rank, size, ShareSource::Explicit, true),
+            LocalRanks::Auto => match crate::launcher::launcher_ranks_from_env()? {
+                None => return Ok((topo, none)),
+                Some(r) => {
+                    let split = r.size > 1 && launcher_left_unbound(&topo)?;
+                    (r.rank, r.size, ShareSource::Env(r.rank_var), split)
+                }
+            },
+        };
+        let mut share = LocalShare {
+            local_rank: rank,
+            local_ranks: size,
+            source,
+            ..LocalShare::default()
+        };
+        if !split {
+            return Ok((topo, share));
+        }
+        let ordered: Vec<u32> = topo
+            .cpu_nodes()
+            .flat_map(|n| {
+                topo.cpus_of(n)
+                    .iter()
+                    .map(|&c| topo.machine().cpu(c).os_index)
+            })
+            .collect();
+        let (cpus, oversubscribed) = crate::launcher::split_cpus(&ordered, rank, size)?;
+        let machine = topo.machine().restrict_cpus(|c| cpus.contains(&c))?;
+        share.split = true;
+        share.oversubscribed = oversubscribed;
+        share.cpus = cpus;
+        tracing::info!(
+            target: "zonal_runtime",
+            "local rank {rank} of {size} ({source:?}): CPUs {}{}",
+            compress(&share.cpus),
+            if oversubscribed { ", oversubscribed" } else { "" }
+        );
+        Ok((Topology::new(machine), share))
     }
 
     /// The policy chosen, built.
@@ -835,6 +930,23 @@ impl<S> ThreadPoolBuilder<S> {
             }
         }
     }
+}
+
+/// Whether the launcher left this process unbound: `topo` (this machine, restricted to
+/// the allowed CPUs) holds every online CPU its cgroup allows.
+fn launcher_left_unbound(topo: &Topology) -> Result<bool, BuildError> {
+    let allowed: Vec<u32> = topo.machine().cpus().iter().map(|c| c.os_index).collect();
+    let online: Vec<u32> = zonal_topology::this_machine_unrestricted()?
+        .cpus()
+        .iter()
+        .map(|c| c.os_index)
+        .collect();
+    let cgroup = crate::launcher::cgroup_cpus();
+    Ok(crate::launcher::is_unbound(
+        &allowed,
+        &online,
+        cgroup.as_deref(),
+    ))
 }
 
 fn build_policy(

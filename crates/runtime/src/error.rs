@@ -74,6 +74,72 @@ pub enum MemoryError {
     Map(i32),
 }
 
+/// The launcher's local rank or size could not be used ([`launcher_ranks`](crate::launcher_ranks),
+/// [`ThreadPoolBuilder::local_ranks`](crate::ThreadPoolBuilder::local_ranks)): the message
+/// names the environment variable and its value.
+///
+/// ```
+/// let env = |v: &str| (v == "MPI_LOCALRANKID" || v == "MPI_LOCALNRANKS").then(|| "x".to_owned());
+/// let e = zonal_runtime::launcher_ranks(env).unwrap_err();
+/// assert_eq!(e.var(), Some("MPI_LOCALNRANKS"));
+/// assert!(e.to_string().contains("MPI_LOCALNRANKS=\"x\""));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LauncherError {
+    /// The variable is set but is not a number.
+    #[error("environment variable {var}={value:?} is not a number")]
+    NotANumber {
+        /// The variable.
+        var: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// The local size is 0.
+    #[error("environment variable {var}={value:?}: a local size must be at least 1")]
+    ZeroSize {
+        /// The variable.
+        var: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// The local rank is not below the local size.
+    #[error("environment variable {var}={value:?} is not below {size_var}={size}")]
+    RankOutOfRange {
+        /// The rank's variable.
+        var: &'static str,
+        /// Its value.
+        value: String,
+        /// The size's variable.
+        size_var: &'static str,
+        /// The size.
+        size: usize,
+    },
+    /// A split asked for rank `rank` of `size` (`size` 0, or `rank >= size`), or over no CPUs.
+    #[error("cannot split {cpus} CPUs as local rank {rank} of {size}")]
+    BadSplit {
+        /// The rank asked for.
+        rank: usize,
+        /// The number of ranks asked for.
+        size: usize,
+        /// How many CPUs there were to split.
+        cpus: usize,
+    },
+}
+
+impl LauncherError {
+    /// The environment variable at fault (`None` for [`LauncherError::BadSplit`]).
+    #[must_use]
+    pub fn var(&self) -> Option<&'static str> {
+        match self {
+            Self::NotANumber { var, .. }
+            | Self::ZeroSize { var, .. }
+            | Self::RankOutOfRange { var, .. } => Some(var),
+            Self::BadSplit { .. } => None,
+        }
+    }
+}
+
 /// Why a pool could not be built. The message names the offending input.
 ///
 /// ```
@@ -134,6 +200,8 @@ pub(crate) enum ErrorKind {
         value: String,
         reason: String,
     },
+    #[error("local ranks: {0}")]
+    Launcher(#[source] LauncherError),
     /// rayon's text, word for word.
     #[error("The global thread pool has already been initialized.")]
     GlobalPoolAlreadyInitialized,
@@ -202,7 +270,8 @@ impl BuildError {
             | ErrorKind::ThreadName { .. }
             | ErrorKind::TooManyThreads { .. }
             | ErrorKind::Conflict { .. }
-            | ErrorKind::Env { .. } => true,
+            | ErrorKind::Env { .. }
+            | ErrorKind::Launcher(_) => true,
             #[cfg(not(feature = "hwloc"))]
             ErrorKind::NoHwloc { .. } => true,
             ErrorKind::Pin { .. }
@@ -290,6 +359,24 @@ impl BuildError {
             self.kind,
             ErrorKind::Pin { .. } | ErrorKind::PinUndiscovered { .. }
         )
+    }
+}
+
+impl BuildError {
+    /// The launcher's error, where the local rank or size could not be used
+    /// ([`ThreadPoolBuilder::local_ranks`](crate::ThreadPoolBuilder::local_ranks)).
+    #[must_use]
+    pub fn launcher_error(&self) -> Option<&LauncherError> {
+        match &self.kind {
+            ErrorKind::Launcher(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<LauncherError> for BuildError {
+    fn from(e: LauncherError) -> Self {
+        Self::new(ErrorKind::Launcher(e))
     }
 }
 

@@ -16,6 +16,7 @@ impl PoolFacts {
         m.topology_discovered = self.topology_discovered;
         m.pin_fallback_workers = self.pin_fallback_workers;
         m.pin_fallback_reason.clone_from(&self.pin_fallback_reason);
+        m.local_share.clone_from(&self.local_share);
         m
     }
 }

@@ -175,6 +175,7 @@ mod idle_signal;
 mod job;
 mod join;
 mod latch;
+mod launcher;
 #[cfg(all(test, zonal_loom))]
 mod loom_support;
 mod memory;
@@ -214,7 +215,7 @@ pub use control::{
     encode_metrics, BalanceStats, ControlOptions, ControlPlane, PoolCollector, Sample, ServeError,
     ServeOptions, BALANCE_TICK, METRICS_CONTENT_TYPE,
 };
-pub use error::{BuildError, MemoryError, SpawnError};
+pub use error::{BuildError, LauncherError, MemoryError, SpawnError};
 pub use free::{
     broadcast, current_node_partition, current_num_threads, in_place_scope, in_place_scope_fifo,
     join, join_context, scope, scope_fifo, spawn, spawn_async, spawn_broadcast, spawn_fifo,
@@ -223,6 +224,10 @@ pub use free::{
 pub use global::{in_worker, NUM_THREADS_VAR};
 pub use handle::MetricsHandle;
 pub use join::FnContext;
+pub use launcher::{
+    is_unbound, launcher_ranks, launcher_ranks_from_env, split_cpus, LauncherRanks, LocalRanks,
+    LocalShare, ShareSource, LAUNCHER_VARS,
+};
 pub use memory::{MemoryPlacement, NodeBuffer};
 pub use metrics::{PoolMetrics, Refusals, WorkerMetrics};
 pub use node_workers::NodeWorkers;

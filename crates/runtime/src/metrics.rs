@@ -391,6 +391,10 @@ pub struct PoolMetrics {
     /// sched_setaffinity: Invalid argument (os error 22)`; `None` when
     /// [`pin_fallback_workers`](Self::pin_fallback_workers) is 0.
     pub pin_fallback_reason: Option<String>,
+    /// The share of this machine's CPUs the pool took as one of several ranks on it
+    /// ([`ThreadPoolBuilder::local_ranks`](crate::ThreadPoolBuilder::local_ranks)); the
+    /// default (rank 0 of 1, no source) without a launcher. Fixed at the build.
+    pub local_share: crate::launcher::LocalShare,
 }
 
 impl PoolMetrics {
@@ -429,6 +433,7 @@ impl PoolMetrics {
             topology_discovered: false,
             pin_fallback_workers: 0,
             pin_fallback_reason: None,
+            local_share: crate::launcher::LocalShare::default(),
         }
     }
 
@@ -449,6 +454,8 @@ pub(crate) struct PoolFacts {
     pub(crate) pin_fallback_workers: usize,
     /// [`PoolMetrics::pin_fallback_reason`].
     pub(crate) pin_fallback_reason: Option<String>,
+    /// [`PoolMetrics::local_share`].
+    pub(crate) local_share: crate::launcher::LocalShare,
 }
 
 #[cfg(test)]

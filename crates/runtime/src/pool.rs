@@ -431,6 +431,24 @@ impl ThreadPool {
         self.layout.facts.pin_fallback_workers
     }
 
+    /// The share of this machine's CPUs the pool took as one of several ranks on it
+    /// (an MPI job's ranks on one machine,
+    /// [`ThreadPoolBuilder::local_ranks`](crate::ThreadPoolBuilder::local_ranks)): the
+    /// local rank and size, where they came from, whether the allowed CPUs were split and
+    /// whether the ranks oversubscribe them. As [`PoolMetrics::local_share`].
+    ///
+    /// ```
+    /// use zonal_runtime::{LocalRanks, ShareSource, ThreadPoolBuilder};
+    /// let pool = ThreadPoolBuilder::new().local_ranks(LocalRanks::Ignore).build()?;
+    /// assert_eq!(pool.local_share().source, ShareSource::None);
+    /// assert_eq!(pool.local_share().local_ranks, 1);
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    #[must_use]
+    pub fn local_share(&self) -> &crate::launcher::LocalShare {
+        &self.layout.facts.local_share
+    }
+
     /// The node (dense index) of worker `worker`.
     ///
     /// # Panics
