@@ -89,7 +89,8 @@ use crate::decision::Placement;
 use crate::filters::{soft_source_loaded, ZoneMode};
 
 use super::groups::{is_idle, GroupClass, GroupStat, Loads};
-use super::{Balancer, LinuxEra, Selection};
+use super::{LinuxEra, LinuxParams};
+use crate::rules::MoveRules;
 
 #[cfg(test)]
 mod test;
@@ -223,11 +224,12 @@ pub(super) fn place(
     loads: &mut Loads<'_, '_>,
     parent: CpuId,
     top: Level,
-    b: &Balancer<impl Selection>,
+    params: &LinuxParams,
+    rules: &MoveRules,
 ) -> Placement {
     let topo = loads.topo;
-    let hard = b.rules.filter.is_some_and(|f| f.zone == ZoneMode::Hard);
-    let soft = b.rules.filter.is_some_and(|f| f.zone == ZoneMode::Soft);
+    let hard = rules.filter.is_some_and(|f| f.zone == ZoneMode::Hard);
+    let soft = rules.filter.is_some_and(|f| f.zone == ZoneMode::Soft);
     let mask = Mask {
         zone_of: hard.then(|| topo.node_of(parent)),
     };
@@ -241,12 +243,11 @@ pub(super) fn place(
             continue;
         }
         loads.build_groups(cpu, l);
-        let soft_beyond = b
-            .rules
+        let soft_beyond = rules
             .filter
             .is_some_and(|f| f.zone == ZoneMode::Soft && f.beyond_zone(topo, l));
-        let pct = b.params.imbalance_pct(l, soft_beyond);
-        let idlest = if b.params.era == LinuxEra::V2_6 {
+        let pct = params.imbalance_pct(l, soft_beyond);
+        let idlest = if params.era == LinuxEra::V2_6 {
             super::era::idlest_group(&loads.s.groups, pct, |g| mask.group_allowed(loads, g, l))
                 .copied()
         } else {
