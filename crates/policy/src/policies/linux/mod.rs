@@ -48,6 +48,11 @@
 //! Fork placement: see [`place`]. Wake-up placement (`select_task_rq` at wake-up, both
 //! eras, and the conservative filter as the waking task's affinity mask): see [`wake`].
 //!
+//! Fork placement and new-idle balancing follow `Balancer::placement_rules`: the move rules
+//! with the filter (`placement = "zone"`, the default), or without it (`"paper"`: the
+//! paper's "usual manner", so both decide exactly as `linux` of the same era; only the
+//! periodic walk and the steal side keep the filter).
+//!
 //! # Eras
 //!
 //! Everything above is the modern kernel. `linux_era = "2.6"` ([`era`]) switches off

@@ -40,6 +40,9 @@
 //!    just balanced (`for_each_domain … if (weight <= tmp->span_weight) break`). When there
 //!    is none, or the walk went below level I, `cpu` is the placement.
 //!
+//! Under `placement = "paper"` the walk runs without the filter (the caller passes the
+//! rules without it): no hard-zone mask, no soft rule below, exactly `linux`'s placement.
+//!
 //! Under the soft zone, a group with no node in the parent's zone is also refused, at any
 //! level of the walk (overlapping domains let a walk that moved reach such groups at low
 //! levels), unless the local group's load per CPU exceeds 150% of that group's
