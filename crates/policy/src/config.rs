@@ -1,7 +1,7 @@
 //! Choosing a policy by name and parameters (serde: TOML and JSON): the crate's leaf layer.
 //!
 //! Every configuration type ([`PolicyConfig`], [`PolicyName`], [`OriginRule`],
-//! [`LinuxEra`]), the errors ([`PolicyError`]) and the range checks live here, and this file
+//! [`LinuxEra`], [`PlacementMode`]), the errors ([`PolicyError`]) and the range checks live here, and this file
 //! imports nothing else of the crate. What needs the catalogue (names, parsing that checks a
 //! policy accepts its fields, `build`) is written in `policies.rs`, the layer on top.
 
@@ -174,6 +174,16 @@ pub struct PolicyConfig {
     /// naming it.
     #[cfg_attr(feature = "serde", serde(default))]
     pub linux_era: LinuxEra,
+    /// Where the conservative filter applies ([`PlacementMode`]): `"zone"` (the default:
+    /// fork placement and new-idle balancing stay inside the zone too) or `"paper"` (only
+    /// the periodic balancer and the steal side are restricted; fork placement and new-idle
+    /// balancing are the `linux` policy's of the same era, as the paper's "usual manner").
+    /// Accepted by the conservative policies, and by `thread-aware`, `numalb` and
+    /// `average-weight` with `conservative_filters = true` (the composed filter restricts
+    /// their placement and new-idle balancing the same way). Any other value is refused
+    /// naming it.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub placement: PlacementMode,
     /// Linux's automatic NUMA balancing (`kernel.numa_balancing`,
     /// `NumaBalancing`): a task's pages follow it to the node it runs
     /// on, at its scans. Default off; accepted for `linux` and `thread-aware` of the modern
@@ -202,6 +212,7 @@ impl PolicyConfig {
             numalb_alpha: None,
             conservative_filters: None,
             linux_era: LinuxEra::Modern,
+            placement: PlacementMode::Zone,
             numa_balancing: false,
             numa_scan_delay_ms: None,
             numa_scan_period_min_ms: None,
@@ -235,6 +246,8 @@ pub enum ConfigField {
     ConservativeFilters,
     /// `linux_era`.
     LinuxEra,
+    /// `placement`.
+    Placement,
     /// `numa_balancing`.
     NumaBalancing,
     /// `numa_scan_delay_ms`.
@@ -245,13 +258,14 @@ pub enum ConfigField {
 
 impl ConfigField {
     /// Every field, in [`PolicyConfig`]'s order.
-    pub const ALL: [ConfigField; 9] = [
+    pub const ALL: [ConfigField; 10] = [
         ConfigField::Origin,
         ConfigField::AgeLimit,
         ConfigField::NumaImbalancePct,
         ConfigField::NumalbAlpha,
         ConfigField::ConservativeFilters,
         ConfigField::LinuxEra,
+        ConfigField::Placement,
         ConfigField::NumaBalancing,
         ConfigField::NumaScanDelayMs,
         ConfigField::NumaScanPeriodMinMs,
@@ -267,6 +281,7 @@ impl ConfigField {
             ConfigField::NumalbAlpha => "numalb_alpha",
             ConfigField::ConservativeFilters => "conservative_filters",
             ConfigField::LinuxEra => "linux_era",
+            ConfigField::Placement => "placement",
             ConfigField::NumaBalancing => "numa_balancing",
             ConfigField::NumaScanDelayMs => "numa_scan_delay_ms",
             ConfigField::NumaScanPeriodMinMs => "numa_scan_period_min_ms",
@@ -370,7 +385,7 @@ impl fmt::Debug for Fields {
 
 impl PolicyConfig {
     /// The fields this config sets: an `Option` field that is `Some`, `numa_balancing` when
-    /// `true`, and `origin` and `linux_era` when not their defaults.
+    /// `true`, and `origin`, `linux_era` and `placement` when not their defaults.
     #[must_use]
     pub fn fields_set(&self) -> Fields {
         ConfigField::ALL
@@ -388,6 +403,7 @@ impl PolicyConfig {
             ConfigField::NumalbAlpha => self.numalb_alpha.is_some(),
             ConfigField::ConservativeFilters => self.conservative_filters.is_some(),
             ConfigField::LinuxEra => self.linux_era != LinuxEra::default(),
+            ConfigField::Placement => self.placement != PlacementMode::default(),
             ConfigField::NumaBalancing => self.numa_balancing,
             ConfigField::NumaScanDelayMs => self.numa_scan_delay_ms.is_some(),
             ConfigField::NumaScanPeriodMinMs => self.numa_scan_period_min_ms.is_some(),
@@ -406,6 +422,7 @@ impl PolicyConfig {
             ConfigField::NumalbAlpha => opt(self.numalb_alpha),
             ConfigField::ConservativeFilters => opt(self.conservative_filters),
             ConfigField::LinuxEra => format!("{:?}", self.linux_era.as_str()),
+            ConfigField::Placement => format!("{:?}", self.placement.as_str()),
             ConfigField::NumaBalancing => self.numa_balancing.to_string(),
             ConfigField::NumaScanDelayMs => opt(self.numa_scan_delay_ms),
             ConfigField::NumaScanPeriodMinMs => opt(self.numa_scan_period_min_ms),
@@ -479,6 +496,72 @@ impl FromStr for LinuxEra {
                 field: "linux_era",
                 value: s.to_owned(),
                 expected: "one of modern, 2.6".into(),
+            })
+    }
+}
+
+/// Where the conservative filter restricts a policy built on the Linux walk (config field
+/// `placement`; the paper example's `--placement`).
+///
+/// The paper restricts the periodic balancer and says idle and initial balancing are "done
+/// in the usual manner". `Zone` (the default) also keeps fork placement and new-idle
+/// balancing inside the zone (the hard zone as an affinity mask, the soft zone's 150% rule,
+/// the origin check); `Paper` leaves those two exactly as the `linux` policy of the same era
+/// decides them, and restricts only the periodic balancer and the steal side.
+///
+/// (Named `PlacementMode` because `Placement` is the fork-placement result type.)
+///
+/// ```
+/// use zonal_policy::PlacementMode;
+/// assert_eq!("paper".parse::<PlacementMode>()?, PlacementMode::Paper);
+/// assert_eq!(PlacementMode::default(), PlacementMode::Zone);
+/// assert!("usual".parse::<PlacementMode>().is_err());
+/// # Ok::<(), zonal_policy::PolicyError>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[non_exhaustive]
+pub enum PlacementMode {
+    /// Fork placement and new-idle balancing stay inside the zone (the default).
+    #[default]
+    Zone,
+    /// Fork placement and new-idle balancing as the `linux` policy of the same era; only
+    /// the periodic balancer and the steal side are restricted.
+    Paper,
+}
+
+impl PlacementMode {
+    /// Every mode, in the order `--help` lists them.
+    pub const ALL: [PlacementMode; 2] = [PlacementMode::Zone, PlacementMode::Paper];
+
+    /// The name used in configs and on command lines.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            PlacementMode::Zone => "zone",
+            PlacementMode::Paper => "paper",
+        }
+    }
+}
+
+impl fmt::Display for PlacementMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for PlacementMode {
+    type Err = PolicyError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|m| m.as_str() == s)
+            .ok_or_else(|| PolicyError::BadValue {
+                field: "placement",
+                value: s.to_owned(),
+                expected: "one of zone, paper".into(),
             })
     }
 }

@@ -74,7 +74,7 @@ mod testing;
 
 pub use ageing::{Ageing, DEFAULT_AGE_LIMIT};
 pub use config::{
-    ConfigField, Fields, LinuxEra, OriginRule, PolicyConfig, PolicyError, PolicyName,
+    ConfigField, Fields, LinuxEra, OriginRule, PlacementMode, PolicyConfig, PolicyError, PolicyName,
 };
 pub use decision::{
     Attempt, AttemptOutcome, BalanceOutcome, Eligibility, Migration, MoveContext, MoveKind,

@@ -56,7 +56,7 @@
 //!   [`accepts`](PolicyEntry::accepts): a parameter a policy does not take (e.g.
 //!   `numalb_alpha` for `linux`) is refused ([`PolicyError::NotAccepted`], naming the field,
 //!   its value, the policy and the fields it takes), never ignored;
-//! - `origin` and `age_limit` for an `Optional` policy only with
+//! - `origin`, `age_limit` and `placement` for an `Optional` policy only with
 //!   `conservative_filters = true` (the composed filter is what reads them).
 //!
 //! The messages above are the more precise ones and come first: `conservative_filters = true`
@@ -71,10 +71,10 @@
 //! | name | accepts |
 //! |---|---|
 //! | `linux` | `numa_imbalance_pct`, `linux_era`, `numa_balancing`, `numa_scan_delay_ms`, `numa_scan_period_min_ms` |
-//! | `conservative-hard`, `conservative-soft` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era` |
-//! | `thread-aware` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era`, and NUMA balancing's three |
-//! | `numalb` | `origin`, `age_limit`, `numa_imbalance_pct`, `numalb_alpha`, `conservative_filters`, `linux_era` |
-//! | `average-weight` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era` |
+//! | `conservative-hard`, `conservative-soft` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era`, `placement` |
+//! | `thread-aware` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era`, `placement`, and NUMA balancing's three |
+//! | `numalb` | `origin`, `age_limit`, `numa_imbalance_pct`, `numalb_alpha`, `conservative_filters`, `linux_era`, `placement` |
+//! | `average-weight` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era`, `placement` |
 //! | `unrestricted` | `linux_era` (a label only) |
 //!
 //! `linux_era`: every policy built on the Linux walk uses it — `numalb` and
@@ -84,6 +84,13 @@
 //! only, because the paper's grids run every policy of the catalogue under each era (the
 //! era names the variant of the whole grid and shows in every run's report); its runs are
 //! the same under both eras. This is the one field a policy accepts without reading it.
+//!
+//! `placement` (`"zone"` or `"paper"`) is the filter's: it says whether the filter also
+//! restricts fork placement and new-idle balancing, which the walk runs under the filter
+//! for every policy that composes it (`linux::Balancer::from_config`). Under `"paper"` both
+//! are exactly `linux`'s of the same era; the periodic pass and the steal side keep the
+//! filter. So it is accepted wherever the filter is: always by the conservative policies,
+//! by the `Optional` ones only with `conservative_filters = true`.
 
 pub(crate) mod average_weight;
 pub(crate) mod linux;
@@ -253,9 +260,13 @@ pub(crate) fn validate(cfg: &PolicyConfig) -> Result<(), PolicyError> {
     cfg.check_accepted(entry.accepts)?;
     if entry.filters == Filters::Optional && cfg.conservative_filters != Some(true) {
         // The composed filter is the only reader of its origin rule and age limit.
-        if let Some(field) = [ConfigField::Origin, ConfigField::AgeLimit]
-            .into_iter()
-            .find(|&f| cfg.fields_set().contains(f))
+        if let Some(field) = [
+            ConfigField::Origin,
+            ConfigField::AgeLimit,
+            ConfigField::Placement,
+        ]
+        .into_iter()
+        .find(|&f| cfg.fields_set().contains(f))
         {
             return Err(config::bad(
                 field.as_str(),

@@ -2,7 +2,7 @@
 //! `examples/paper --json`). Rendering — the paper's Tables 1–5 in markdown, CSV, plots —
 //! lives in the `paper` example (`examples/paper/`).
 
-use zonal_policy::Refusal;
+use zonal_policy::{PlacementMode, Refusal};
 
 use crate::experiment::Job;
 use crate::stats::RunStats;
@@ -26,14 +26,15 @@ pub struct Row {
 /// `numa_balancing` whether Linux's automatic NUMA balancing was on, with its moves in
 /// `numa_balancing_page_moves` (part of `page_moves`) and `numa_balancing_page_move_time_ms`
 /// (part of `page_move_time_ms`), and `arrival_window_ms` the arrival window (`null` when
-/// every process arrives at once).
+/// every process arrives at once). `placement` (`"paper"`, [`PlacementMode`]) appears only
+/// when the policy ran in a placement mode other than the default `"zone"`.
 #[must_use]
 pub fn json(job: &Job, s: &RunStats) -> serde_json::Value {
     let refused: serde_json::Map<String, serde_json::Value> = Refusal::ALL
         .iter()
         .map(|r| (r.as_str().to_string(), s.refused.get(*r).into()))
         .collect();
-    serde_json::json!({
+    let mut v = serde_json::json!({
         "system": job.system.as_str(),
         "workload": job.label,
         "procs": job.workload.procs,
@@ -83,5 +84,10 @@ pub fn json(job: &Job, s: &RunStats) -> serde_json::Value {
         "run_ms": s.run_us as f64 / 1000.0,
         "overhead_ms": s.overhead_us as f64 / 1000.0,
         "events": s.events,
-    })
+    });
+    if job.policy.placement != PlacementMode::Zone {
+        // Only when not the default, so runs in the default mode print what they did.
+        v["placement"] = job.policy.placement.as_str().into();
+    }
+    v
 }

@@ -17,7 +17,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use zonal_policy::{Filters, LinuxEra, NumaBalancing, OriginRule, PolicyConfig, PolicyName};
+use zonal_policy::{
+    Filters, LinuxEra, NumaBalancing, OriginRule, PlacementMode, PolicyConfig, PolicyName,
+};
 
 use zonal_sim::experiment::{
     self, has_random_arrival, paper_procs, paper_workload_windowed, Job, Summary, System,
@@ -74,6 +76,12 @@ struct Args {
     /// modern or 2.6 (the paper's kernel).
     #[arg(long, default_value = "modern")]
     linux_era: String,
+    /// Where the conservative filter applies: zone (fork placement and new-idle balancing
+    /// stay inside the zone too) or paper (only the periodic balancer and stealing are
+    /// restricted; placement and new-idle balancing are linux's, the paper's "usual
+    /// manner"). Passed to the conservative policies as --origin is.
+    #[arg(long, default_value = "zone")]
+    placement: String,
     /// Where a process's origin is: parent (the node it forks from) or placement.
     #[arg(long, default_value = "parent")]
     origin_at: String,
@@ -162,6 +170,7 @@ fn check_modes(args: &Args, matches: &clap::ArgMatches) -> cli::Result {
                 "policy",
                 "policies",
                 "linux_era",
+                "placement",
                 "cost",
                 "origin_at",
                 "remote_scale",
@@ -286,6 +295,7 @@ fn policy_config_in(name: &str, args: &Args, era: LinuxEra) -> cli::Result<Polic
             cfg.origin = o.parse::<OriginRule>().map_err(Exit::usage)?;
         }
         cfg.age_limit = args.age_limit;
+        cfg.placement = placement(args)?;
     }
     cfg.linux_era = era;
     // A single run asks for exactly what it names (another policy is refused by the
@@ -345,6 +355,11 @@ fn linux_era(args: &Args) -> cli::Result<LinuxEra> {
     args.linux_era.parse::<LinuxEra>().map_err(Exit::usage)
 }
 
+/// `--placement zone|paper`.
+fn placement(args: &Args) -> cli::Result<PlacementMode> {
+    args.placement.parse::<PlacementMode>().map_err(Exit::usage)
+}
+
 fn cost(args: &Args) -> cli::Result<CostModel> {
     Ok(CostModel {
         remote_scale: args.remote_scale,
@@ -389,6 +404,7 @@ fn run(args: &Args) -> cli::Result {
     }
     origin_at(args)?;
     linux_era(args)?;
+    placement(args)?;
     numa_balancing(args)?;
     cost_preset(args)?;
     if single_run(args) {
@@ -567,6 +583,10 @@ fn grid(args: &Args) -> cli::Result {
             String::new()
         } else {
             format!("; Linux era {}", args.linux_era)
+        } + if args.placement == "zone" {
+            ""
+        } else {
+            "; placement paper (the conservative policies' fork placement and new-idle balancing are linux's)"
         },
         args.cost,
         args.remote_scale,
@@ -962,6 +982,35 @@ mod test {
         assert!(policy_config_in("conservative-hard", &one, LinuxEra::Modern).is_ok());
         match policy_config_in("linux", &one, LinuxEra::Modern) {
             Err(Exit::Usage(msg)) => assert!(msg.contains("age_limit = 2"), "{msg}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn placement_goes_to_the_conservative_policies_and_defaults_to_zone() {
+        let default = Args::try_parse_from(["paper"]).unwrap();
+        let paper = Args::try_parse_from(["paper", "--placement", "paper"]).unwrap();
+        for name in PolicyName::all() {
+            let cfg = policy_config_in(name.as_str(), &default, LinuxEra::V2_6).unwrap();
+            assert_eq!(cfg.placement, PlacementMode::Zone, "{name}");
+            let cfg = policy_config_in(name.as_str(), &paper, LinuxEra::V2_6).unwrap();
+            let conservative = name.entry().filters == Filters::Always;
+            assert_eq!(
+                cfg.placement == PlacementMode::Paper,
+                conservative,
+                "{name}"
+            );
+        }
+        // A single run passes it to the policy it names, which refuses it without a filter.
+        let one = Args::try_parse_from(["paper", "--procs", "10", "--placement", "paper"]).unwrap();
+        assert!(policy_config_in("conservative-soft", &one, LinuxEra::Modern).is_ok());
+        match policy_config_in("linux", &one, LinuxEra::Modern) {
+            Err(Exit::Usage(msg)) => assert!(msg.contains("placement = \"paper\""), "{msg}"),
+            other => panic!("{other:?}"),
+        }
+        let bad = Args::try_parse_from(["paper", "--placement", "usual"]).unwrap();
+        match placement(&bad) {
+            Err(Exit::Usage(msg)) => assert!(msg.contains("\"usual\""), "{msg}"),
             other => panic!("{other:?}"),
         }
     }

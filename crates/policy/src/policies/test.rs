@@ -1,6 +1,9 @@
 use proptest::prelude::*;
 
-use crate::{ConfigField, Fields, LinuxEra, OriginRule, PolicyConfig, PolicyError, PolicyName};
+use crate::{
+    ConfigField, Fields, Filters, LinuxEra, OriginRule, PlacementMode, PolicyConfig, PolicyError,
+    PolicyName,
+};
 
 #[test]
 fn every_name_builds_with_defaults() {
@@ -342,6 +345,100 @@ fn fields_set_names_what_differs_from_the_defaults() {
 }
 
 #[test]
+fn placement_parses_and_refuses_other_values() {
+    assert_eq!(
+        "zone".parse::<PlacementMode>().unwrap(),
+        PlacementMode::Zone
+    );
+    assert_eq!(
+        "paper".parse::<PlacementMode>().unwrap(),
+        PlacementMode::Paper
+    );
+    assert_eq!(PlacementMode::default(), PlacementMode::Zone);
+    for m in PlacementMode::ALL {
+        assert_eq!(m.as_str().parse::<PlacementMode>().unwrap(), m);
+        assert_eq!(m.to_string(), m.as_str());
+    }
+    for bad in ["usual", "Paper", "", "zone "] {
+        match bad.parse::<PlacementMode>() {
+            Err(
+                e @ PolicyError::BadValue {
+                    field: "placement", ..
+                },
+            ) => {
+                let msg = e.to_string();
+                assert!(msg.contains(&format!("{bad:?}")), "{msg}");
+                assert!(msg.contains("zone, paper"), "{msg}");
+            }
+            other => panic!("{bad:?}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn placement_is_set_only_when_paper_and_accepted_with_the_filter() {
+    let mut cfg = PolicyConfig::new(PolicyName::CONSERVATIVE_SOFT);
+    cfg.placement = PlacementMode::Zone;
+    assert_eq!(cfg.fields_set(), Fields::EMPTY);
+    cfg.placement = PlacementMode::Paper;
+    assert_eq!(cfg.fields_set(), Fields::of(&[ConfigField::Placement]));
+    assert_eq!(ConfigField::Placement.as_str(), "placement");
+    for name in PolicyName::all() {
+        let mut cfg = PolicyConfig::new(name);
+        cfg.placement = PlacementMode::Paper;
+        let filters = name.entry().filters;
+        assert_eq!(
+            name.entry().accepts.contains(ConfigField::Placement),
+            filters != Filters::Never,
+            "{name}"
+        );
+        match filters {
+            Filters::Always => assert!(cfg.build().is_ok(), "{name}"),
+            Filters::Optional => {
+                // Read by the composed filter only.
+                let err = cfg.build().err().unwrap().to_string();
+                assert!(
+                    err.contains("placement") && err.contains("conservative_filters"),
+                    "{err}"
+                );
+                cfg.conservative_filters = Some(true);
+                assert!(cfg.build().is_ok(), "{name}");
+            }
+            Filters::Never => match cfg.build() {
+                Err(PolicyError::NotAccepted { field, value, .. }) => {
+                    assert_eq!(
+                        (field, value.as_str()),
+                        (ConfigField::Placement, "\"paper\"")
+                    );
+                }
+                other => panic!("{name}: {:?}", other.map(|p| p.name().to_owned())),
+            },
+        }
+    }
+}
+
+#[cfg(feature = "config")]
+#[test]
+fn placement_reads_from_toml_and_json() {
+    let cfg = PolicyConfig::from_toml_str("name = \"conservative-hard\"\nplacement = \"paper\"\n")
+        .unwrap();
+    assert_eq!(cfg.placement, PlacementMode::Paper);
+    let cfg = PolicyConfig::from_json_str(r#"{"name": "conservative-soft", "placement": "zone"}"#)
+        .unwrap();
+    assert_eq!(cfg.placement, PlacementMode::Zone);
+    let cfg = PolicyConfig::from_json_str(r#"{"name": "linux"}"#).unwrap();
+    assert_eq!(cfg.placement, PlacementMode::Zone);
+    let err = PolicyConfig::from_json_str(r#"{"name": "conservative-soft", "placement": "usual"}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("usual"), "{err}");
+    let err = PolicyConfig::from_toml_str("name = \"linux\"\nplacement = \"paper\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("placement"), "{err}");
+}
+
+#[test]
 fn numa_balancing_applies_where_the_row_accepts_it() {
     for name in PolicyName::all() {
         assert_eq!(
@@ -367,6 +464,7 @@ fn set(cfg: &mut PolicyConfig, field: ConfigField, v: u32) {
         ConfigField::NumalbAlpha => cfg.numalb_alpha = Some(f64::from(v % 1000) / 8.0),
         ConfigField::ConservativeFilters => cfg.conservative_filters = Some(true),
         ConfigField::LinuxEra => cfg.linux_era = LinuxEra::V2_6,
+        ConfigField::Placement => cfg.placement = PlacementMode::Paper,
         ConfigField::NumaBalancing => cfg.numa_balancing = true,
         ConfigField::NumaScanDelayMs => cfg.numa_scan_delay_ms = Some(1 + v % 3_600_000),
         ConfigField::NumaScanPeriodMinMs => cfg.numa_scan_period_min_ms = Some(1 + v % 3_600_000),
@@ -380,7 +478,9 @@ fn requires(field: ConfigField) -> &'static [ConfigField] {
         ConfigField::NumaScanDelayMs | ConfigField::NumaScanPeriodMinMs => {
             &[ConfigField::NumaBalancing]
         }
-        ConfigField::Origin | ConfigField::AgeLimit => &[ConfigField::ConservativeFilters],
+        ConfigField::Origin | ConfigField::AgeLimit | ConfigField::Placement => {
+            &[ConfigField::ConservativeFilters]
+        }
         _ => &[],
     }
 }

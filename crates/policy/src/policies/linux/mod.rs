@@ -48,6 +48,11 @@
 //! Fork placement: see [`place`]. Wake-up placement (`select_task_rq` at wake-up, both
 //! eras, and the conservative filter as the waking task's affinity mask): see [`wake`].
 //!
+//! Fork placement and new-idle balancing follow `Balancer::placement_rules`: the move rules
+//! with the filter (`placement = "zone"`, the default), or without it (`"paper"`: the
+//! paper's "usual manner", so both decide exactly as `linux` of the same era; only the
+//! periodic walk and the steal side keep the filter).
+//!
 //! # Eras
 //!
 //! Everything above is the modern kernel. `linux_era = "2.6"` ([`era`]) switches off
@@ -70,7 +75,7 @@ use std::sync::Arc;
 
 use zonal_topology::{CpuId, Level, Topology};
 
-use crate::config::{ConfigField, Fields, PolicyConfig};
+use crate::config::{ConfigField, Fields, PlacementMode, PolicyConfig};
 use crate::decision::{AttemptOutcome, BalanceOutcome, Placement};
 use crate::filters::{ConservativeFilter, ZoneMode};
 use crate::policy::{BalanceSide, CpuPass, Policy, StealSide, WakeUp};
@@ -198,6 +203,9 @@ pub(crate) struct Balancer<S: Selection = Tail> {
     name: String,
     pub(crate) params: LinuxParams,
     pub(crate) rules: MoveRules,
+    /// The rules fork placement and new-idle balancing follow: `rules`, or under
+    /// `placement = "paper"` the same without the filter (as `linux` decides them).
+    pub(crate) placement_rules: MoveRules,
     selection: S,
 }
 
@@ -207,11 +215,13 @@ pub(crate) const WALK_ACCEPTS: Fields =
     Fields::of(&[ConfigField::NumaImbalancePct, ConfigField::LinuxEra]);
 
 /// The conservative filter's parameters ([`PolicyConfig::filter`]): its origin rule and age
-/// limit, and `conservative_filters` itself.
+/// limit, `conservative_filters` itself, and `placement` (whether the filter also restricts
+/// fork placement and new-idle balancing, [`Balancer::from_config`]).
 pub(crate) const FILTER_ACCEPTS: Fields = Fields::of(&[
     ConfigField::Origin,
     ConfigField::AgeLimit,
     ConfigField::ConservativeFilters,
+    ConfigField::Placement,
 ]);
 
 /// Linux's automatic NUMA balancing, which the drivers run for the modern Linux baselines
@@ -251,12 +261,17 @@ impl<S: Selection> Balancer<S> {
             filter,
             cache_hot: true,
         };
-        Self::new(
+        let mut b = Self::new(
             cfg.display_name(),
             LinuxParams::from_config(cfg),
             rules,
             selection,
-        )
+        );
+        if cfg.placement == PlacementMode::Paper {
+            // The paper's "usual manner": placement and new-idle as `linux` of the era.
+            b.placement_rules.filter = None;
+        }
+        b
     }
 
     pub(crate) fn new(
@@ -269,23 +284,24 @@ impl<S: Selection> Balancer<S> {
             name: name.into(),
             params,
             rules,
+            placement_rules: rules,
             selection,
         }
     }
 
-    fn attempter(&self) -> Attempter<'_, S> {
+    /// The attempter of the periodic walk (`rules`), or of new-idle balancing
+    /// (`placement_rules`).
+    fn attempter<'a>(&'a self, rules: &'a MoveRules) -> Attempter<'a, S> {
         Attempter {
             params: &self.params,
-            rules: &self.rules,
+            rules,
             selection: &self.selection,
         }
     }
 
-    /// Whether the walk may go to `level`.
-    fn level_allowed(&self, topo: &Topology, level: Level) -> bool {
-        self.rules
-            .filter
-            .is_none_or(|f| f.level_allowed(topo, level))
+    /// Whether a walk under `rules` may go to `level`.
+    fn level_allowed(rules: &MoveRules, topo: &Topology, level: Level) -> bool {
+        rules.filter.is_none_or(|f| f.level_allowed(topo, level))
     }
 
     /// Runs `f` over the loads a pass reads (the thread's scratch, the era's groups).
@@ -309,7 +325,7 @@ impl<S: Selection> Balancer<S> {
         let now = view.now_us();
         let m = topo.mal_count().min(state.levels.len());
         let mut out = BalanceOutcome::default();
-        let attempter = self.attempter();
+        let attempter = self.attempter(&self.rules);
         self.with_loads(view, |loads| {
             for l in 0..m {
                 if state.levels[l].next_due_us == NEVER {
@@ -318,7 +334,7 @@ impl<S: Selection> Balancer<S> {
                     continue;
                 }
                 let level = Level(l as u8);
-                if !self.level_allowed(topo, level) {
+                if !Self::level_allowed(&self.rules, topo, level) {
                     // Never walked: tell the caller not to wake up for these levels.
                     state.levels[l..]
                         .iter_mut()
@@ -375,11 +391,12 @@ impl<S: Selection> Balancer<S> {
         let node = topo.node_of(cpu);
         let m = topo.mal_count();
         let mut out = BalanceOutcome::default();
-        let attempter = self.attempter();
+        let rules = &self.placement_rules;
+        let attempter = self.attempter(rules);
         self.with_loads(view, |loads| {
             for l in 0..m {
                 let level = Level(l as u8);
-                if !self.level_allowed(topo, level) {
+                if !Self::level_allowed(rules, topo, level) {
                     break;
                 }
                 if loads.degenerate(node, level) {
@@ -406,10 +423,13 @@ impl<S: Selection> Balancer<S> {
     pub(crate) fn placement(&self, view: &dyn MachineView, parent: CpuId) -> Placement {
         let topo = view.topology();
         let mut top = place::fork_level(topo, self.params.fork_max_distance);
-        while top.0 > 0 && !self.level_allowed(topo, top) {
+        let rules = &self.placement_rules;
+        while top.0 > 0 && !Self::level_allowed(rules, topo, top) {
             top = Level(top.0 - 1);
         }
-        self.with_loads(view, |loads| place::place(loads, parent, top, self))
+        self.with_loads(view, |loads| {
+            place::place(loads, parent, top, &self.params, rules)
+        })
     }
 
     /// Wake-up placement ([`wake`]).

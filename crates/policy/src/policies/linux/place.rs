@@ -40,6 +40,9 @@
 //!    just balanced (`for_each_domain … if (weight <= tmp->span_weight) break`). When there
 //!    is none, or the walk went below level I, `cpu` is the placement.
 //!
+//! Under `placement = "paper"` the walk runs without the filter (the caller passes the
+//! rules without it): no hard-zone mask, no soft rule below, exactly `linux`'s placement.
+//!
 //! Under the soft zone, a group with no node in the parent's zone is also refused, at any
 //! level of the walk (overlapping domains let a walk that moved reach such groups at low
 //! levels), unless the local group's load per CPU exceeds 150% of that group's
@@ -89,7 +92,8 @@ use crate::decision::Placement;
 use crate::filters::{soft_source_loaded, ZoneMode};
 
 use super::groups::{is_idle, GroupClass, GroupStat, Loads};
-use super::{Balancer, LinuxEra, Selection};
+use super::{LinuxEra, LinuxParams};
+use crate::rules::MoveRules;
 
 #[cfg(test)]
 mod test;
@@ -223,11 +227,12 @@ pub(super) fn place(
     loads: &mut Loads<'_, '_>,
     parent: CpuId,
     top: Level,
-    b: &Balancer<impl Selection>,
+    params: &LinuxParams,
+    rules: &MoveRules,
 ) -> Placement {
     let topo = loads.topo;
-    let hard = b.rules.filter.is_some_and(|f| f.zone == ZoneMode::Hard);
-    let soft = b.rules.filter.is_some_and(|f| f.zone == ZoneMode::Soft);
+    let hard = rules.filter.is_some_and(|f| f.zone == ZoneMode::Hard);
+    let soft = rules.filter.is_some_and(|f| f.zone == ZoneMode::Soft);
     let mask = Mask {
         zone_of: hard.then(|| topo.node_of(parent)),
     };
@@ -241,12 +246,11 @@ pub(super) fn place(
             continue;
         }
         loads.build_groups(cpu, l);
-        let soft_beyond = b
-            .rules
+        let soft_beyond = rules
             .filter
             .is_some_and(|f| f.zone == ZoneMode::Soft && f.beyond_zone(topo, l));
-        let pct = b.params.imbalance_pct(l, soft_beyond);
-        let idlest = if b.params.era == LinuxEra::V2_6 {
+        let pct = params.imbalance_pct(l, soft_beyond);
+        let idlest = if params.era == LinuxEra::V2_6 {
             super::era::idlest_group(&loads.s.groups, pct, |g| mask.group_allowed(loads, g, l))
                 .copied()
         } else {
