@@ -941,7 +941,7 @@ fn launcher_left_unbound(topo: &Topology) -> Result<bool, BuildError> {
         .iter()
         .map(|c| c.os_index)
         .collect();
-    let cgroup = crate::launcher::cgroup_cpus();
+    let cgroup = zonal_topology::cgroup_cpus();
     Ok(crate::launcher::is_unbound(
         &allowed,
         &online,

@@ -257,44 +257,6 @@ pub fn is_unbound(allowed: &[u32], online: &[u32], cgroup: Option<&[u32]>) -> bo
     a == all
 }
 
-/// The CPUs this process's cgroup cpuset allows (v2 `cpuset.cpus.effective`, v1
-/// `cpuset.effective_cpus` or `cpuset.cpus`), where it can be read.
-#[cfg(target_os = "linux")]
-pub(crate) fn cgroup_cpus() -> Option<Vec<u32>> {
-    let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    for line in cgroups.lines() {
-        let mut parts = line.splitn(3, ':');
-        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
-        let path = path.trim_start_matches('/');
-        let files: &[String] = if controllers.is_empty() {
-            &[format!("/sys/fs/cgroup/{path}/cpuset.cpus.effective")]
-        } else if controllers.split(',').any(|c| c == "cpuset") {
-            &[
-                format!("/sys/fs/cgroup/cpuset/{path}/cpuset.effective_cpus"),
-                format!("/sys/fs/cgroup/cpuset/{path}/cpuset.cpus"),
-            ]
-        } else {
-            continue;
-        };
-        for f in files {
-            if let Ok(text) = std::fs::read_to_string(f) {
-                if let Ok(cpus) = zonal_topology::parse_cpulist(text.trim()) {
-                    if !cpus.is_empty() {
-                        return Some(cpus);
-                    }
-                }
-            }
-        }
-    }
-    None
-}
-
-/// Off Linux, no cgroup cpuset is known.
-#[cfg(not(target_os = "linux"))]
-pub(crate) fn cgroup_cpus() -> Option<Vec<u32>> {
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -79,6 +79,7 @@ pub use machine::{
 #[cfg(feature = "json")]
 #[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 pub use report::TopologyReport;
+pub use source::cgroup::cgroup_cpus;
 pub use source::cpulist::{format_cpulist, parse_cpulist};
 #[cfg(feature = "hwloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "hwloc")))]

@@ -2,6 +2,7 @@
 //! elsewhere with the `hwloc` feature), hwloc XML exports, node dumps, sysfs roots, presets
 //! and generators. Each source yields a validated [`Machine`](crate::Machine).
 
+pub(crate) mod cgroup;
 pub(crate) mod cpu_topology;
 pub(crate) mod cpulist;
 #[cfg(feature = "hwloc")]
