@@ -52,62 +52,123 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Chunks<I> {
         impl<T, CB: ProducerCallback<Vec<T>>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
-                self.callback.callback(ChunkProducer {
+                self.callback.callback(ChunkProducer(ChunkCut {
                     base,
                     size: self.size,
                     len: self.len,
-                })
+                }))
             }
         }
     }
 }
 
 /// The base producer (of `len` items) in chunks of `size`.
-struct ChunkProducer<P> {
-    base: P,
-    size: usize,
-    len: usize,
-}
+struct ChunkProducer<P>(ChunkCut<P>);
 
 impl<P: Producer> Producer for ChunkProducer<P> {
     type Item = Vec<P::Item>;
     type IntoIter = ChunkIter<P>;
 
     fn into_iter(self) -> ChunkIter<P> {
-        ChunkIter {
-            rest: Some(self.base),
-            size: self.size,
-            len: self.len,
-        }
+        ChunkIter(self.0.into_chunks())
     }
     fn split_at(self, index: usize) -> (Self, Self) {
+        let (a, b) = self.0.split_at(index);
+        (ChunkProducer(a), ChunkProducer(b))
+    }
+}
+
+/// The sequential iterator of a chunked producer: each chunk collected.
+struct ChunkIter<P>(ChunkCuts<P>);
+
+impl<P: Producer> Iterator for ChunkIter<P> {
+    type Item = Vec<P::Item>;
+    fn next(&mut self) -> Option<Vec<P::Item>> {
+        self.0.next().map(|chunk| chunk.into_iter().collect())
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl<P: Producer> DoubleEndedIterator for ChunkIter<P> {
+    fn next_back(&mut self) -> Option<Vec<P::Item>> {
+        self.0.next_back().map(|chunk| chunk.into_iter().collect())
+    }
+}
+
+impl<P: Producer> ExactSizeIterator for ChunkIter<P> {}
+
+/// A base producer's `len` items cut in chunks of `size` (the last one possibly shorter):
+/// the split arithmetic and the sequential cut that `chunks` and `fold_chunks` share.
+pub(super) struct ChunkCut<P> {
+    pub(super) base: P,
+    pub(super) size: usize,
+    pub(super) len: usize,
+}
+
+impl<P: Producer> ChunkCut<P> {
+    /// The first `index` chunks, and the rest.
+    pub(super) fn split_at(self, index: usize) -> (Self, Self) {
         let at = index.saturating_mul(self.size).min(self.len);
         let (a, b) = self.base.split_at(at);
         (
-            ChunkProducer {
+            ChunkCut {
                 base: a,
                 size: self.size,
                 len: at,
             },
-            ChunkProducer {
+            ChunkCut {
                 base: b,
                 size: self.size,
                 len: self.len - at,
             },
         )
     }
+
+    /// The chunks one at a time, each a producer of its items, from either end.
+    pub(super) fn into_chunks(self) -> ChunkCuts<P> {
+        ChunkCuts {
+            rest: Some(self.base),
+            size: self.size,
+            len: self.len,
+        }
+    }
 }
 
-/// The sequential iterator of a chunked producer: splits one chunk off at a time from the
-/// `len` items left.
-struct ChunkIter<P> {
+/// [`ChunkCut::into_chunks`]: splits one chunk off at a time from the `len` items left.
+pub(super) struct ChunkCuts<P> {
     rest: Option<P>,
     size: usize,
     len: usize,
 }
 
-impl<P: Producer> DoubleEndedIterator for ChunkIter<P> {
-    fn next_back(&mut self) -> Option<Vec<P::Item>> {
+impl<P: Producer> Iterator for ChunkCuts<P> {
+    type Item = P;
+    fn next(&mut self) -> Option<P> {
+        let p = self.rest.take()?;
+        let len = self.len;
+        if len == 0 {
+            return None;
+        }
+        let n = self.size.min(len);
+        let (chunk, rest) = p.split_at(n);
+        self.rest = Some(rest);
+        self.len = len - n;
+        Some(chunk)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = if self.rest.is_some() {
+            self.len.div_ceil(self.size)
+        } else {
+            0
+        };
+        (n, Some(n))
+    }
+}
+
+impl<P: Producer> DoubleEndedIterator for ChunkCuts<P> {
+    fn next_back(&mut self) -> Option<P> {
         let p = self.rest.take()?;
         let len = self.len;
         if len == 0 {
@@ -120,32 +181,8 @@ impl<P: Producer> DoubleEndedIterator for ChunkIter<P> {
         let (rest, chunk) = p.split_at(len - last);
         self.rest = Some(rest);
         self.len = len - last;
-        Some(chunk.into_iter().collect())
+        Some(chunk)
     }
 }
 
-impl<P: Producer> Iterator for ChunkIter<P> {
-    type Item = Vec<P::Item>;
-    fn next(&mut self) -> Option<Vec<P::Item>> {
-        let p = self.rest.take()?;
-        let len = self.len;
-        if len == 0 {
-            return None;
-        }
-        let n = self.size.min(len);
-        let (chunk, rest) = p.split_at(n);
-        self.rest = Some(rest);
-        self.len = len - n;
-        Some(chunk.into_iter().collect())
-    }
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = if self.rest.is_some() {
-            self.len.div_ceil(self.size)
-        } else {
-            0
-        };
-        (n, Some(n))
-    }
-}
-
-impl<P: Producer> ExactSizeIterator for ChunkIter<P> {}
+impl<P: Producer> ExactSizeIterator for ChunkCuts<P> {}

@@ -1,6 +1,7 @@
 //! `fold_chunks` and `fold_chunks_with`: every chunk of `chunk_size` consecutive items
 //! folded sequentially (indexed: one item per chunk, as `chunks` but without the vectors).
 
+use super::chunks::{ChunkCut, ChunkCuts};
 use super::map_with::{CloneSource, InitSource, StateSource};
 use super::plumbing::{BridgeCallback, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator};
@@ -200,9 +201,11 @@ where
     type Output = CB::Output;
     fn callback<P: Producer<Item = U>>(self, base: P) -> CB::Output {
         self.callback.callback(FoldChunksProducer {
-            base,
-            size: self.size,
-            len: self.len,
+            cut: ChunkCut {
+                base,
+                size: self.size,
+                len: self.len,
+            },
             source: self.source,
             fold_op: self.fold_op,
         })
@@ -211,9 +214,7 @@ where
 
 /// The base producer's `len` items, folded in chunks of `size`.
 struct FoldChunksProducer<'f, P, S, F> {
-    base: P,
-    size: usize,
-    len: usize,
+    cut: ChunkCut<P>,
     source: S,
     fold_op: &'f F,
 }
@@ -230,47 +231,37 @@ where
 
     fn into_iter(self) -> Self::IntoIter {
         FoldChunksIter {
-            rest: Some(self.base),
-            size: self.size,
-            len: self.len,
+            chunks: self.cut.into_chunks(),
             source: self.source,
             fold_op: self.fold_op,
         }
     }
     fn split_at(self, index: usize) -> (Self, Self) {
-        let at = index.saturating_mul(self.size).min(self.len);
-        let (a, b) = self.base.split_at(at);
+        let (a, b) = self.cut.split_at(index);
         (
             FoldChunksProducer {
-                base: a,
-                size: self.size,
-                len: at,
+                cut: a,
                 source: self.source.split(),
                 fold_op: self.fold_op,
             },
             FoldChunksProducer {
-                base: b,
-                size: self.size,
-                len: self.len - at,
+                cut: b,
                 source: self.source,
                 fold_op: self.fold_op,
             },
         )
     }
     fn min_len(&self) -> usize {
-        self.base.min_len().div_ceil(self.size)
+        self.cut.base.min_len().div_ceil(self.cut.size)
     }
     fn max_len(&self) -> usize {
-        (self.base.max_len() / self.size).max(1)
+        (self.cut.base.max_len() / self.cut.size).max(1)
     }
 }
 
-/// The sequential iterator of a piece of chunks: splits one chunk off at a time from the
-/// `len` items left and folds it from a fresh state.
+/// The sequential iterator of a piece of chunks: folds each chunk from a fresh state.
 struct FoldChunksIter<'f, P, S, F> {
-    rest: Option<P>,
-    size: usize,
-    len: usize,
+    chunks: ChunkCuts<P>,
     source: S,
     fold_op: &'f F,
 }
@@ -296,24 +287,11 @@ where
 {
     type Item = T;
     fn next(&mut self) -> Option<T> {
-        let p = self.rest.take()?;
-        let len = self.len;
-        if len == 0 {
-            return None;
-        }
-        let n = self.size.min(len);
-        let (chunk, rest) = p.split_at(n);
-        self.rest = Some(rest);
-        self.len = len - n;
+        let chunk = self.chunks.next()?;
         Some(self.fold(chunk))
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = if self.rest.is_some() {
-            self.len.div_ceil(self.size)
-        } else {
-            0
-        };
-        (n, Some(n))
+        self.chunks.size_hint()
     }
 }
 
@@ -324,18 +302,7 @@ where
     F: Fn(T, P::Item) -> T,
 {
     fn next_back(&mut self) -> Option<T> {
-        let p = self.rest.take()?;
-        let len = self.len;
-        if len == 0 {
-            return None;
-        }
-        let last = match len % self.size {
-            0 => self.size,
-            r => r,
-        };
-        let (rest, chunk) = p.split_at(len - last);
-        self.rest = Some(rest);
-        self.len = len - last;
+        let chunk = self.chunks.next_back()?;
         Some(self.fold(chunk))
     }
 }
