@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what Zonal needs to build on a fresh Debian machine: hwloc and udev headers and
-# pkg-config (through apt-get when root), and checks for a Rust toolchain.
+# Installs what Zonal needs to build on a fresh Debian machine: hwloc and udev headers,
+# pkg-config, and Open MPI with libclang for zonal-mpi (through apt-get when root), and
+# checks for a Rust toolchain.
 set -euo pipefail
 
 need=()
@@ -14,6 +15,13 @@ fi
 
 # jq: scripts/rayon-tests.sh reads `cargo metadata` with it.
 command -v jq >/dev/null 2>&1 || need+=(jq)
+
+# zonal-mpi (crates/mpi, issue 26) and only it: Open MPI's launcher and headers (mpi-sys
+# finds them through `mpicc`/pkg-config) and libclang, which bindgen loads to generate
+# rsmpi's bindings at build time.
+command -v mpirun >/dev/null 2>&1 || need+=(openmpi-bin)
+{ command -v pkg-config >/dev/null 2>&1 && pkg-config --exists ompi-c; } || need+=(libopenmpi-dev)
+compgen -G '/usr/lib/llvm-*/lib/libclang.so' >/dev/null || need+=(libclang-dev)
 
 "$(dirname "$0")/apt-need.sh" setup ${need[@]+"${need[@]}"}
 

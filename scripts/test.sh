@@ -24,6 +24,21 @@ fi
 # machines with them inside (`cargo test` builds examples only in test mode, and another
 # package's binaries not at all).
 cargo build --workspace --bins --examples
+# One Zonal pool per MPI rank (issue 26): the distributed heat example under Open MPI, two
+# ranks on this machine, unbound and oversubscribed (they split its CPUs); its last line is
+# rank 0's check against a serial run of the whole grid. Open MPI refuses root unless told.
+mpi_root=()
+[ "$(id -u)" = "0" ] && mpi_root=(--allow-run-as-root)
+if ! heat=$(mpirun -np 2 --oversubscribe ${mpi_root[@]+"${mpi_root[@]}"} target/debug/examples/heat 2>&1); then
+    echo "$heat" >&2
+    echo "test.sh: mpirun -np 2 target/debug/examples/heat failed" >&2
+    exit 1
+fi
+echo "$heat"
+if ! echo "$heat" | grep '^heat: answer' | tail -n 1 | grep -q '^heat: answer ok'; then
+    echo "test.sh: the heat example's answer is not ok" >&2
+    exit 1
+fi
 # The probe without hwloc, for crates/guest/tests/no_hwloc.rs (own target dir: 60-70 s cold).
 cargo build -p zonal-guest-probe --no-default-features --target-dir target/nohwloc
 # The guest tests must run here: a host that cannot boot them fails rather than skips.
@@ -41,6 +56,23 @@ for flags in --no-default-features --features=; do
         echo "$hw" >&2
         exit 1
     fi
+done
+# MPI stays in zonal-mpi (issue 26): no other workspace package has rsmpi (`mpi`, `mpi-sys`)
+# in its graph, any feature, any target, dev-dependencies included; zonal-mpi itself does
+# (so the check can see it).
+if ! cargo tree -p zonal-mpi -i mpi-sys >/dev/null 2>&1; then
+    echo "test.sh: zonal-mpi's graph has no mpi-sys: the check below would see nothing" >&2
+    exit 1
+fi
+for p in $(cargo metadata --no-deps --format-version 1 | jq -r '.packages[].name'); do
+    [ "$p" = zonal-mpi ] && continue
+    for dep in mpi mpi-sys; do
+        if m=$(cargo tree -p "$p" --all-features --target all -i "$dep" 2>/dev/null) && [ -n "$m" ]; then
+            echo "test.sh: $p depends on $dep (only zonal-mpi may):" >&2
+            echo "$m" >&2
+            exit 1
+        fi
+    done
 done
 # Light by default (issue 22): at most 20 unique packages in zonal's normal graph with its
 # default features, the four Zonal crates included (19 when written; README, "Features").
@@ -71,7 +103,8 @@ RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
 # Every published crate packaged as crates.io would receive it, and each package built from
 # its .crate file against the others' (a temporary local registry): a file a build needs
 # but the package leaves out fails here. zonal-guest, zonal-guest-probe and zonal-examples
-# (the example programs and benches) are not published (publish = false). --allow-dirty:
+# (the example programs and benches) are not published (publish = false); zonal-mpi is
+# (its build needs the MPI packages setup.sh installs). --allow-dirty:
 # the check is of this working tree, which the tests above may have written to; publishing
 # itself is done from a clean one. About 15 s once the workspace is built (90 s from a cold
 # cache, on 2 cores).
@@ -80,7 +113,7 @@ RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
 # the same path (CI's) would verify against a previous run's sources. Those unpacked copies
 # of our own crates go first.
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
-for crate in zonal zonal-topology zonal-policy zonal-runtime zonal-sim; do
+for crate in zonal zonal-topology zonal-policy zonal-runtime zonal-sim zonal-mpi; do
     rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/"$crate-$version"
 done
 cargo package --workspace --exclude zonal-guest --exclude zonal-guest-probe \
