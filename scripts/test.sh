@@ -25,8 +25,9 @@ fi
 # package's binaries not at all).
 cargo build --workspace --bins --examples
 # One Zonal pool per MPI rank (issue 26): the distributed heat example under Open MPI, two
-# ranks on this machine, unbound and oversubscribed (they split its CPUs); its last line is
-# rank 0's check against a serial run of the whole grid. Open MPI refuses root unless told.
+# ranks on this machine (bound by the launcher's default, or oversubscribed where it has
+# fewer CPUs; crates/mpi/tests/mpirun.rs runs them unbound); its last line is rank 0's
+# check against a serial run of the whole grid. Open MPI refuses root unless told.
 mpi_root=()
 [ "$(id -u)" = "0" ] && mpi_root=(--allow-run-as-root)
 if ! heat=$(mpirun -np 2 --oversubscribe ${mpi_root[@]+"${mpi_root[@]}"} target/debug/examples/heat 2>&1); then
