@@ -57,6 +57,11 @@ struct Args {
     /// Workers per rank (default: one per CPU of the rank's share).
     #[arg(long)]
     threads: Option<usize>,
+    /// Each rank's pool over a virtual machine from Zonal's presets instead of this one
+    /// (workers unpinned; each of its nodes holds a part of the block): the multi-node
+    /// layout on any machine, for testing.
+    #[arg(long, value_parser = ["s1", "s2", "s3"])]
+    preset: Option<String>,
 }
 
 /// At most this many cells in one grid (8 bytes each, twice per rank, once more for the
@@ -398,6 +403,9 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         .policy_name(&args.policy);
     if let Some(n) = args.threads {
         builder = builder.num_threads(n);
+    }
+    if let Some(p) = &args.preset {
+        builder = builder.preset(p);
     }
     let pool = builder
         .build()

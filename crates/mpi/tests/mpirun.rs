@@ -113,9 +113,35 @@ fn two_unbound_ranks_split_the_cpus_and_agree_with_the_serial_run() {
 }
 
 #[test]
+fn blocks_over_several_nodes_give_the_same_answer() {
+    // A virtual 16-node machine per rank: each block is cut into one node-local part per
+    // node with workers, and sweeps cross the parts.
+    let (rc, text) = mpirun(&[
+        "--preset",
+        "s1",
+        "--threads",
+        "8",
+        "--rows",
+        "50",
+        "--cols",
+        "20",
+        "--steps",
+        "7",
+    ]);
+    assert_eq!(rc, 0, "{text}");
+    assert!(text.contains("heat: answer ok"), "{text}");
+}
+
+#[test]
 fn bad_flags_exit_2() {
     let (rc, text) = mpirun(&["--rows", "1"]);
     assert_eq!(rc, 2, "{text}");
-    let (rc, text) = mpirun(&["--no-such-flag"]);
-    assert_eq!(rc, 2, "{text}");
+    for bad in [
+        &["--no-such-flag"][..],
+        &["--policy", "linux"],
+        &["--preset", "s9"],
+    ] {
+        let (rc, text) = mpirun(bad);
+        assert_eq!(rc, 2, "{bad:?}: {text}");
+    }
 }
