@@ -82,6 +82,12 @@ pub enum GuestError {
         /// The program looked for.
         program: String,
     },
+    /// No usable Open MPI on the host ([`OpenMpi::find`](crate::OpenMpi::find)).
+    #[error("Open MPI: {reason} (scripts/setup.sh installs openmpi-bin)")]
+    OpenMpiMissing {
+        /// What is missing, with the path or the program.
+        reason: String,
+    },
     /// No kernel image.
     #[error("no kernel image: {searched} (set ZONAL_GUEST_KERNEL or run scripts/setup-guest.sh)")]
     KernelMissing {
@@ -172,6 +178,7 @@ impl GuestError {
         !matches!(
             self,
             Self::QemuMissing { .. }
+                | Self::OpenMpiMissing { .. }
                 | Self::KernelMissing { .. }
                 | Self::BusyboxMissing { .. }
                 | Self::Timeout { .. }

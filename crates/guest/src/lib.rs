@@ -15,6 +15,9 @@
 //!   `/job.sh` between markers, binaries with their shared libraries.
 //! - [`boot`]: [`Guest`] runs QEMU with a timeout and returns a [`GuestRun`].
 //! - [`schedstat`]: [`parse_schedstat`], the kernel's per-CPU sched-domain spans.
+//! - [`open_mpi`]: [`OpenMpi`], an Open MPI installation packed into a guest (`mpirun`, its
+//!   daemon, the components and PMIx plugins it loads at run time, its help and parameter
+//!   files), and the job lines `mpirun` needs there.
 //! - [`oracle`]: [`compare_with_kernel`], Zonal's NUMA spans against the kernel's.
 //!
 //! Everything needs `qemu-system-x86_64`, `busybox` (static) and a kernel image at run time
@@ -35,6 +38,7 @@
 pub mod boot;
 mod error;
 pub mod initramfs;
+pub mod open_mpi;
 pub mod oracle;
 pub mod schedstat;
 pub mod spec;
@@ -42,6 +46,7 @@ pub mod spec;
 pub use boot::{find_busybox, find_kernel, Guest, GuestRun, DEFAULT_KERNEL_ARGS};
 pub use error::GuestError;
 pub use initramfs::Initramfs;
+pub use open_mpi::OpenMpi;
 pub use oracle::{compare_with_kernel, NumaSpans, OracleMismatch};
 pub use schedstat::{parse_cpumask, parse_schedstat, CpuDomains};
 pub use spec::{CpuCount, GuestNode, GuestSpec, Shape};

@@ -472,8 +472,7 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         "rank {r}/{s} on {host}\n\
          \x20 allowed CPUs {allowed}, NUMA nodes {nodes}\n\
          \x20 on this machine: MPI local rank {mr} of {mn}, {binding} by the launcher\n\
-         \x20 local share: rank {lr} of {ln} (source {src:?}, split {split}, \
-         oversubscribed {over}, CPUs {share_cpus})\n\
+         \x20 local share: {share_line}\n\
          \x20 pool: {nw} workers on CPUs {wcpus}, policy {policy}, {levels} levels\n\
          \x20 steals by level: {steals:?}\n\
          \x20 time: compute {compute:.3} ms (interior {interior:.3} ms, boundary {bnd:.3} ms), \
@@ -485,12 +484,26 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         mr = node_ranks.rank,
         mn = node_ranks.size,
         binding = if unbound { "not bound" } else { "bound" },
-        lr = share.local_rank,
-        ln = share.local_ranks,
-        src = share.source,
-        split = share.split,
-        over = share.oversubscribed,
-        share_cpus = zonal_topology::format_cpulist(&share.cpus),
+        share_line = if share.split {
+            format!(
+                "rank {} of {} ({}) takes CPUs {}{}",
+                share.local_rank,
+                share.local_ranks,
+                match share.source {
+                    zonal_runtime::ShareSource::Explicit =>
+                        "MPI's shared-memory communicator".to_owned(),
+                    other => format!("{other:?}"),
+                },
+                zonal_topology::format_cpulist(&share.cpus),
+                if share.oversubscribed {
+                    ", oversubscribed: more ranks than CPUs"
+                } else {
+                    ""
+                }
+            )
+        } else {
+            "none, the pool uses every CPU the process is allowed".to_owned()
+        },
         nw = pool.num_workers(),
         wcpus = zonal_topology::format_cpulist(&workers),
         policy = m.policy,
