@@ -1,8 +1,10 @@
 //! The cost model: every constant the simulator charges, named, with where it comes from.
 //!
-//! None of these was tuned to reproduce the paper's figures: the paper gives no constants,
-//! so each one below is a published or kernel-documented figure, or an assumption stated
-//! as such. `crates/sim/README.md` repeats the table.
+//! None of these was tuned to reproduce the paper's figures, except two of the 2.6 era's
+//! ([`LB26_LOAD_LAG_US`], [`LB26_TICK_US`]: fitted on half of Table 1's rows, [`Linux26Cost`]):
+//! the paper gives no constants, so each other one below is a published or
+//! kernel-documented figure, or an assumption stated as such. `crates/sim/README.md`
+//! repeats the table.
 //!
 //! # What is charged, and to whom
 //!
