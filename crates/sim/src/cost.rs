@@ -126,6 +126,9 @@ pub const LB26_CONTENTION_NS: u64 = 2_000;
 /// locks. We model the lag as sample-and-hold: periodic balancing decides on a snapshot of
 /// every CPU's load and queue at most this old, and the moves it decides are checked
 /// against the live queues (a task no longer there is not moved: the attempt may fail).
+/// The kernel damps part of this lag (`source_load` takes the minimum of the decayed and
+/// the instant load, `target_load` the maximum); sample-and-hold does not, so it errs
+/// towards more stale attempts, not fewer.
 ///
 /// Fitted on Table 1's rows 0, 2, 4, 6, 8 by `cargo run --release --example paper --
 /// --fit-table1` (2026-11-26).

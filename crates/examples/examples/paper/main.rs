@@ -736,7 +736,14 @@ fn reproduce(args: &Args) -> cli::Result {
     }
     let mut extra = Vec::new();
     for (era_name, era) in [("modern", LinuxEra::Modern), ("2.6", LinuxEra::V2_6)] {
-        let (md, sweep_stats) = window_sweep_table(args, era, CostPreset::Paper.model(), "paper")?;
+        let (md, sweep_stats) = window_sweep_table(
+            args,
+            era,
+            CostPreset::Paper
+                .model()
+                .for_linux_era(era == LinuxEra::V2_6),
+            "paper",
+        )?;
         all_finished(sweep_stats.iter())?;
         extra.push((
             format!("Arrival-window sweep, Linux era {era_name}, the paper's cost model"),
@@ -790,7 +797,8 @@ fn sweep(args: &Args) -> cli::Result {
                             remote_scale: rs,
                             migration_scale: ms,
                             ..cost_preset(args)?.model()
-                        };
+                        }
+                        .for_linux_era(linux_era(args)? == LinuxEra::V2_6);
                         jobs.push(paper_job(
                             (system, w, procs),
                             p.clone(),
