@@ -109,8 +109,8 @@ pub const LB26_DOUBLE_LOCK_NS: u64 = 1_000;
 /// 100 ns local, × the level's relative latency).
 pub const LB26_SCAN_PER_TASK_NS: u64 = 100;
 
-/// Lock contention, ns per other CPU with an attempt in the same load window
-/// ([`LB26_LOAD_LAG_US`]): 2.6 has no `should_we_balance` (added in 3.12), so every CPU of a
+/// Lock contention, ns per other CPU with an attempt at the same µs (the CPUs whose ticks
+/// coincide balance at once): 2.6 has no `should_we_balance` (added in 3.12), so every CPU of a
 /// domain runs `load_balance` and the idle ones converge on the same busiest runqueue; each
 /// one spins on the busiest runqueue's lock while the others hold it for their
 /// `move_tasks`. An assumption: 2 µs, a lock hold of a double lock and a short scan. Not
@@ -155,7 +155,7 @@ pub const LB26_TICK_US: u64 = 1_000;
 ///
 /// ```text
 /// (double_lock_ns + scan_per_task_ns × tasks examined) × level factor
-///   + contention_ns × other CPUs with an attempt in the same load window
+///   + contention_ns × other CPUs with an attempt at the same µs
 /// ```
 ///
 /// `cache_hot_time` (10 ms at NUMA levels, 2.5 ms at level I) is the policy's: `zonal-policy`'s

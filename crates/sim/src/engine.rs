@@ -209,8 +209,8 @@ struct Engine<'a> {
     lb26: Option<Linux26Cost>,
     /// The loads 2.6's periodic balancing reads ([`Linux26Cost::load_lag_us`]).
     lagged: Lagged<'a>,
-    /// Time and count of the attempts that found a busiest queue in the current load window
-    /// (the CPUs contending for runqueue locks), 2.6 cost only.
+    /// Time and count of the attempts that found a busiest queue at the current tick (the
+    /// CPUs contending for runqueue locks), 2.6 cost only.
     window_attempts: (u64, u64),
     /// Whether the outcome being applied was decided on the lagged loads.
     applying_lagged: bool,
@@ -767,11 +767,11 @@ impl<'a> Engine<'a> {
         if a.outcome == AttemptOutcome::Balanced {
             return 0;
         }
-        // CPUs contending in this load window: the attempts already made in it.
+        // CPUs contending for runqueue locks: the attempts already made at this tick (the
+        // CPUs whose ticks fall on the same µs balance at once).
         let now = self.m.now_us;
-        let window = lb.load_lag_us.max(1);
-        let (start, n) = self.window_attempts;
-        let others = if now < start.saturating_add(window) {
+        let (at, n) = self.window_attempts;
+        let others = if now == at {
             self.window_attempts.1 = n + 1;
             n
         } else {
