@@ -61,12 +61,13 @@
 //! longer on `from` is counted as stale and skipped.
 
 use zonal_policy::{
-    wake_near_prev, Ageing, AttemptOutcome, BalanceOutcome, BalanceSide, CpuBalanceState, CpuPass,
-    Migration, NumaBalancing, NumaTaskState, Placement, Policy, Rng, TaskId, TaskMeta,
+    wake_near_prev, Ageing, AttemptOutcome, BalanceOutcome, BalanceSide, CpuBalanceState, CpuLoad,
+    CpuPass, MachineView, Migration, NumaBalancing, NumaTaskState, Placement, Policy, Rng, TaskId,
+    TaskMeta,
 };
 use zonal_topology::{CpuId, Level, Topology};
 
-use crate::cost::CostModel;
+use crate::cost::{CostModel, Linux26Cost};
 use crate::machine::{MachineState, Segment};
 use crate::queue::{EventKind, EventQueue};
 use crate::stats::{MigrationRecord, ProcRecord, RunResult, RunStats};
@@ -204,6 +205,74 @@ struct Engine<'a> {
     /// Automatic NUMA balancing, and each process's history when it is on.
     numa: Option<NumaBalancing>,
     numa_state: Vec<NumaTaskState>,
+    /// The 2.6 balancer's cost and load lag, when the cost model has it.
+    lb26: Option<Linux26Cost>,
+    /// The loads 2.6's periodic balancing reads ([`Linux26Cost::load_lag_us`]).
+    lagged: Lagged<'a>,
+    /// Time and count of the attempts that found a busiest queue at the current tick (the
+    /// CPUs contending for runqueue locks), 2.6 cost only.
+    window_attempts: (u64, u64),
+    /// Whether the outcome being applied was decided on the lagged loads.
+    applying_lagged: bool,
+}
+
+/// A snapshot of every CPU's load and queue, refreshed when older than the 2.6 load lag:
+/// what 2.6's `find_busiest_group` reads (decayed `cpu_load[idx]`, updated per tick), as
+/// sample-and-hold ([`Linux26Cost::load_lag_us`]).
+struct Lagged<'t> {
+    topo: &'t Topology,
+    /// When the snapshot was taken; `None` before the first.
+    at_us: Option<u64>,
+    now_us: u64,
+    loads: Vec<CpuLoad>,
+    rq: Vec<Vec<TaskMeta>>,
+}
+
+impl<'t> Lagged<'t> {
+    fn new(topo: &'t Topology) -> Self {
+        Self {
+            topo,
+            at_us: None,
+            now_us: 0,
+            loads: Vec::new(),
+            rq: Vec::new(),
+        }
+    }
+
+    /// Refreshes the snapshot from `m` if it is `lag_us` or more old, and sets its clock.
+    fn refresh(&mut self, m: &MachineState<'_>, lag_us: u64) {
+        let now = m.now_us;
+        self.now_us = now;
+        if self.at_us.is_some_and(|t| now < t.saturating_add(lag_us)) {
+            return;
+        }
+        self.at_us = Some(now);
+        let n = m.cpus.len();
+        self.loads.clear();
+        self.loads.extend((0..n).map(|c| m.cpu_load(CpuId::new(c))));
+        self.rq.resize_with(n, Vec::new);
+        for (dst, cs) in self.rq.iter_mut().zip(&m.cpus) {
+            dst.clone_from(&cs.rq);
+        }
+    }
+}
+
+impl MachineView for Lagged<'_> {
+    fn topology(&self) -> &Topology {
+        self.topo
+    }
+
+    fn cpu_load(&self, cpu: CpuId) -> CpuLoad {
+        self.loads.get(cpu.index()).copied().unwrap_or_default()
+    }
+
+    fn tasks(&self, cpu: CpuId) -> &[TaskMeta] {
+        self.rq.get(cpu.index()).map_or(&[], Vec::as_slice)
+    }
+
+    fn now_us(&self) -> u64 {
+        self.now_us
+    }
 }
 
 impl<'a> Engine<'a> {
@@ -283,13 +352,17 @@ impl<'a> Engine<'a> {
             farthest,
             numa: cfg.numa_balancing,
             numa_state,
+            lb26: cfg.cost.linux_2_6,
+            lagged: Lagged::new(topo),
+            window_attempts: (0, 0),
+            applying_lagged: false,
         }
     }
 
     fn run(mut self) -> RunResult {
         self.q
             .set_arrivals(self.wl.procs.iter().map(|s| s.arrival_us));
-        let tick = self.cost.tick_us.max(1);
+        let tick = self.tick_us();
         for c in 0..self.m.cpus.len() {
             self.q.push(tick, EventKind::Tick, c as u32, 0);
         }
@@ -452,12 +525,23 @@ impl<'a> Engine<'a> {
     }
 
     fn tick(&mut self, c: usize) {
-        let out = match self.balancer {
-            Some(b) => b.balance(CpuPass::new(&self.m, &mut self.states[c], &mut self.rng)),
-            None => BalanceOutcome::default(),
+        let out = match (self.balancer, self.lb26) {
+            (Some(b), Some(lb)) if lb.load_lag_us > 0 => {
+                // 2.6: periodic balancing reads lagged loads (`Linux26Cost::load_lag_us`).
+                self.lagged.refresh(&self.m, lb.load_lag_us);
+                b.balance(CpuPass::new(
+                    &self.lagged,
+                    &mut self.states[c],
+                    &mut self.rng,
+                ))
+            }
+            (Some(b), _) => b.balance(CpuPass::new(&self.m, &mut self.states[c], &mut self.rng)),
+            (None, _) => BalanceOutcome::default(),
         };
+        self.applying_lagged = self.lb26.is_some_and(|lb| lb.load_lag_us > 0);
         self.apply(out, false);
-        let tick = self.cost.tick_us.max(1);
+        self.applying_lagged = false;
+        let tick = self.tick_us();
         let now = self.m.now_us;
         let due = self.states[c]
             .levels
@@ -617,7 +701,7 @@ impl<'a> Engine<'a> {
                 self.stats.lb_attempts_unsuccessful += u64::from(a.failed());
             }
             let f = self.level_factor[a.level.index().min(self.mal - 1)];
-            let ns = self.cost.attempt_ns(a.cpus_scanned, f);
+            let ns = self.cost.attempt_ns(a.cpus_scanned, f) + self.lb26_ns(a, f);
             self.lb_cost_ns += ns;
             if let Some(cs) = self.m.cpus.get_mut(a.cpu.index()) {
                 cs.overhead_ns += ns;
@@ -625,7 +709,30 @@ impl<'a> Engine<'a> {
         }
         self.stats.refused.merge(&out.refused);
         self.touched.clear();
-        for mig in &out.migrations {
+        // Table 1's count (`RunStats::t1_attempts`): the migrations of an attempt follow it
+        // in `out.migrations`, `moved` of them; it succeeded if one of them was performed.
+        let linked =
+            out.attempts.iter().map(|a| a.moved as usize).sum::<usize>() == out.migrations.len();
+        let mut next = 0;
+        for a in &out.attempts {
+            if a.outcome == AttemptOutcome::Balanced {
+                continue;
+            }
+            self.stats.t1_attempts += 1;
+            let moved = if linked {
+                let k = a.moved as usize;
+                let before = self.stats.migrations;
+                for mig in &out.migrations[next..next + k] {
+                    self.migrate(mig, newidle);
+                }
+                next += k;
+                self.stats.migrations > before
+            } else {
+                a.succeeded()
+            };
+            self.stats.t1_failed += u64::from(!moved);
+        }
+        for mig in out.migrations.iter().skip(if linked { next } else { 0 }) {
             self.migrate(mig, newidle);
         }
         if counted_call {
@@ -646,6 +753,39 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// The scheduler tick, µs: the 2.6 cost model's ([`Linux26Cost::tick_us`]) when it has
+    /// one, else the cost model's.
+    fn tick_us(&self) -> u64 {
+        self.lb26.map_or(self.cost.tick_us, |lb| lb.tick_us).max(1)
+    }
+
+    /// The 2.6 balancer's cost of attempt `a` at a level of relative latency `f`, ns, on top
+    /// of [`CostModel::attempt_ns`] ([`Linux26Cost`]): 0 without it, or when the attempt
+    /// found the level balanced (2.6's `load_balance` returns before `double_rq_lock`).
+    fn lb26_ns(&mut self, a: &zonal_policy::Attempt, f: f64) -> u64 {
+        let Some(lb) = self.lb26 else { return 0 };
+        if a.outcome == AttemptOutcome::Balanced {
+            return 0;
+        }
+        // CPUs contending for runqueue locks: the attempts already made at this tick (the
+        // CPUs whose ticks fall on the same µs balance at once).
+        let now = self.m.now_us;
+        let (at, n) = self.window_attempts;
+        let others = if now == at {
+            self.window_attempts.1 = n + 1;
+            n
+        } else {
+            self.window_attempts = (now, 1);
+            0
+        };
+        // Tasks `move_tasks` examined: those it moved, or, when it moved none, every
+        // candidate of a busiest queue (at most `nr_migrate`): we charge the moved count plus
+        // one, the running task it passes over.
+        let examined = u64::from(a.moved) + 1;
+        let locked = (lb.double_lock_ns + lb.scan_per_task_ns * examined) as f64 * f;
+        locked as u64 + lb.contention_ns * others
+    }
+
     fn migrate(&mut self, mig: &Migration, newidle: bool) {
         let (from, to) = (mig.from.index(), mig.to.index());
         let ncpu = self.m.cpus.len();
@@ -654,6 +794,15 @@ impl<'a> Engine<'a> {
         } else {
             None
         };
+        // A task the lagged loads showed queued that runs now: `move_tasks` cannot take a
+        // running task (only active balance, decided on a running task, may).
+        let idx = idx.filter(|&i| {
+            !(self.applying_lagged
+                && self.m.cpus[from].rq[i].running
+                && !self.lagged.rq[from]
+                    .iter()
+                    .any(|t| t.id == mig.task && t.running))
+        });
         let Some(idx) = idx else {
             self.stats.stale_migrations += 1;
             return;

@@ -2,13 +2,35 @@
 //!
 //! # Balancing attempts (the paper's Table 1)
 //!
-//! A policy reports one [`Attempt`](zonal_policy::Attempt) per (CPU, level) it examined.
-//! Most periodic passes find the level balanced; the paper's counts (a few hundred attempts
-//! for a run of 50–400 processes) only make sense as attempts that found an imbalance and
-//! tried to fix it. So [`RunStats::lb_attempts`] counts attempts whose outcome is not
-//! `Balanced`, and [`RunStats::lb_attempts_unsuccessful`] those among them that moved
-//! nothing (`AllRefused` or `NothingToMove`). Every attempt, balanced ones included, is
-//! in [`RunStats::lb_passes`] and is charged its CPU cost.
+//! The paper's Table 1 is headed "unsuccessful balancing attempts of the Linux balancer",
+//! with the columns "attempts" and "not succeeded". It does not define either word, so we
+//! write down the reading we take.
+//!
+//! **An attempt** is one balancing attempt of one CPU at one domain level — periodic or
+//! new-idle — that found a busiest group and a busiest queue in it: on the kernel side, a
+//! call of 2.6's `load_balance` (or `load_balance_newidle`) that got past
+//! `find_busiest_group` and `find_busiest_queue` instead of leaving through `out_balanced`.
+//! In the policy's terms, an [`Attempt`](zonal_policy::Attempt) whose outcome is not
+//! `Balanced`. **It failed** when no task had moved after it: 2.6's `move_tasks` moved
+//! nothing (every candidate running, pinned, cache-hot — `task_hot` within the domain's
+//! `cache_hot_time`, 10 ms at the node level — or too heavy), the case 2.6 counts in
+//! `nr_balance_failed` (and schedstat's `lb_failed`); or, with the 2.6 cost model's load
+//! lag ([`Linux26Cost`](crate::cost::Linux26Cost)), every task it chose had left the busiest
+//! queue (another CPU balancing at once took it, or it started running) when the move was
+//! applied. Active balancing that pushed a task counts as a success.
+//!
+//! Why this reading: attempts that found their level balanced are the large majority of
+//! passes (thousands per run: `lb_passes`) and their count follows the balancing intervals,
+//! not the load; the paper's counts (148–804 per run, growing with the process count) and
+//! its word "unsuccessful" only make sense for attempts that set out to move something.
+//! Counting per balance call instead (`lb_calls`) merges levels the kernel counts
+//! separately (schedstat keeps `lb_count`/`lb_failed` per domain).
+//!
+//! [`RunStats::t1_attempts`] and [`RunStats::t1_failed`] count under this definition.
+//! The older [`RunStats::lb_attempts`] / [`RunStats::lb_attempts_unsuccessful`] count the
+//! same attempts by what the policy chose (moved nothing), so they differ only where a
+//! chosen move was not performed. Every attempt, balanced ones included, is in
+//! [`RunStats::lb_passes`] and is charged its CPU cost.
 
 use zonal_policy::RefusalCounts;
 
@@ -41,6 +63,15 @@ pub struct RunStats {
     /// as moves), so `lb_calls_unsuccessful <= lb_calls` and
     /// `lb_calls - lb_calls_unsuccessful <= migrations`.
     pub lb_calls_unsuccessful: u64,
+    /// Table 1's balancing attempts, as the paper counts them ([module docs](self)): attempts
+    /// (one CPU, one level, periodic or new-idle) that found a busiest group and queue
+    /// (outcome ≠ `Balanced`). The same set as `lb_attempts`.
+    pub t1_attempts: u64,
+    /// Of `t1_attempts`, those after which no task had moved: the policy chose none
+    /// (running, pinned, cache-hot, too heavy), or every task it chose was no longer on the
+    /// busiest queue when the move was applied (with the 2.6 load lag: another CPU had taken
+    /// it). `t1_failed ≥ lb_attempts_unsuccessful`, equal without the load lag.
+    pub t1_failed: u64,
     /// CPU time spent balancing, µs.
     pub lb_cost_us: f64,
     /// Migrations performed.
@@ -111,6 +142,16 @@ impl RunStats {
         let skip = self.run_time_by_level.len().saturating_sub(n);
         let far: u64 = self.run_time_by_level.iter().skip(skip).sum();
         100.0 * far as f64 / total as f64
+    }
+
+    /// Table 1's failure rate, percent: `t1_failed / t1_attempts` (0 without attempts).
+    #[must_use]
+    pub fn t1_failed_pct(&self) -> f64 {
+        if self.t1_attempts == 0 {
+            0.0
+        } else {
+            100.0 * self.t1_failed as f64 / self.t1_attempts as f64
+        }
     }
 
     /// Share of unsuccessful attempts, percent (0 when there were none).

@@ -34,6 +34,7 @@ use zonal_examples::cli;
 mod plot;
 mod render;
 mod reproduction;
+mod table1;
 
 use cli::Exit;
 
@@ -131,6 +132,10 @@ struct Args {
     /// DIR/REPRODUCTION.md and DIR/reproduction/*.svg (DIR = --out).
     #[arg(long)]
     reproduction: bool,
+    /// Fit the 2.6 cost model's two fitted constants on Table 1's fit rows (0, 2, 4, 6, 8)
+    /// over a fixed grid; prints every point and the chosen one's rows (`table1.rs`).
+    #[arg(long)]
+    fit_table1: bool,
 }
 
 fn main() -> ExitCode {
@@ -365,7 +370,8 @@ fn cost(args: &Args) -> cli::Result<CostModel> {
         remote_scale: args.remote_scale,
         migration_scale: args.migration_scale,
         ..cost_preset(args)?.model()
-    })
+    }
+    .for_linux_era(linux_era(args)? == LinuxEra::V2_6))
 }
 
 fn origin_at(args: &Args) -> cli::Result<OriginAt> {
@@ -407,7 +413,12 @@ fn run(args: &Args) -> cli::Result {
     placement(args)?;
     numa_balancing(args)?;
     cost_preset(args)?;
-    if single_run(args) {
+    if args.fit_table1 {
+        let policy = policy_config_in("linux", args, LinuxEra::V2_6)?;
+        let (points, best) =
+            table1::fit(&policy, args.seeds, threads(args)).map_err(Exit::Failure)?;
+        cli::out(table1::fit_report(&points, best, args.seeds))
+    } else if single_run(args) {
         single(args)
     } else if args.reproduction {
         reproduce(args)
@@ -679,7 +690,7 @@ fn reproduce(args: &Args) -> cli::Result {
                 reproduction::Variant {
                     era: era_name,
                     cost_name: preset.as_str(),
-                    cost: preset.model(),
+                    cost: preset.model().for_linux_era(era == LinuxEra::V2_6),
                 },
             ));
         }
@@ -725,7 +736,14 @@ fn reproduce(args: &Args) -> cli::Result {
     }
     let mut extra = Vec::new();
     for (era_name, era) in [("modern", LinuxEra::Modern), ("2.6", LinuxEra::V2_6)] {
-        let (md, sweep_stats) = window_sweep_table(args, era, CostPreset::Paper.model(), "paper")?;
+        let (md, sweep_stats) = window_sweep_table(
+            args,
+            era,
+            CostPreset::Paper
+                .model()
+                .for_linux_era(era == LinuxEra::V2_6),
+            "paper",
+        )?;
         all_finished(sweep_stats.iter())?;
         extra.push((
             format!("Arrival-window sweep, Linux era {era_name}, the paper's cost model"),
@@ -779,7 +797,8 @@ fn sweep(args: &Args) -> cli::Result {
                             remote_scale: rs,
                             migration_scale: ms,
                             ..cost_preset(args)?.model()
-                        };
+                        }
+                        .for_linux_era(linux_era(args)? == LinuxEra::V2_6);
                         jobs.push(paper_job(
                             (system, w, procs),
                             p.clone(),

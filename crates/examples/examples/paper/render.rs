@@ -157,7 +157,8 @@ pub(crate) fn pct_of(part: f64, whole: f64) -> f64 {
 }
 
 /// Table 1: the Linux balancer's unsuccessful attempts, paper beside ours, counted three
-/// ways: attempts that found an imbalance (and those of them that moved nothing), every
+/// ways: attempts by Table 1's definition (`RunStats::t1_attempts`, `t1_failed`: found a
+/// busiest queue; failed = no task moved), every
 /// domain-level pass (one CPU, one level, balanced ones included), and every balance call
 /// (one periodic tick that ran a pass, or one new-idle call, however many levels it saw).
 #[must_use]
@@ -165,11 +166,12 @@ pub(crate) fn table1(rows: &[Row]) -> String {
     let g = group(rows);
     let mut out = String::from(
         "## Table 1 — unsuccessful balancing attempts of the Linux balancer\n\n\
-         Ours counted three ways (means over seeds): *imbalanced* = passes that found an \
-         imbalance, *failed* those that moved nothing; *per pass* = every (CPU, level) pass, \
+         Ours counted three ways (means over seeds): *attempts* = passes that found a \
+         busiest queue, *failed* those after which no task had moved (Table 1's definition, \
+         `t1_attempts` / `t1_failed`); *per pass* = every (CPU, level) pass, \
          unsuccessful = moved nothing; *per call* = every periodic or new-idle call, \
          unsuccessful = no migration.\n\n\
-         | system | workload | paper attempts | paper failed | paper % | imbalanced | failed | % | per pass | unsucc. | % | per call | unsucc. | % |\n\
+         | system | workload | paper attempts | paper failed | paper % | attempts | failed | % | per pass | unsucc. | % | per call | unsucc. | % |\n\
          |---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for (i, r) in paper::TABLE1.iter().enumerate() {
@@ -191,9 +193,9 @@ pub(crate) fn table1(rows: &[Row]) -> String {
             r.attempts,
             r.failed,
             100.0 * f64::from(r.failed) / f64::from(r.attempts),
-            pm(summary(runs, |s| s.lb_attempts as f64), 0),
-            pm(summary(runs, |s| s.lb_attempts_unsuccessful as f64), 0),
-            pm(summary(runs, RunStats::unsuccessful_pct), 1),
+            pm(summary(runs, |s| s.t1_attempts as f64), 0),
+            pm(summary(runs, |s| s.t1_failed as f64), 0),
+            pm(summary(runs, RunStats::t1_failed_pct), 1),
             pct_of(passes_u, passes),
             pct_of(calls_u, calls),
         );

@@ -75,8 +75,17 @@
 //!   may be the one that was running: we take the queue's tail first and the running task
 //!   last, skipping pinned tasks and those the conservative filter refuses; the simulator
 //!   cuts the running segment of a running task it moves.
-//! - `task_hot` used `cache_hot_time` (10 ms at the node level, 2.5 ms at the CPU level);
-//!   we keep the modern 0.5 ms horizon of the move rules, which every era shares.
+//! - Decayed `cpu_load[idx]` is not read by the policy: the simulator's 2.6 cost model
+//!   gives periodic balancing lagged loads instead (`zonal-sim`'s `Linux26Cost`).
+//!
+//! # Cache-hot tasks
+//!
+//! 2.6's `can_migrate_task` (2.6.18 `kernel/sched.c`) refuses a queued task while
+//! `task_hot(p, now, sd)`, i.e. `now − p->last_ran < sd->cache_hot_time`, unless
+//! `sd->nr_balance_failed > sd->cache_nice_tries`. `cache_hot_time` is 10 ms in x86_64's
+//! `SD_NODE_INIT` ([`NODE_CACHE_HOT_TIME_US`]) and 2.5 ms in `SD_CPU_INIT`
+//! ([`CPU_CACHE_HOT_TIME_US`]). [`task_hot`] applies it on top of the shared move rules
+//! (whose 0.5 ms modern horizon is shorter); active balance ignores it, as 2.6's does.
 //! - Wake-up placement (`SD_WAKE_AFFINE`, `SD_WAKE_BALANCE`, `wake_idle`) is modelled in
 //!   `wake.rs` (`try_to_wake_up`'s choice between the waker and the previous CPU), with the
 //!   wake flags of these initialisers.
@@ -104,6 +113,31 @@ pub(crate) const CPU_MAX_INTERVAL_MS: u64 = 4;
 pub(crate) const CPU_BUSY_FACTOR: u64 = 64;
 /// `imbalance_pct − 100` of `SD_CPU_INIT` and `SD_NODE_INIT`: 125 at every level.
 pub(crate) const IMBALANCE_PCT_2_6: u32 = 25;
+/// `SD_NODE_INIT.cache_hot_time` (x86_64, 2.6.x: `10*1000000` ns), µs.
+pub(crate) const NODE_CACHE_HOT_TIME_US: u64 = 10_000;
+/// `SD_CPU_INIT.cache_hot_time` (2.6.x: `5*1000000/2` ns), µs.
+pub(crate) const CPU_CACHE_HOT_TIME_US: u64 = 2_500;
+
+/// 2.6's `task_hot` as `can_migrate_task` applies it: a task that last ran less than the
+/// level's `cache_hot_time` before `now_us` is hot, unless the level has failed more than
+/// `cache_nice_tries` times in a row (`nr_balance_failed`). A task that never ran is cold.
+pub(crate) fn task_hot(
+    level: Level,
+    last_ran_us: Option<u64>,
+    now_us: u64,
+    nr_balance_failed: u32,
+) -> bool {
+    if nr_balance_failed > CACHE_NICE_TRIES_2_6 {
+        return false;
+    }
+    let horizon = if level.0 == 0 {
+        CPU_CACHE_HOT_TIME_US
+    } else {
+        NODE_CACHE_HOT_TIME_US
+    };
+    last_ran_us.is_some_and(|ran| now_us.saturating_sub(ran) < horizon)
+}
+
 /// `SCHED_LOAD_SCALE`: the load of one nice-0 task.
 pub(crate) const SCHED_LOAD_SCALE: i64 = 1024;
 /// `SCHED_LOAD_SCALE_FUZZ` of the small-imbalance check (0 here; its value changed across

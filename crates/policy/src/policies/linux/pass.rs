@@ -36,7 +36,9 @@
 //! `weight / 2` exceeds the remaining imbalance (2.6's `skip_for_load`); and when a periodic
 //! attempt moves nothing after more than `cache_nice_tries + 2` failures in a row, one task
 //! of the busiest CPU is pushed to us regardless of cache-hotness, the running one included
-//! (`active_load_balance`, [`era`]'s module docs).
+//! (`active_load_balance`, [`era`]'s module docs). A candidate is also refused as cache-hot
+//! when it ran less than 2.6's `cache_hot_time` ago (10 ms at NUMA levels, 2.5 ms at level I,
+//! [`era::task_hot`]) while the level has failed at most `cache_nice_tries` times.
 
 use zonal_topology::{CpuId, Level, NodeId};
 
@@ -323,6 +325,14 @@ impl<S: Selection> Attempter<'_, S> {
             }
             if let Err(r) = self.rules.check(topo, t, dst, ctx) {
                 out.refused.add(r);
+                refused = true;
+                continue;
+            }
+            if self.params.era == LinuxEra::V2_6
+                && self.rules.cache_hot
+                && era::task_hot(level, t.last_ran_us, ctx.now_us, ctx.nr_balance_failed)
+            {
+                out.refused.add(Refusal::CacheHot);
                 refused = true;
                 continue;
             }

@@ -230,3 +230,58 @@ fn the_soft_zone_keeps_forks_home_below_150_percent() {
     assert!(placed_beyond_zone("conservative-soft", 2, 1));
     assert!(!placed_beyond_zone("conservative-hard", 2, 1));
 }
+
+/// Node 1 of `two_nodes` overloaded (CPU 2: a running and a queued task that last ran
+/// `ago_us` before now; CPU 3: one running task), CPUs 0 and 1 idle: CPU 0's periodic 2.6
+/// pass at the node level finds node 1 busiest and CPU 2 the busiest queue.
+fn one_queued_candidate(ago_us: u64) -> (crate::BalanceOutcome, TaskId) {
+    use crate::testing::two_nodes;
+    use crate::CpuPass;
+    let topo = two_nodes();
+    let mut tv = TestView::new(&topo);
+    let now = crate::MachineView::now_us(&tv.view);
+    tv.load(2, 1);
+    let queued = tv.add(2, NodeId(1), |t| t.last_ran_us = Some(now - ago_us));
+    tv.load(3, 1);
+    let p = linux(LinuxEra::V2_6);
+    let side = p.balance_side().unwrap();
+    let mut st = side.new_state(&topo, CpuId(0));
+    let mut rng = Rng::new(1);
+    let out = side.balance(CpuPass::new(&tv.view, &mut st, &mut rng));
+    (out, queued)
+}
+
+#[test]
+fn a_2_6_attempt_fails_when_its_only_candidate_is_cache_hot() {
+    // 5 ms ago: hot under 2.6's node-level cache_hot_time (10 ms), cold under the modern
+    // 0.5 ms horizon.
+    let (out, _) = one_queued_candidate(5_000);
+    assert!(out.migrations.is_empty(), "{out:?}");
+    let node_level: Vec<_> = out.attempts.iter().filter(|a| a.level.0 == 1).collect();
+    assert_eq!(node_level.len(), 1, "{out:?}");
+    assert_eq!(node_level[0].outcome, crate::AttemptOutcome::AllRefused);
+    assert!(node_level[0].failed());
+    assert!(out.refused.get(crate::Refusal::CacheHot) > 0, "{out:?}");
+}
+
+#[test]
+fn a_2_6_attempt_succeeds_when_its_candidate_is_cold() {
+    let (out, queued) = one_queued_candidate(20_000);
+    assert_eq!(out.migrations.len(), 1, "{out:?}");
+    assert_eq!(out.migrations[0].task, queued);
+    let a = out.attempts.iter().find(|a| a.level.0 == 1).unwrap();
+    assert_eq!((a.outcome, a.moved), (crate::AttemptOutcome::Moved, 1));
+}
+
+#[test]
+fn task_hot_follows_cache_hot_time_and_cache_nice_tries() {
+    use super::task_hot;
+    let now = 1_000_000;
+    assert!(task_hot(Level(1), Some(now - 9_999), now, 0));
+    assert!(!task_hot(Level(1), Some(now - 10_000), now, 0));
+    assert!(task_hot(Level(0), Some(now - 2_499), now, 1));
+    assert!(!task_hot(Level(0), Some(now - 2_500), now, 1));
+    // More than cache_nice_tries (1) failures: aggressive migration.
+    assert!(!task_hot(Level(1), Some(now - 1), now, 2));
+    assert!(!task_hot(Level(1), None, now, 0));
+}
