@@ -36,9 +36,10 @@
 //! (a firmware table that stops growing at its sixth value). Its levels are `s1`'s (10, 16,
 //! 22, 28, 34, 40) and so is its zone depth (levels I–IV: a node and the six within three
 //! hops), but level VI holds 7 of the 15 other nodes where `s1` has 2 (the opposite
-//! board). Under the 2.6-era Linux baseline it is the candidate, of those zonal-sim's
-//! Table 2 comparison tries, whose share of processes at level VI comes nearest the
-//! paper's 13.5%.
+//! board). It exists for the paper's Table 2 (13.5% of processes ran most at level VI,
+//! more than `s1`'s two level-VI nodes give): zonal-sim's `paper --reproduction` runs it
+//! beside `s1` and the other assignments it tried (its report's Table 2 section and
+//! `reproduction/table2.json`).
 //!
 //! # Generators
 //!
