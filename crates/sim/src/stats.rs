@@ -19,7 +19,9 @@
 //! - **Origin**: the process's origin node ([`ProcRecord::origin`]) — its parent's node
 //!   under [`OriginAt::Parent`](crate::OriginAt::Parent), the paper's case (its processes
 //!   are forked by a parent, where their memory starts), or the node fork placement chose
-//!   under [`OriginAt::Placement`](crate::OriginAt::Placement).
+//!   under [`OriginAt::Placement`](crate::OriginAt::Placement). It is set once, at
+//!   arrival: pages following an aged process (or NUMA balancing) move its memory node,
+//!   not its origin.
 //! - **Level**: of the node of the CPU a run segment used, relative to the origin
 //!   ([`Topology::node_level`](zonal_topology::Topology::node_level); 0 = level I, the
 //!   origin node itself).
