@@ -915,15 +915,11 @@ impl<'a> Engine<'a> {
         for (p, pr) in self.procs.iter().enumerate() {
             let spec = &self.wl.procs[p];
             let row = &self.level_run[p * self.mal..(p + 1) * self.mal];
-            let mut main = 0;
-            for (l, &t) in row.iter().enumerate() {
-                if t > row[main] {
-                    main = l;
-                }
+            let ran_most = crate::stats::ran_most_level(row);
+            if let Some(l) = ran_most {
+                self.stats.exec_by_level[l] += 1;
             }
-            if row.iter().any(|&t| t > 0) {
-                self.stats.exec_by_level[main] += 1;
-            }
+            let main = ran_most.unwrap_or(0);
             if let Some(f) = pr.finish_us {
                 self.stats.finished += 1;
                 tat_sum += (f - spec.arrival_us) as f64;

@@ -44,7 +44,7 @@ mod workload;
 
 pub use cost::{CostModel, CostPreset};
 pub use engine::{simulate, OriginAt, SimConfig};
-pub use stats::{MigrationRecord, ProcRecord, RunResult, RunStats};
+pub use stats::{ran_most_level, share_by_level, MigrationRecord, ProcRecord, RunResult, RunStats};
 pub use steal::{
     simulate_stealing, GraphSpec, GraphTask, StealModeError, StealRun, TaskGraph, IDLE_BACKOFF_NS,
     MAX_SEGMENTS, MAX_SLICE_US, MAX_TASKS, REMOTE_SHARE, STEAL_NS,

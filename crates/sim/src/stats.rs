@@ -31,8 +31,74 @@
 //! same attempts by what the policy chose (moved nothing), so they differ only where a
 //! chosen move was not performed. Every attempt, balanced ones included, is in
 //! [`RunStats::lb_passes`] and is charged its CPU cost.
+//!
+//! # Where processes ran (the paper's Table 2)
+//!
+//! The paper's Table 2 counts processes "by the level of the sched-domain hierarchy
+//! (relative to the process's origin) on which the process ran": one count per process,
+//! at the level it ran on *most*. We measure exactly that, in [`ran_most_level`]:
+//!
+//! - **Origin**: the process's origin node ([`ProcRecord::origin`]) — its parent's node
+//!   under [`OriginAt::Parent`](crate::OriginAt::Parent), the paper's case (its processes
+//!   are forked by a parent, where their memory starts), or the node fork placement chose
+//!   under [`OriginAt::Placement`](crate::OriginAt::Placement). It is set once, at
+//!   arrival: pages following an aged process (or NUMA balancing) move its memory node,
+//!   not its origin.
+//! - **Level**: of the node of the CPU a run segment used, relative to the origin
+//!   ([`Topology::node_level`](zonal_topology::Topology::node_level); 0 = level I, the
+//!   origin node itself).
+//! - **Time**: the wall time of each run segment on that CPU, from when the CPU picked
+//!   the process to when it stopped, the costs charged at the segment's start (migration,
+//!   page moves, the CPU's balancing) included — the time the process held a CPU there.
+//!   (`RunStats::run_time_by_level` counts run time from the end of those costs instead.)
+//! - **Ties**: the level nearest the origin wins (the lowest index among equal maxima).
+//! - **Never ran**: a process with no run time has no level; it is not counted in
+//!   [`RunStats::exec_by_level`], so its shares ([`share_by_level`]) are of the processes
+//!   that ran (every process, in a run that finished).
 
 use zonal_policy::RefusalCounts;
+
+/// The level (index 0 = level I) a process ran on most, from its time at each level
+/// relative to its origin: the paper's Table 2 measure (see the module docs). Ties go to
+/// the level nearest the origin; `None` for a process that never ran (all zero or empty).
+///
+/// ```
+/// use zonal_sim::ran_most_level;
+/// assert_eq!(ran_most_level(&[5, 9, 9, 0]), Some(1)); // a tie: the nearer level
+/// assert_eq!(ran_most_level(&[0, 0, 0]), None); // never ran
+/// ```
+#[must_use]
+pub fn ran_most_level(time_by_level: &[u64]) -> Option<usize> {
+    let mut main: Option<usize> = None;
+    for (l, &t) in time_by_level.iter().enumerate() {
+        if t > 0 && main.is_none_or(|m| t > time_by_level[m]) {
+            main = Some(l);
+        }
+    }
+    main
+}
+
+/// A Table 2 histogram ([`RunStats::exec_by_level`], or one summed over runs) as
+/// fractions of the processes counted in it; all zero when it counts none.
+///
+/// ```
+/// assert_eq!(zonal_sim::share_by_level(&[1, 3]), vec![0.25, 0.75]);
+/// assert_eq!(zonal_sim::share_by_level(&[0, 0]), vec![0.0, 0.0]);
+/// ```
+#[must_use]
+pub fn share_by_level(counts: &[u64]) -> Vec<f64> {
+    let total: u64 = counts.iter().sum();
+    counts
+        .iter()
+        .map(|&c| {
+            if total == 0 {
+                0.0
+            } else {
+                c as f64 / total as f64
+            }
+        })
+        .collect()
+}
 
 /// Per-run totals.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -110,7 +176,8 @@ pub struct RunStats {
     /// `overhead_us` counts when the process next runs). JSON: `page_move_time_ms`.
     pub page_move_ns: u64,
     /// Processes by the level (relative to their origin node) they ran on most, index 0 =
-    /// level I (the paper's Table 2).
+    /// level I (the paper's Table 2; [`ran_most_level`] per process, processes that never
+    /// ran not counted — see the module docs).
     pub exec_by_level: Vec<u64>,
     /// Placements (fork balancing) by level relative to the parent CPU.
     pub placements_by_level: Vec<u64>,
@@ -182,7 +249,9 @@ pub struct ProcRecord {
     pub migrations: u32,
     /// Origin node (where fork placement put it, where its memory is first allocated).
     pub origin: u32,
-    /// Level relative to the origin on which it ran longest (0 = level I).
+    /// Level relative to the origin on which it ran longest (0 = level I;
+    /// [`ran_most_level`]); 0 also for a process that never ran, which
+    /// [`RunStats::exec_by_level`] does not count.
     pub main_level: u8,
 }
 
@@ -214,4 +283,37 @@ pub struct RunResult {
     pub trace: Option<String>,
     /// Every migration, when tracing was on.
     pub migration_log: Vec<MigrationRecord>,
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn ran_most_is_the_level_with_the_most_time() {
+        assert_eq!(ran_most_level(&[10, 0, 0, 0, 0, 30]), Some(5));
+        assert_eq!(ran_most_level(&[0, 0, 7, 0, 0, 0]), Some(2));
+        assert_eq!(ran_most_level(&[1, 2, 3, 4, 5, 6]), Some(5));
+    }
+
+    #[test]
+    fn ties_go_to_the_level_nearest_the_origin() {
+        assert_eq!(ran_most_level(&[4, 4, 0, 0, 0, 0]), Some(0));
+        assert_eq!(ran_most_level(&[0, 0, 9, 1, 0, 9]), Some(2));
+        assert_eq!(ran_most_level(&[0, 3, 3, 3]), Some(1));
+    }
+
+    #[test]
+    fn a_process_that_never_ran_has_no_level() {
+        assert_eq!(ran_most_level(&[0; 6]), None);
+        assert_eq!(ran_most_level(&[]), None);
+    }
+
+    #[test]
+    fn shares_are_fractions_of_the_processes_counted() {
+        let s = share_by_level(&[87, 27, 23, 21, 15, 27]);
+        assert!((s.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!((s[5] - 0.135).abs() < 1e-12);
+        assert_eq!(share_by_level(&[]), Vec::<f64>::new());
+    }
 }

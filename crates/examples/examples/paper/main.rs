@@ -35,6 +35,7 @@ mod plot;
 mod render;
 mod reproduction;
 mod table1;
+mod table2;
 
 use cli::Exit;
 
@@ -46,7 +47,8 @@ use cli::Exit;
     after_help = format!("Policies (--policy, --policies):\n{}", PolicyName::help_lines())
 )]
 struct Args {
-    /// One run: the system (s1, s2, s3, 8-4-6, 8-2-3).
+    /// One run: the system (s1, s2, s3, 8-4-6, 8-2-3), or a topology variant (s1-alt: S1's
+    /// workloads on other distances, zonal-topology's presets docs).
     #[arg(long)]
     system: Option<String>,
     /// One run: the workload (w1, w2, w3).
@@ -433,12 +435,13 @@ fn run(args: &Args) -> cli::Result {
 
 fn single(args: &Args) -> cli::Result {
     let need = |what: &str| Exit::Usage(format!("a single run needs --{what}"));
-    let system: System = args
-        .system
-        .as_deref()
-        .ok_or_else(|| need("system"))?
-        .parse()
-        .map_err(Exit::usage)?;
+    let name = args.system.as_deref().ok_or_else(|| need("system"))?;
+    // A topology variant (`s1-alt`) runs its paper system's workloads on its own distances.
+    let variant = table2::variant_system(name);
+    let system: System = match &variant {
+        Some((s, _)) => *s,
+        None => name.parse().map_err(Exit::usage)?,
+    };
     let w: WorkloadId = args
         .workload
         .as_deref()
@@ -454,15 +457,22 @@ fn single(args: &Args) -> cli::Result {
         (cost(args)?, window_ms(args)),
         origin_at(args)?,
     );
-    let r = experiment::run(&job, args.trace).map_err(Exit::usage)?;
+    let r = match &variant {
+        Some((_, topo)) => experiment::run_on(topo, &job, args.trace),
+        None => experiment::run(&job, args.trace),
+    }
+    .map_err(Exit::usage)?;
+    let mut v = report::json(&job, &r.stats);
+    if variant.is_some() {
+        v["topology"] = name.to_ascii_lowercase().into();
+    }
     if args.json {
-        let mut v = report::json(&job, &r.stats);
         if let Some(t) = &r.trace {
             v["trace"] = t.clone().into();
         }
         cli::out(format!("{v}\n"))?;
     } else {
-        cli::out(format!("{:#}\n", report::json(&job, &r.stats)))?;
+        cli::out(format!("{v:#}\n"))?;
         cli::out(far_share_line(&r.stats))?;
         cli::out(exec_share_line(&r.stats, job.origin_at))?;
         if let Some(t) = &r.trace {
@@ -750,6 +760,16 @@ fn reproduce(args: &Args) -> cli::Result {
             md,
         ));
     }
+    // Table 2 by the paper's measure (`table2.rs`), first among the extra sections.
+    let t2 = table2::run(args.seeds, &|p, era| {
+        policy_config_in(p, args, era).map_err(|e| match e {
+            Exit::Usage(m) | Exit::Failure(m) => m,
+            Exit::Closed => "stdout closed".to_owned(),
+        })
+    })
+    .map_err(Exit::Failure)?;
+    table2::write_json(&args.out, &t2).map_err(Exit::Failure)?;
+    extra.insert(0, (table2::TITLE.to_string(), table2::markdown(&t2)));
     let command = format!(
         "cargo run --release --example paper -- --reproduction --seeds {} --out {}",
         args.seeds,

@@ -13,7 +13,6 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use zonal_sim::experiment::{Job, System};
-use zonal_sim::paper;
 use zonal_sim::report::Row;
 use zonal_sim::{CostModel, OriginAt};
 
@@ -69,31 +68,6 @@ pub(crate) fn table2_placement_jobs(grid: &[Job]) -> Vec<Job> {
             ..j.clone()
         })
         .collect()
-}
-
-/// Linux's share of run time at the two farthest levels from the origin on S1/W2, every
-/// process count and seed together, percent.
-fn far_share(rows: &[Row], policy: &str) -> f64 {
-    let (mut far, mut all) = (0u64, 0u64);
-    for r in rows.iter().filter(|r| {
-        r.job.system == System::S1 && r.job.label == "w2" && r.job.policy.name.as_str() == policy
-    }) {
-        let v = &r.stats.run_time_by_level;
-        all += v.iter().sum::<u64>();
-        far += v.iter().rev().take(2).sum::<u64>();
-    }
-    if all == 0 {
-        0.0
-    } else {
-        100.0 * far as f64 / all as f64
-    }
-}
-
-/// The paper's Table 2 share at levels V–VI (processes that ran there most), percent.
-fn paper_far_share() -> f64 {
-    let total: u32 = paper::TABLE2.iter().sum();
-    let far: u32 = paper::TABLE2.iter().rev().take(2).sum();
-    100.0 * f64::from(far) / f64::from(total)
 }
 
 fn point_name((system, w, procs): GridPoint) -> String {
@@ -217,42 +191,7 @@ pub(crate) fn write(
     }
     md.push('\n');
 
-    // Where linux runs.
-    let _ = write!(
-        md,
-        "## Where the baseline runs processes\n\n\
-         Share of run time at levels V–VI (the two farthest from the origin) on S1/W2, every \
-         process count and seed, origin at the parent; the paper's Table 2 has {:.1}% of \
-         processes running *most* at V–VI under its Linux.\n\n\
-         | variant | linux | conservative-soft | conservative-hard |\n|---|---|---|---|\n",
-        paper_far_share()
-    );
-    for v in runs {
-        let _ = writeln!(
-            md,
-            "| {} | {:.1}% | {:.1}% | {:.1}% |",
-            v.variant.slug(),
-            far_share(&v.parent, "linux"),
-            far_share(&v.parent, "conservative-soft"),
-            far_share(&v.parent, "conservative-hard"),
-        );
-    }
-    md.push('\n');
-
-    let far = |slug: &str| {
-        runs.iter()
-            .find(|v| v.variant.slug() == slug)
-            .map(|v| far_share(&v.parent, "linux"))
-    };
-    if let (Some(m), Some(o)) = (far("modern-paper"), far("2.6-paper")) {
-        let _ = write!(
-            md,
-            "Under the paper's cost model, modern `linux` spends {m:.1}% of its run time at \
-             levels V–VI and 2.6 `linux` {o:.1}%: the 2.6 baseline {} the target of at least \
-             10%.\n\n",
-            if o >= 10.0 { "meets" } else { "misses" }
-        );
-    }
+    // Where processes run: the Table 2 section (`table2.rs`) is the first of `extra`.
     let t1 = crate::table1::reproduction_entries(runs);
     crate::table1::write_json(dir, &t1)?;
     md.push_str(&crate::table1::section(&t1));
@@ -375,11 +314,5 @@ mod test {
         let g = GainLine::of_points(&[(pt, s(1.0, 0.5)), (pt, s(-0.5, 1.0)), (pt, s(-2.0, 1.0))]);
         assert_eq!((g.ahead, g.loses, g.points), (1, 1, 3));
         assert_eq!((g.min, g.max), (-2.0, 1.0));
-    }
-
-    #[test]
-    fn the_paper_far_share_is_table_2s_last_two_levels() {
-        // Table 2: V 15 and VI 27 of 200 processes.
-        assert!((paper_far_share() - 21.0).abs() < 1e-9);
     }
 }

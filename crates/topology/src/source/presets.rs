@@ -20,6 +20,27 @@
 //! levels I–IV (`S = 6/2 + 1 = 4`): for node N0 of `s1`, its board partner and the boards up
 //! to two ring hops away (10 of the 16 nodes).
 //!
+//! # Variants
+//!
+//! The paper prints no distance matrices, so `s1`'s boards-on-a-ring is an assumption.
+//! [`VARIANT_NAMES`] are other assumptions for the same machine, kept apart from the
+//! presets (which stay as above): the simulator's Table 2 comparison runs them beside `s1`.
+//!
+//! | variant | nodes × CPUs | assumption | nodes at levels I–VI from any node |
+//! |---|---|---|---|
+//! | `s1-alt` | 16 × 2 | 16 nodes on a ring, no 2-node boards; `d = 10 + 6·min(hops, 5)` | 1, 2, 2, 2, 2, 7 |
+//!
+//! `s1-alt` applies the rule zonal-sim already assumes for Table 1's 8-4-6 machine (8
+//! nodes on a line, `d = 10 + 6·min(hops, 5)`) to 16 nodes on a ring: each node links to
+//! two neighbours and every node five or more hops away sits at the farthest distance, 40
+//! (a firmware table that stops growing at its sixth value). Its levels are `s1`'s (10, 16,
+//! 22, 28, 34, 40) and so is its zone depth (levels I–IV: a node and the six within three
+//! hops), but level VI holds 7 of the 15 other nodes where `s1` has 2 (the opposite
+//! board). It exists for the paper's Table 2 (13.5% of processes ran most at level VI,
+//! more than `s1`'s two level-VI nodes give): zonal-sim's `paper --reproduction` runs it
+//! beside `s1` and the other assignments it tried (its report's Table 2 section and
+//! `reproduction/table2.json`).
+//!
 //! # Generators
 //!
 //! [`hierarchical`] builds a fan-out tree (sockets of nodes, boards of sockets, …): the
@@ -34,7 +55,12 @@ use crate::machine::{CpuSpec, Machine, NodeSpec};
 /// The preset names, for error messages and CLIs.
 pub const PRESET_NAMES: &[&str] = &["s1", "s2", "s3"];
 
-/// One of the paper's machines by name (`s1`, `s2`, `s3`).
+/// Other distance assumptions for the paper's machines (see the module docs), also
+/// accepted by [`preset`]: `s1-alt`.
+pub const VARIANT_NAMES: &[&str] = &["s1-alt"];
+
+/// One of the paper's machines by name (`s1`, `s2`, `s3`), or a variant
+/// ([`VARIANT_NAMES`]: `s1-alt`).
 ///
 /// # Errors
 /// [`TopologyError::UnknownPreset`] listing the valid names.
@@ -58,11 +84,29 @@ pub fn preset_machine(name: &str) -> Result<Machine> {
         "s1" => boards(name, 8, 2, ring_hops),
         "s2" => boards(name, 8, 4, ring_hops),
         "s3" => boards(name, 16, 2, hypercube_hops),
+        "s1-alt" => ring_saturating(name, 16, 2, 5),
         _ => Err(TopologyError::UnknownPreset {
             name: name.to_owned(),
-            valid: PRESET_NAMES.join(", "),
+            valid: PRESET_NAMES
+                .iter()
+                .chain(VARIANT_NAMES)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", "),
         }),
     }
+}
+
+/// `n` nodes on a ring, `d = 10 + 6·min(hops, cap)` (the `s1-alt` variant).
+fn ring_saturating(name: &str, n: usize, cpus_per_node: usize, cap: usize) -> Result<Machine> {
+    let rows = (0..n)
+        .map(|i| {
+            (0..n)
+                .map(|j| 10 + 6 * ring_hops(i, j, n).min(cap) as u64)
+                .collect()
+        })
+        .collect();
+    Machine::synthetic(name, uniform_nodes(n, cpus_per_node, 1), rows)
 }
 
 fn ring_hops(a: usize, b: usize, boards: usize) -> usize {
@@ -326,6 +370,37 @@ mod test {
             .collect();
         // Own node, board partner, boards 1 and 7 (one hop), boards 2 and 6 (two hops).
         assert_eq!(zone, vec![0, 1, 2, 3, 4, 5, 12, 13, 14, 15]);
+    }
+
+    #[test]
+    fn s1_alt_is_a_valid_symmetric_s1_sized_machine_with_levels_as_documented() {
+        let t = preset("s1-alt").unwrap();
+        let s1 = preset("s1").unwrap();
+        assert!(t.machine().require_symmetric().is_ok());
+        assert_eq!((t.node_count(), t.cpu_count()), (16, 32));
+        assert_eq!(t.levels(), s1.levels());
+        assert_eq!(t.zone_depth(), 4);
+        for a in 0..16u32 {
+            let mut per_level = [0usize; 6];
+            for b in 0..16u32 {
+                let l = t.node_level(NodeId(a), NodeId(b)).unwrap().index();
+                per_level[l] += 1;
+                let hops = a.abs_diff(b).min(16 - a.abs_diff(b)) as usize;
+                assert_eq!(l, hops.min(5), "{a} -> {b}");
+            }
+            assert_eq!(per_level, [1, 2, 2, 2, 2, 7], "from node {a}");
+        }
+        // Not s1: node 0's board partner is one ring hop away, its far nodes differ.
+        assert_ne!(t.machine().distance_rows(), s1.machine().distance_rows());
+        assert_eq!(t.node_level(NodeId(0), NodeId(1)).unwrap().index(), 1);
+        assert_eq!(t.node_level(NodeId(0), NodeId(5)).unwrap().index(), 5);
+        assert_eq!(s1.node_level(NodeId(0), NodeId(5)).unwrap().index(), 3);
+    }
+
+    #[test]
+    fn an_unknown_name_lists_presets_and_variants() {
+        let e = preset("s9").unwrap_err().to_string();
+        assert!(e.contains("s1, s2, s3, s1-alt"), "{e}");
     }
 
     #[test]
