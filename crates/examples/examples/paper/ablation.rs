@@ -109,16 +109,14 @@ pub(crate) struct EraEffects {
     pub(crate) mechanisms: Vec<(Mechanism, Effect)>,
 }
 
-/// The policies' effects in both modes: `grid` holds the variant's zone-mode runs (and its
-/// `linux`), `paper_mode` the conservative policies' runs under `placement = "paper"`.
-pub(crate) fn policy_effects(grid: &[Row], paper_mode: &[Row]) -> Vec<Effect> {
+/// The policies' effects in both modes: `grid` holds the variant's runs in one mode (and
+/// its `linux`), `other_mode` the conservative policies' runs in the other.
+pub(crate) fn policy_effects(grid: &[Row], other_mode: &[Row]) -> Vec<Effect> {
     let mut out = Vec::new();
     for mode in PlacementMode::ALL {
         for p in ["conservative-hard", "conservative-soft"] {
-            let rows = match mode {
-                PlacementMode::Paper => of_policy(paper_mode, p, mode),
-                _ => of_policy(grid, p, mode),
-            };
+            let mut rows = of_policy(grid, p, mode);
+            rows.extend(of_policy(other_mode, p, mode));
             if !rows.is_empty() {
                 out.push(effect(&format!("{p} ({mode})"), grid, &rows));
             }
@@ -414,6 +412,84 @@ mod test {
                 .map(|&(m, g)| (m, eff(m.describe(), g)))
                 .collect(),
         }
+    }
+
+    fn row(policy: &str, mode: PlacementMode, procs: usize, seed: u64, tat: f64) -> Row {
+        let mut cfg = zonal_policy::PolicyConfig::named(policy).unwrap();
+        cfg.placement = mode;
+        Row {
+            job: zonal_sim::experiment::Job {
+                system: System::S1,
+                label: "w2".into(),
+                workload: zonal_sim::experiment::paper_workload(System::S1, WorkloadId::W2, procs),
+                policy: cfg,
+                seed,
+                cost: zonal_sim::CostModel::default(),
+                origin_at: zonal_sim::OriginAt::Parent,
+            },
+            stats: zonal_sim::RunStats {
+                avg_tat_us: tat,
+                migrations: tat as u64,
+                ..Default::default()
+            },
+        }
+    }
+
+    #[test]
+    fn both_modes_are_found_whichever_is_the_grid_s() {
+        use PlacementMode::{Paper, Zone};
+        let mut zone_grid = Vec::new();
+        let mut paper_rows = Vec::new();
+        for procs in [100, 200] {
+            for seed in [1, 2] {
+                zone_grid.push(row("linux", Zone, procs, seed, 100.0));
+                zone_grid.push(row("conservative-hard", Zone, procs, seed, 90.0));
+                paper_rows.push(row("conservative-hard", Paper, procs, seed, 95.0));
+            }
+        }
+        let linux: Vec<Row> = zone_grid
+            .iter()
+            .filter(|r| r.job.policy.name.as_str() == "linux")
+            .cloned()
+            .collect();
+        let zone_only: Vec<Row> = zone_grid
+            .iter()
+            .filter(|r| r.job.policy.name.as_str() != "linux")
+            .cloned()
+            .collect();
+        let paper_grid: Vec<Row> = linux.iter().chain(&paper_rows).cloned().collect();
+        for effects in [
+            policy_effects(&zone_grid, &paper_rows),
+            policy_effects(&paper_grid, &zone_only),
+        ] {
+            let got: Vec<(&str, f64, usize, f64)> = effects
+                .iter()
+                .map(|e| {
+                    (
+                        e.name.as_str(),
+                        e.gain.mean,
+                        e.gain.points,
+                        e.migrations_pct,
+                    )
+                })
+                .collect();
+            assert_eq!(
+                got,
+                [
+                    ("conservative-hard (zone)", 10.0, 2, 90.0),
+                    ("conservative-hard (paper)", 5.0, 2, 95.0)
+                ]
+            );
+        }
+        // A mechanism's rows are compared with the same seeds of linux only.
+        let mut ablation = row("linux", Zone, 100, 1, 80.0);
+        ablation.job.policy = ablation.job.policy.with_mechanism(Mechanism::Ageing);
+        let m = mechanism_effects(&zone_grid, &[ablation]);
+        assert_eq!(m.len(), 1);
+        assert_eq!(
+            (m[0].0, m[0].1.gain.mean, m[0].1.gain.points),
+            (Mechanism::Ageing, 20.0, 1)
+        );
     }
 
     #[test]

@@ -95,11 +95,19 @@ pub(crate) fn settings() -> Vec<(Option<Knob>, f64)> {
 /// The section: `runs[i]` holds the rows of `settings()[i]` (linux and the contenders at
 /// every point and seed).
 pub(crate) fn section(runs: &[Vec<Row>], seeds: u64) -> String {
+    // The contenders' placement mode (`--placement`).
+    let mode = runs
+        .iter()
+        .flatten()
+        .find(|r| CONTENDERS.contains(&r.job.policy.name.as_str()))
+        .map_or(zonal_policy::PlacementMode::Zone, |r| {
+            r.job.policy.placement
+        });
     let mut md = format!(
         "## Sensitivity under the 2.6 era\n\n\
          Each cost scaled alone, the others at ×1, the paper's cost model otherwise: gain % \
          over 2.6 `linux` (mean ± 95% interval over point × seed) at {}, {seeds} seeds, \
-         origins at the parent, placement zone. The attempt cost is what the simulator \
+         origins at the parent, placement {mode}. The attempt cost is what the simulator \
          charges per balancing attempt (`lb_attempt_base_ns` + `lb_scan_per_cpu_ns` per CPU \
          scanned); the migration cost both migration costs; the remote penalty the \
          slowdown of remote memory.\n\n| cost | scale |{}\n|---|---|{}\n",
