@@ -243,8 +243,7 @@ fn era_sentences(e: &EraEffects, paper_mean: f64) -> String {
                         x.gain.mean,
                         p.gain.mean,
                         if share > 100.0 {
-                            "; alone it gains more than the whole policy, so the other \
-                             mechanisms cost some of it back"
+                            "; the configuration as a whole gains less than this mechanism alone"
                         } else {
                             ""
                         }
@@ -579,7 +578,7 @@ mod test {
         );
         let s = era_sentences(&e, 8.36);
         assert!(
-            s.contains("(150%; alone it gains more than the whole policy"),
+            s.contains("(150%; the configuration as a whole gains less than this mechanism alone)"),
             "{s}"
         );
         assert!(
