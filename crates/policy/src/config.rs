@@ -1,7 +1,7 @@
 //! Choosing a policy by name and parameters (serde: TOML and JSON): the crate's leaf layer.
 //!
 //! Every configuration type ([`PolicyConfig`], [`PolicyName`], [`OriginRule`],
-//! [`LinuxEra`], [`PlacementMode`]), the errors ([`PolicyError`]) and the range checks live here, and this file
+//! [`LinuxEra`], [`PlacementMode`], [`Mechanism`]), the errors ([`PolicyError`]) and the range checks live here, and this file
 //! imports nothing else of the crate. What needs the catalogue (names, parsing that checks a
 //! policy accepts its fields, `build`) is written in `policies.rs`, the layer on top.
 
@@ -198,6 +198,166 @@ pub struct PolicyConfig {
     /// `numa_balancing`).
     #[cfg_attr(feature = "serde", serde(default))]
     pub numa_scan_period_min_ms: Option<u32>,
+    /// Ablation ([`Mechanism::ZonePeriodic`]): `linux` with its periodic balancer behind
+    /// the hard zone and nothing else of the conservative policies. Default off; accepted
+    /// by `linux` only.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
+    pub zone_periodic: bool,
+    /// Ablation ([`Mechanism::OriginCheck`]): `linux` with the origin check
+    /// (`no-farther`) on its periodic balancer and nothing else. Default off; `linux` only.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
+    pub origin_check: bool,
+    /// Ablation ([`Mechanism::Ageing`]): `linux` with ageing (after `DEFAULT_AGE_LIMIT`
+    /// migrations) on its periodic balancer and nothing else. Default off; `linux` only.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
+    pub ageing: bool,
+    /// Ablation ([`Mechanism::PlacementRule`]): `linux` with the soft zone's 150% rule at
+    /// fork placement (`soft_may_leave`) and nothing else. Default off; `linux` only.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
+    pub placement_rule: bool,
+    /// Ablation ([`Mechanism::NewIdleZone`]): `linux` with new-idle balancing kept inside
+    /// the hard zone and nothing else. Default off; `linux` only.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
+    pub newidle_zone: bool,
+    /// Ablation ([`Mechanism::ForkZone`]): `linux` with fork placement inside the hard zone
+    /// (the zone of the parent's node as the forked task's affinity mask, as
+    /// `conservative-hard` places) and nothing else. Default off; `linux` only.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
+    pub fork_zone: bool,
+}
+
+/// `serde`'s `skip_serializing_if` for the ablation switches: written only when on.
+#[cfg(feature = "serde")]
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde passes a reference
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// One mechanism of the conservative policies, switched on alone on top of `linux` for the
+/// ablation (each is a `bool` field of [`PolicyConfig`], accepted by `linux` only; several
+/// may be on together).
+///
+/// ```
+/// use zonal_policy::{Mechanism, PolicyConfig, PolicyName};
+/// let cfg = PolicyConfig::new(PolicyName::LINUX).with_mechanism(Mechanism::OriginCheck);
+/// assert!(cfg.origin_check && cfg.build().is_ok());
+/// assert_eq!(cfg.mechanisms().collect::<Vec<_>>(), [Mechanism::OriginCheck]);
+/// let soft = PolicyConfig::new(PolicyName::CONSERVATIVE_SOFT).with_mechanism(Mechanism::Ageing);
+/// assert!(soft.build().is_err()); // PolicyError::NotAccepted
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Mechanism {
+    /// The hard zone on the periodic balancer (`zone_periodic`): its walk stops at level S
+    /// and no move leaves the zone; steal side alike. Fork, new-idle and wake-up placement
+    /// stay `linux`'s.
+    ZonePeriodic,
+    /// The origin check on the periodic balancer (`origin_check`): `no-farther`, the
+    /// origin inside the thief's zone, no zone of its own.
+    OriginCheck,
+    /// Ageing on the periodic balancer (`ageing`): a task that migrated
+    /// `DEFAULT_AGE_LIMIT` times never moves again (and, in the simulator, its pages follow).
+    Ageing,
+    /// The soft zone's 150% rule at fork placement (`placement_rule`, `soft_may_leave`): a
+    /// fork leaves the zone only from a local group loaded above 150% of the target's.
+    PlacementRule,
+    /// New-idle balancing inside the hard zone (`newidle_zone`).
+    NewIdleZone,
+    /// Fork placement inside the hard zone (`fork_zone`): the zone of the parent's node is
+    /// the forked task's affinity mask, as under `conservative-hard`.
+    ForkZone,
+}
+
+impl Mechanism {
+    /// Every mechanism, in [`PolicyConfig`]'s field order.
+    pub const ALL: [Mechanism; 6] = [
+        Mechanism::ZonePeriodic,
+        Mechanism::OriginCheck,
+        Mechanism::Ageing,
+        Mechanism::PlacementRule,
+        Mechanism::NewIdleZone,
+        Mechanism::ForkZone,
+    ];
+
+    /// Its config field.
+    #[must_use]
+    pub const fn field(self) -> ConfigField {
+        match self {
+            Mechanism::ZonePeriodic => ConfigField::ZonePeriodic,
+            Mechanism::OriginCheck => ConfigField::OriginCheck,
+            Mechanism::Ageing => ConfigField::Ageing,
+            Mechanism::PlacementRule => ConfigField::PlacementRule,
+            Mechanism::NewIdleZone => ConfigField::NewIdleZone,
+            Mechanism::ForkZone => ConfigField::ForkZone,
+        }
+    }
+
+    /// The config key (the field's name).
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        self.field().as_str()
+    }
+
+    /// A few words for reports.
+    #[must_use]
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Mechanism::ZonePeriodic => "the hard zone on periodic balancing",
+            Mechanism::OriginCheck => "the origin check",
+            Mechanism::Ageing => "ageing",
+            Mechanism::PlacementRule => "the soft zone's 150% placement rule",
+            Mechanism::NewIdleZone => "new-idle balancing inside the zone",
+            Mechanism::ForkZone => "fork placement inside the hard zone",
+        }
+    }
+
+    /// The switch in `cfg`.
+    fn switch(self, cfg: &mut PolicyConfig) -> &mut bool {
+        match self {
+            Mechanism::ZonePeriodic => &mut cfg.zone_periodic,
+            Mechanism::OriginCheck => &mut cfg.origin_check,
+            Mechanism::Ageing => &mut cfg.ageing,
+            Mechanism::PlacementRule => &mut cfg.placement_rule,
+            Mechanism::NewIdleZone => &mut cfg.newidle_zone,
+            Mechanism::ForkZone => &mut cfg.fork_zone,
+        }
+    }
+
+    /// Whether `cfg` switches it on.
+    #[must_use]
+    pub fn is_on(self, cfg: &PolicyConfig) -> bool {
+        match self {
+            Mechanism::ZonePeriodic => cfg.zone_periodic,
+            Mechanism::OriginCheck => cfg.origin_check,
+            Mechanism::Ageing => cfg.ageing,
+            Mechanism::PlacementRule => cfg.placement_rule,
+            Mechanism::NewIdleZone => cfg.newidle_zone,
+            Mechanism::ForkZone => cfg.fork_zone,
+        }
+    }
+}
+
+impl fmt::Display for Mechanism {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Mechanism {
+    type Err = PolicyError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|m| m.as_str() == s)
+            .ok_or_else(|| PolicyError::BadValue {
+                field: "mechanism",
+                value: s.to_owned(),
+                expected: "one of zone_periodic, origin_check, ageing, placement_rule, \
+                           newidle_zone, fork_zone"
+                    .into(),
+            })
+    }
 }
 
 impl PolicyConfig {
@@ -216,7 +376,25 @@ impl PolicyConfig {
             numa_balancing: false,
             numa_scan_delay_ms: None,
             numa_scan_period_min_ms: None,
+            zone_periodic: false,
+            origin_check: false,
+            ageing: false,
+            placement_rule: false,
+            newidle_zone: false,
+            fork_zone: false,
         }
+    }
+
+    /// This config with mechanism `m` switched on (the ablation; `linux` only).
+    #[must_use]
+    pub fn with_mechanism(mut self, m: Mechanism) -> Self {
+        *m.switch(&mut self) = true;
+        self
+    }
+
+    /// The mechanisms this config switches on, in [`Mechanism::ALL`]'s order.
+    pub fn mechanisms(&self) -> impl Iterator<Item = Mechanism> + '_ {
+        Mechanism::ALL.into_iter().filter(|m| m.is_on(self))
     }
 }
 
@@ -254,11 +432,23 @@ pub enum ConfigField {
     NumaScanDelayMs,
     /// `numa_scan_period_min_ms`.
     NumaScanPeriodMinMs,
+    /// `zone_periodic`.
+    ZonePeriodic,
+    /// `origin_check`.
+    OriginCheck,
+    /// `ageing`.
+    Ageing,
+    /// `placement_rule`.
+    PlacementRule,
+    /// `newidle_zone`.
+    NewIdleZone,
+    /// `fork_zone`.
+    ForkZone,
 }
 
 impl ConfigField {
     /// Every field, in [`PolicyConfig`]'s order.
-    pub const ALL: [ConfigField; 10] = [
+    pub const ALL: [ConfigField; 16] = [
         ConfigField::Origin,
         ConfigField::AgeLimit,
         ConfigField::NumaImbalancePct,
@@ -269,6 +459,12 @@ impl ConfigField {
         ConfigField::NumaBalancing,
         ConfigField::NumaScanDelayMs,
         ConfigField::NumaScanPeriodMinMs,
+        ConfigField::ZonePeriodic,
+        ConfigField::OriginCheck,
+        ConfigField::Ageing,
+        ConfigField::PlacementRule,
+        ConfigField::NewIdleZone,
+        ConfigField::ForkZone,
     ];
 
     /// The name used in configs (TOML and JSON keys).
@@ -285,6 +481,12 @@ impl ConfigField {
             ConfigField::NumaBalancing => "numa_balancing",
             ConfigField::NumaScanDelayMs => "numa_scan_delay_ms",
             ConfigField::NumaScanPeriodMinMs => "numa_scan_period_min_ms",
+            ConfigField::ZonePeriodic => "zone_periodic",
+            ConfigField::OriginCheck => "origin_check",
+            ConfigField::Ageing => "ageing",
+            ConfigField::PlacementRule => "placement_rule",
+            ConfigField::NewIdleZone => "newidle_zone",
+            ConfigField::ForkZone => "fork_zone",
         }
     }
 
@@ -384,8 +586,8 @@ impl fmt::Debug for Fields {
 }
 
 impl PolicyConfig {
-    /// The fields this config sets: an `Option` field that is `Some`, `numa_balancing` when
-    /// `true`, and `origin`, `linux_era` and `placement` when not their defaults.
+    /// The fields this config sets: an `Option` field that is `Some`, `numa_balancing` and
+    /// the ablation switches when `true`, and `origin`, `linux_era` and `placement` when not their defaults.
     #[must_use]
     pub fn fields_set(&self) -> Fields {
         ConfigField::ALL
@@ -407,6 +609,12 @@ impl PolicyConfig {
             ConfigField::NumaBalancing => self.numa_balancing,
             ConfigField::NumaScanDelayMs => self.numa_scan_delay_ms.is_some(),
             ConfigField::NumaScanPeriodMinMs => self.numa_scan_period_min_ms.is_some(),
+            ConfigField::ZonePeriodic => self.zone_periodic,
+            ConfigField::OriginCheck => self.origin_check,
+            ConfigField::Ageing => self.ageing,
+            ConfigField::PlacementRule => self.placement_rule,
+            ConfigField::NewIdleZone => self.newidle_zone,
+            ConfigField::ForkZone => self.fork_zone,
         }
     }
 
@@ -426,6 +634,12 @@ impl PolicyConfig {
             ConfigField::NumaBalancing => self.numa_balancing.to_string(),
             ConfigField::NumaScanDelayMs => opt(self.numa_scan_delay_ms),
             ConfigField::NumaScanPeriodMinMs => opt(self.numa_scan_period_min_ms),
+            ConfigField::ZonePeriodic => self.zone_periodic.to_string(),
+            ConfigField::OriginCheck => self.origin_check.to_string(),
+            ConfigField::Ageing => self.ageing.to_string(),
+            ConfigField::PlacementRule => self.placement_rule.to_string(),
+            ConfigField::NewIdleZone => self.newidle_zone.to_string(),
+            ConfigField::ForkZone => self.fork_zone.to_string(),
         }
     }
 

@@ -74,13 +74,14 @@ mod testing;
 
 pub use ageing::{Ageing, DEFAULT_AGE_LIMIT};
 pub use config::{
-    ConfigField, Fields, LinuxEra, OriginRule, PlacementMode, PolicyConfig, PolicyError, PolicyName,
+    ConfigField, Fields, LinuxEra, Mechanism, OriginRule, PlacementMode, PolicyConfig, PolicyError,
+    PolicyName,
 };
 pub use decision::{
     Attempt, AttemptOutcome, BalanceOutcome, Eligibility, Migration, MoveContext, MoveKind,
     Placement, Refusal, RefusalCounts, VictimDecision,
 };
-pub use filters::{ConservativeFilter, ZoneMode, SOFT_VICTIM_PCT};
+pub use filters::{ConservativeFilter, MechanismFilters, ZoneMode, NEVER_AGED, SOFT_VICTIM_PCT};
 pub use numa_balancing::{
     NumaBalancing, NumaTaskState, ScanOutcome, EARLY_SCAN_SEQ, MAX_SCAN_WINDOW_MB, MAX_SYSCTL_MS,
     NUMA_PERIOD_SLOTS, NUMA_PERIOD_THRESHOLD, SCAN_DELAY_MS, SCAN_PERIOD_MAX_MS,

@@ -70,7 +70,7 @@
 //!
 //! | name | accepts |
 //! |---|---|
-//! | `linux` | `numa_imbalance_pct`, `linux_era`, `numa_balancing`, `numa_scan_delay_ms`, `numa_scan_period_min_ms` |
+//! | `linux` | `numa_imbalance_pct`, `linux_era`, `numa_balancing`, `numa_scan_delay_ms`, `numa_scan_period_min_ms`, and the ablation's switches `zone_periodic`, `origin_check`, `ageing`, `placement_rule`, `newidle_zone`, `fork_zone` |
 //! | `conservative-hard`, `conservative-soft` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era`, `placement` |
 //! | `thread-aware` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era`, `placement`, and NUMA balancing's three |
 //! | `numalb` | `origin`, `age_limit`, `numa_imbalance_pct`, `numalb_alpha`, `conservative_filters`, `linux_era`, `placement` |
@@ -84,6 +84,10 @@
 //! only, because the paper's grids run every policy of the catalogue under each era (the
 //! era names the variant of the whole grid and shows in every run's report); its runs are
 //! the same under both eras. This is the one field a policy accepts without reading it.
+//!
+//! The ablation's switches ([`Mechanism`](crate::Mechanism), each a `bool`, default off)
+//! are `linux`'s only: each puts one mechanism of the conservative policies on the baseline
+//! (`linux::build`), so every other policy refuses them ([`PolicyError::NotAccepted`]).
 //!
 //! `placement` (`"zone"` or `"paper"`) is the filter's: it says whether the filter also
 //! restricts fork placement and new-idle balancing, which the walk runs under the filter

@@ -13,8 +13,8 @@
 //! - [`WorkloadSpec`] draws workloads; [`experiment`] defines the paper's systems and
 //!   workloads (Tables 3–5) and runs grids; [`paper`] holds the paper's figures;
 //!   [`report`] is the data of a run's report (its JSON object). The `paper` example
-//!   (`examples/paper/`) holds the command line, the markdown and CSV tables and the SVG
-//!   plots: this library has no command-line code.
+//!   (`crates/examples/examples/paper/`) holds the command line, the markdown and CSV
+//!   tables and the SVG plots: this library has no command-line code.
 //! - [`cost`] holds every constant of the cost model, with its source.
 //! - Work-stealing mode: [`simulate_stealing`] runs a seeded fork-join [`TaskGraph`] on
 //!   simulated workers with deques, every steal decided by the policy crate's steal walker —

@@ -1,6 +1,6 @@
 //! Report data: one finished run ([`Row`]) and the JSON object of one run (the interface of
-//! `examples/paper --json`). Rendering — the paper's Tables 1–5 in markdown, CSV, plots —
-//! lives in the `paper` example (`examples/paper/`).
+//! `paper --json`). Rendering — the paper's Tables 1–5 in markdown, CSV, plots —
+//! lives in the `paper` example (`crates/examples/examples/paper/`).
 
 use zonal_policy::{PlacementMode, Refusal};
 

@@ -18,7 +18,8 @@ use std::time::Instant;
 
 use clap::Parser;
 use zonal_policy::{
-    Filters, LinuxEra, NumaBalancing, OriginRule, PlacementMode, PolicyConfig, PolicyName,
+    Filters, LinuxEra, Mechanism, NumaBalancing, OriginRule, PlacementMode, PolicyConfig,
+    PolicyName,
 };
 
 use zonal_sim::experiment::{
@@ -31,9 +32,12 @@ use zonal_sim::{Arrival, CostModel, CostPreset, ExecTime, OriginAt, WorkloadSpec
 
 use zonal_examples::cli;
 
+mod ablation;
+mod deviations;
 mod plot;
 mod render;
 mod reproduction;
+mod sensitivity;
 mod table1;
 mod table2;
 
@@ -82,7 +86,8 @@ struct Args {
     /// Where the conservative filter applies: zone (fork placement and new-idle balancing
     /// stay inside the zone too) or paper (only the periodic balancer and stealing are
     /// restricted; placement and new-idle balancing are linux's, the paper's "usual
-    /// manner"). Passed to the conservative policies as --origin is.
+    /// manner"). Passed to the conservative policies as --origin is. With --reproduction
+    /// it picks the mode of the per-variant tables; the report shows both modes' gains.
     #[arg(long, default_value = "zone")]
     placement: String,
     /// Where a process's origin is: parent (the node it forks from) or placement.
@@ -94,6 +99,10 @@ struct Args {
     /// Multiplies the migration costs.
     #[arg(long, default_value_t = 1.0)]
     migration_scale: f64,
+    /// Multiplies the cost of a balancing attempt (its fixed part and its cost per CPU
+    /// scanned).
+    #[arg(long, default_value_t = 1.0)]
+    attempt_scale: f64,
     /// Grid: output directory.
     #[arg(long, default_value = "out/paper")]
     out: PathBuf,
@@ -169,7 +178,8 @@ fn check_modes(args: &Args, matches: &clap::ArgMatches) -> cli::Result {
         )
     } else if args.reproduction {
         (
-            "--reproduction (it runs both Linux eras and both cost models itself)",
+            "--reproduction (it runs both Linux eras, both cost models and its own cost scales \
+             itself)",
             &[
                 "json",
                 "trace",
@@ -177,11 +187,11 @@ fn check_modes(args: &Args, matches: &clap::ArgMatches) -> cli::Result {
                 "policy",
                 "policies",
                 "linux_era",
-                "placement",
                 "cost",
                 "origin_at",
                 "remote_scale",
                 "migration_scale",
+                "attempt_scale",
                 "arrival_window_ms",
                 "numa_balancing",
                 "numa_scan_delay_ms",
@@ -245,6 +255,7 @@ fn check_numbers(args: &Args) -> cli::Result {
     for (flag, v) in [
         ("--remote-scale", args.remote_scale),
         ("--migration-scale", args.migration_scale),
+        ("--attempt-scale", args.attempt_scale),
     ] {
         if !v.is_finite() || !(0.0..=MAX_SCALE).contains(&v) {
             return Err(Exit::Usage(format!(
@@ -368,12 +379,15 @@ fn placement(args: &Args) -> cli::Result<PlacementMode> {
 }
 
 fn cost(args: &Args) -> cli::Result<CostModel> {
-    Ok(CostModel {
-        remote_scale: args.remote_scale,
-        migration_scale: args.migration_scale,
-        ..cost_preset(args)?.model()
-    }
-    .for_linux_era(linux_era(args)? == LinuxEra::V2_6))
+    Ok(sensitivity::attempt_scaled(
+        CostModel {
+            remote_scale: args.remote_scale,
+            migration_scale: args.migration_scale,
+            ..cost_preset(args)?.model()
+        }
+        .for_linux_era(linux_era(args)? == LinuxEra::V2_6),
+        args.attempt_scale,
+    ))
 }
 
 fn origin_at(args: &Args) -> cli::Result<OriginAt> {
@@ -595,7 +609,7 @@ fn grid(args: &Args) -> cli::Result {
         })
         .collect();
     let mut md = format!(
-        "# zonal-sim: the paper's grid\n\n{} runs, {} seeds, policies: {}; origin at {}{}; cost model: {} × (remote {}, migration {}); random arrival over {} ms; Linux NUMA balancing {}.\n\n",
+        "# zonal-sim: the paper's grid\n\n{} runs, {} seeds, policies: {}; origin at {}{}; cost model: {} × (remote {}, migration {}{}); random arrival over {} ms; Linux NUMA balancing {}.\n\n",
         rows.len(),
         args.seeds,
         policies.join(", "),
@@ -612,6 +626,11 @@ fn grid(args: &Args) -> cli::Result {
         args.cost,
         args.remote_scale,
         args.migration_scale,
+        if args.attempt_scale == 1.0 {
+            String::new()
+        } else {
+            format!(", attempt {}", args.attempt_scale)
+        },
         window_ms(args),
         args.numa_balancing
     );
@@ -686,17 +705,26 @@ fn grid_jobs(
 }
 
 /// `--reproduction`: every variant (Linux era × cost model) of the grid, Table 2's point
-/// with origins at placement, and the arrival-window sweep per era, into
-/// `DIR/REPRODUCTION.md` (`reproduction.rs`).
+/// with origins at placement, the conservative policies in the other placement mode, the
+/// ablation and the sensitivity sweep under 2.6 (`ablation.rs`, `sensitivity.rs`), and the
+/// arrival-window sweep per era, into `DIR/REPRODUCTION.md` (`reproduction.rs`).
 fn reproduce(args: &Args) -> cli::Result {
     prepare_out(&args.out)?;
     let start = Instant::now();
     let policies = policies(args)?;
+    let main_mode = placement(args)?;
+    let other_mode = if main_mode == PlacementMode::Zone {
+        PlacementMode::Paper
+    } else {
+        PlacementMode::Zone
+    };
+    let ablation_seeds = args.seeds.min(ABLATION_SEEDS);
     let mut variants = Vec::new();
     for (era_name, era) in [("modern", LinuxEra::Modern), ("2.6", LinuxEra::V2_6)] {
         for preset in [CostPreset::Paper, CostPreset::Hardware] {
             variants.push((
                 era,
+                preset,
                 reproduction::Variant {
                     era: era_name,
                     cost_name: preset.as_str(),
@@ -706,8 +734,10 @@ fn reproduce(args: &Args) -> cli::Result {
         }
     }
     let mut all_jobs = Vec::new();
+    // Per variant: where its grid, Table 2's placement runs, the other mode, the ablation
+    // and the sweep's settings start, and how many jobs each has.
     let mut spans = Vec::new();
-    for (era, v) in &variants {
+    for (era, preset, v) in &variants {
         let cfgs = policies
             .iter()
             .map(|p| policy_config_in(p, args, *era))
@@ -719,10 +749,65 @@ fn reproduce(args: &Args) -> cli::Result {
             OriginAt::Parent,
         );
         let placement = reproduction::table2_placement_jobs(&grid);
+        // The conservative policies in the other placement mode, over the grid only.
+        let others: Vec<PolicyConfig> = cfgs
+            .iter()
+            .filter(|c| c.name.entry().filters == Filters::Always)
+            .map(|c| PolicyConfig {
+                placement: other_mode,
+                ..c.clone()
+            })
+            .collect();
+        let other = grid_only_jobs(&others, 1..=args.seeds, v.cost);
+        // The ablation, with the paper's cost model: linux with one mechanism on.
+        let ablation = if *preset == CostPreset::Paper {
+            let linux = policy_config_in("linux", args, *era)?;
+            let cfgs: Vec<PolicyConfig> = Mechanism::ALL
+                .into_iter()
+                .map(|m| linux.clone().with_mechanism(m))
+                .collect();
+            grid_only_jobs(&cfgs, 1..=ablation_seeds, v.cost)
+        } else {
+            Vec::new()
+        };
+        // The sensitivity sweep: 2.6, the paper's cost model.
+        let mut sweep = Vec::new();
+        if *era == LinuxEra::V2_6 && *preset == CostPreset::Paper {
+            let mut pols = vec![policy_config_in("linux", args, *era)?];
+            for c in sensitivity::CONTENDERS {
+                pols.push(policy_config_in(c, args, *era)?);
+            }
+            for (knob, scale) in sensitivity::settings() {
+                let cost = knob.map_or(v.cost, |k| k.apply(v.cost, scale));
+                let mut jobs = Vec::new();
+                for &point in &sensitivity::POINTS {
+                    for p in &pols {
+                        for seed in 1..=args.seeds {
+                            jobs.push(paper_job(
+                                point,
+                                p.clone(),
+                                seed,
+                                (cost, experiment::RANDOM_WINDOW_MS),
+                                OriginAt::Parent,
+                            ));
+                        }
+                    }
+                }
+                sweep.push(jobs);
+            }
+        }
         let at = all_jobs.len();
-        spans.push((at, grid.len(), placement.len()));
+        let sweep_lens: Vec<usize> = sweep.iter().map(Vec::len).collect();
+        spans.push((
+            at,
+            [grid.len(), placement.len(), other.len(), ablation.len()],
+            sweep_lens,
+        ));
         all_jobs.extend(grid);
         all_jobs.extend(placement);
+        all_jobs.extend(other);
+        all_jobs.extend(ablation);
+        all_jobs.extend(sweep.into_iter().flatten());
     }
     let results = run_with_progress(&all_jobs, args)?;
     all_finished(results.iter().map(|r| &r.stats))?;
@@ -737,11 +822,27 @@ fn reproduce(args: &Args) -> cli::Result {
             .collect()
     };
     let mut runs = Vec::new();
-    for ((_, v), &(at, g, p)) in variants.iter().zip(&spans) {
+    for ((_, _, v), (at, [g, p, o, a], sweep_lens)) in variants.iter().zip(&spans) {
+        let mut at = *at;
+        let mut next = |n: usize| {
+            let from = at;
+            at += n;
+            from
+        };
+        let parent = take(next(*g), *g);
+        let placement = take(next(*p), *p);
+        let other_mode_rows = take(next(*o), *o);
+        let ablation = take(next(*a), *a);
+        let sweep = sweep_lens.iter().map(|&n| take(next(n), n)).collect();
         runs.push(reproduction::VariantRuns {
             variant: v.clone(),
-            parent: take(at, g),
-            placement: take(at + g, p),
+            parent,
+            placement,
+            main_mode,
+            other_mode: other_mode_rows,
+            ablation,
+            ablation_seeds,
+            sweep,
         });
     }
     let mut extra = Vec::new();
@@ -771,8 +872,13 @@ fn reproduce(args: &Args) -> cli::Result {
     table2::write_json(&args.out, &t2).map_err(Exit::Failure)?;
     extra.insert(0, (table2::TITLE.to_string(), table2::markdown(&t2)));
     let command = format!(
-        "cargo run --release --example paper -- --reproduction --seeds {} --out {}",
+        "cargo run --release --example paper -- --reproduction --seeds {}{} --out {}",
         args.seeds,
+        if main_mode == PlacementMode::Zone {
+            String::new()
+        } else {
+            format!(" --placement {main_mode}")
+        },
         args.out.display()
     );
     let md = reproduction::write(&args.out, &runs, &policies, args.seeds, &command, &extra)
@@ -786,6 +892,38 @@ fn reproduce(args: &Args) -> cli::Result {
         args.out.display()
     );
     Ok(())
+}
+
+/// The most seeds of the reproduction's ablation (the report says how many ran; more than
+/// the grid's default would only slow the report down).
+const ABLATION_SEEDS: u64 = 5;
+
+/// Every policy of `cfgs` at every point of Tables 3–5 for `seeds`, the paper's random
+/// window, origins at the parent: no Table 1 rows.
+fn grid_only_jobs(
+    cfgs: &[PolicyConfig],
+    seeds: std::ops::RangeInclusive<u64>,
+    cost: CostModel,
+) -> Vec<Job> {
+    let mut jobs = Vec::new();
+    for cfg in cfgs {
+        for system in [System::S1, System::S2, System::S3] {
+            for w in WorkloadId::ALL {
+                for &procs in paper_procs(system) {
+                    for seed in seeds.clone() {
+                        jobs.push(paper_job(
+                            (system, w, procs),
+                            cfg.clone(),
+                            seed,
+                            (cost, experiment::RANDOM_WINDOW_MS),
+                            OriginAt::Parent,
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    jobs
 }
 
 /// Remote-penalty scales of the sweep.
@@ -813,12 +951,15 @@ fn sweep(args: &Args) -> cli::Result {
             for &ms in &SWEEP_MIGRATION {
                 for p in &pols {
                     for seed in 1..=args.seeds {
-                        let cost = CostModel {
-                            remote_scale: rs,
-                            migration_scale: ms,
-                            ..cost_preset(args)?.model()
-                        }
-                        .for_linux_era(linux_era(args)? == LinuxEra::V2_6);
+                        let cost = sensitivity::attempt_scaled(
+                            CostModel {
+                                remote_scale: rs,
+                                migration_scale: ms,
+                                ..cost_preset(args)?.model()
+                            }
+                            .for_linux_era(linux_era(args)? == LinuxEra::V2_6),
+                            args.attempt_scale,
+                        );
                         jobs.push(paper_job(
                             (system, w, procs),
                             p.clone(),
@@ -833,8 +974,13 @@ fn sweep(args: &Args) -> cli::Result {
     }
     let results = run_with_progress(&jobs, args)?;
     let mut md = format!(
-        "## Sensitivity: gain % of {contender} over linux (mean ± 95% CI over {} seeds)\n\nRows: remote-access penalty scale (0 = no NUMA penalty, 1 = SLIT ratio × memory-bound share). Columns: migration-cost scale (× direct 5 µs + cache refill 100 µs).\n",
-        args.seeds
+        "## Sensitivity: gain % of {contender} over linux (mean ± 95% CI over {} seeds)\n\nRows: remote-access penalty scale (0 = no NUMA penalty, 1 = SLIT ratio × memory-bound share). Columns: migration-cost scale (× direct 5 µs + cache refill 100 µs).{}\n",
+        args.seeds,
+        if args.attempt_scale == 1.0 {
+            String::new()
+        } else {
+            format!(" Balancing-attempt cost × {}.", args.attempt_scale)
+        }
     );
     let tat = |i: usize| results[i].stats.avg_tat_us;
     let mut i = 0;
@@ -1052,6 +1198,62 @@ mod test {
             Err(Exit::Usage(msg)) => assert!(msg.contains("\"usual\""), "{msg}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn the_reproduction_takes_placement_and_refuses_cost_scales() {
+        let ok = ["paper", "--reproduction", "--placement", "paper"];
+        let (args, m) = parse(&ok);
+        assert!(check_modes(&args, &m).is_ok());
+        for flag in ["--attempt-scale", "--remote-scale", "--migration-scale"] {
+            let (args, m) = parse(&["paper", "--reproduction", flag, "2"]);
+            match check_modes(&args, &m) {
+                Err(Exit::Usage(msg)) => assert!(msg.contains(flag), "{msg}"),
+                other => panic!("{flag}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn the_attempt_scale_is_checked_and_scales_the_attempt_cost() {
+        let (args, _) = parse(&["paper", "--attempt-scale", "10"]);
+        let base = CostPreset::Paper.model();
+        let c = cost(&args).unwrap();
+        assert_eq!(c.lb_attempt_base_ns, 10 * base.lb_attempt_base_ns);
+        assert_eq!(c.lb_scan_per_cpu_ns, 10 * base.lb_scan_per_cpu_ns);
+        let (default, _) = parse(&["paper"]);
+        assert_eq!(cost(&default).unwrap(), base);
+        for bad in ["-1", "NaN", "1001"] {
+            let flag = format!("--attempt-scale={bad}");
+            let (args, _) = parse(&["paper", &flag]);
+            match check_numbers(&args) {
+                Err(Exit::Usage(msg)) => assert!(msg.contains("--attempt-scale"), "{msg}"),
+                other => panic!("{bad}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn the_ablation_and_other_mode_jobs_cover_the_grid() {
+        let linux = PolicyConfig::new(PolicyName::LINUX);
+        let cfgs: Vec<PolicyConfig> = Mechanism::ALL
+            .into_iter()
+            .map(|m| linux.clone().with_mechanism(m))
+            .collect();
+        let jobs = grid_only_jobs(&cfgs, 1..=2, CostModel::default());
+        let points: usize = [System::S1, System::S2, System::S3]
+            .into_iter()
+            .map(|s| paper_procs(s).len() * WorkloadId::ALL.len())
+            .sum();
+        assert_eq!(jobs.len(), Mechanism::ALL.len() * points * 2);
+        assert!(jobs.iter().all(|j| j.policy.mechanisms().count() == 1));
+        assert!(jobs.iter().all(|j| j.policy.build().is_ok()));
+    }
+
+    fn parse(argv: &[&str]) -> (Args, clap::ArgMatches) {
+        use clap::{CommandFactory, FromArgMatches};
+        let m = Args::command().try_get_matches_from(argv).unwrap();
+        (Args::from_arg_matches(&m).unwrap(), m)
     }
 
     #[test]

@@ -57,6 +57,10 @@ use crate::view::TaskMeta;
 /// this percentage of the thief's.
 pub const SOFT_VICTIM_PCT: u64 = 150;
 
+/// A [`ConservativeFilter::age_limit`] that means "tasks never age" (the ablation's filters
+/// that check no age, [`PolicyConfig::mechanism_filters`]).
+pub const NEVER_AGED: u32 = u32::MAX;
+
 /// How the zone boundary is enforced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -68,6 +72,10 @@ pub enum ZoneMode {
     Hard,
     /// Beyond S only from victims loaded above 150% of the thief (threshold 25% → 50%).
     Soft,
+    /// No zone at all: only the origin check and ageing apply (the ablation's filters of
+    /// one mechanism, `origin_check` and `ageing` on `linux`; no policy of the catalogue
+    /// filters this way).
+    Off,
 }
 
 /// The conservative rules as a filter in front of any selection rule.
@@ -85,11 +93,11 @@ pub enum ZoneMode {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ConservativeFilter {
-    /// Hard or soft zone.
+    /// Hard, soft or no zone.
     pub zone: ZoneMode,
     /// The origin-distance rule.
     pub origin: OriginRule,
-    /// Migrations after which a task is aged (≥ 1).
+    /// Migrations after which a task is aged (≥ 1; [`NEVER_AGED`]: never).
     pub age_limit: u32,
 }
 
@@ -104,11 +112,16 @@ impl Default for ConservativeFilter {
 }
 
 impl ConservativeFilter {
-    /// The filter's ageing rule: aged after `age_limit` migrations.
+    /// The filter's ageing rule: aged after `age_limit` migrations (never for
+    /// [`NEVER_AGED`]).
     #[inline]
     #[must_use]
     pub const fn ageing(&self) -> Ageing {
-        Ageing::After(self.age_limit)
+        if self.age_limit == NEVER_AGED {
+            Ageing::Never
+        } else {
+            Ageing::After(self.age_limit)
+        }
     }
 
     /// Whether an idle `thief` should look at `victim` (loads in one unit for both).
@@ -120,11 +133,12 @@ impl ConservativeFilter {
         thief_load: u64,
         victim_load: u64,
     ) -> VictimDecision {
-        if !topo.beyond_zone(victim.level) {
+        if self.zone == ZoneMode::Off || !topo.beyond_zone(victim.level) {
             return VictimDecision::Examine;
         }
         match self.zone {
             ZoneMode::Hard => VictimDecision::Stop(Refusal::Zone),
+            ZoneMode::Off => VictimDecision::Examine,
             ZoneMode::Soft if soft_victim_loaded(thief_load, victim_load) => {
                 VictimDecision::Examine
             }
@@ -137,7 +151,7 @@ impl ConservativeFilter {
     #[inline]
     #[must_use]
     pub fn level_allowed(&self, topo: &Topology, level: Level) -> bool {
-        self.zone == ZoneMode::Soft || !topo.beyond_zone(level)
+        self.zone != ZoneMode::Hard || !topo.beyond_zone(level)
     }
 
     /// Whether `level` lies beyond the zone (where the soft zone doubles the threshold).
@@ -209,6 +223,57 @@ impl PolicyConfig {
     pub(crate) fn composed_filter(&self) -> Option<ConservativeFilter> {
         (self.conservative_filters == Some(true)).then(|| self.filter(ZoneMode::Hard))
     }
+
+    /// The ablation's filters (`linux` with single mechanisms switched on,
+    /// [`Mechanism`](crate::Mechanism)): the periodic balancer's (`zone_periodic`: the hard
+    /// zone; `origin_check`: `no-farther`; `ageing`: after [`DEFAULT_AGE_LIMIT`] migrations;
+    /// each only what its switch asks, the rest off) and new-idle balancing's
+    /// (`newidle_zone`: the hard zone, nothing else) and fork placement's (`fork_zone`: the
+    /// hard zone as the affinity mask, nothing else). `None` where nothing is switched on.
+    /// The placement rule is no filter: fork placement asks `placement_rule` itself.
+    #[must_use]
+    pub fn mechanism_filters(&self) -> MechanismFilters {
+        let periodic = (self.zone_periodic || self.origin_check || self.ageing).then_some(
+            ConservativeFilter {
+                zone: if self.zone_periodic {
+                    ZoneMode::Hard
+                } else {
+                    ZoneMode::Off
+                },
+                origin: if self.origin_check {
+                    OriginRule::NoFarther
+                } else {
+                    OriginRule::Off
+                },
+                age_limit: if self.ageing {
+                    DEFAULT_AGE_LIMIT
+                } else {
+                    NEVER_AGED
+                },
+            },
+        );
+        let hard_zone_only = ConservativeFilter {
+            zone: ZoneMode::Hard,
+            origin: OriginRule::Off,
+            age_limit: NEVER_AGED,
+        };
+        MechanismFilters {
+            periodic,
+            new_idle: self.newidle_zone.then_some(hard_zone_only),
+            fork: self.fork_zone.then_some(hard_zone_only),
+        }
+    }
+}
+
+/// The filters of `linux` with ablation switches on ([`PolicyConfig::mechanism_filters`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MechanismFilters {
+    /// On the periodic balancer (and the steal side).
+    pub periodic: Option<ConservativeFilter>,
+    /// On new-idle balancing.
+    pub new_idle: Option<ConservativeFilter>,
+    /// On fork placement.
+    pub fork: Option<ConservativeFilter>,
 }
 
 /// The soft zone's load test: `victim > 150% × thief` (an idle thief examines any loaded

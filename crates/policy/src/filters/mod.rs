@@ -12,4 +12,6 @@
 mod conservative;
 
 pub(crate) use conservative::{soft_source_loaded, soft_victim_loaded};
-pub use conservative::{ConservativeFilter, ZoneMode, SOFT_VICTIM_PCT};
+pub use conservative::{
+    ConservativeFilter, MechanismFilters, ZoneMode, NEVER_AGED, SOFT_VICTIM_PCT,
+};

@@ -1,8 +1,8 @@
 use proptest::prelude::*;
 
 use crate::{
-    ConfigField, Fields, Filters, LinuxEra, OriginRule, PlacementMode, PolicyConfig, PolicyError,
-    PolicyName,
+    ConfigField, Fields, Filters, LinuxEra, Mechanism, OriginRule, PlacementMode, PolicyConfig,
+    PolicyError, PolicyName, ZoneMode, DEFAULT_AGE_LIMIT, NEVER_AGED,
 };
 
 #[test]
@@ -234,7 +234,8 @@ fn a_field_the_policy_does_not_take_is_refused_naming_field_value_and_policy() {
         err.to_string(),
         "numalb_alpha = 0.5 is not a parameter of policy linux; it accepts: \
          numa_imbalance_pct, linux_era, numa_balancing, numa_scan_delay_ms, \
-         numa_scan_period_min_ms"
+         numa_scan_period_min_ms, zone_periodic, origin_check, ageing, placement_rule, \
+         newidle_zone, fork_zone"
     );
 
     // The origin rule is written as in configs; a policy that takes nothing says so.
@@ -468,6 +469,12 @@ fn set(cfg: &mut PolicyConfig, field: ConfigField, v: u32) {
         ConfigField::NumaBalancing => cfg.numa_balancing = true,
         ConfigField::NumaScanDelayMs => cfg.numa_scan_delay_ms = Some(1 + v % 3_600_000),
         ConfigField::NumaScanPeriodMinMs => cfg.numa_scan_period_min_ms = Some(1 + v % 3_600_000),
+        ConfigField::ZonePeriodic => cfg.zone_periodic = true,
+        ConfigField::OriginCheck => cfg.origin_check = true,
+        ConfigField::Ageing => cfg.ageing = true,
+        ConfigField::PlacementRule => cfg.placement_rule = true,
+        ConfigField::NewIdleZone => cfg.newidle_zone = true,
+        ConfigField::ForkZone => cfg.fork_zone = true,
     }
 }
 
@@ -483,6 +490,128 @@ fn requires(field: ConfigField) -> &'static [ConfigField] {
         }
         _ => &[],
     }
+}
+
+#[test]
+fn mechanisms_are_linux_s_alone_and_refused_elsewhere_naming_the_field() {
+    for m in Mechanism::ALL {
+        assert_eq!(m.field().as_str(), m.as_str());
+        assert_eq!(m.as_str().parse::<Mechanism>().unwrap(), m);
+        let on = PolicyConfig::new(PolicyName::LINUX).with_mechanism(m);
+        assert_eq!(on.fields_set(), Fields::of(&[m.field()]));
+        assert_eq!(on.mechanisms().collect::<Vec<_>>(), [m]);
+        for era in LinuxEra::ALL {
+            let mut cfg = on.clone();
+            cfg.linux_era = era;
+            assert_eq!(cfg.build().unwrap().name(), "linux", "{m} {era}");
+        }
+        for name in PolicyName::all().filter(|&n| n != PolicyName::LINUX) {
+            assert!(!name.entry().accepts.contains(m.field()), "{name}");
+            let mut cfg = PolicyConfig::new(name).with_mechanism(m);
+            cfg.conservative_filters = (name.entry().filters == Filters::Optional).then_some(true);
+            match cfg.build() {
+                Err(PolicyError::NotAccepted {
+                    field,
+                    value,
+                    policy,
+                    ..
+                }) => assert_eq!((field, value.as_str(), policy), (m.field(), "true", name)),
+                other => panic!("{name} {m}: {:?}", other.map(|p| p.name().to_owned())),
+            }
+        }
+    }
+    assert!(matches!(
+        "zone".parse::<Mechanism>(),
+        Err(PolicyError::BadValue {
+            field: "mechanism",
+            ..
+        })
+    ));
+    // Off by default, and a default config's output names none of them.
+    let cfg = PolicyConfig::new(PolicyName::LINUX);
+    assert_eq!(cfg.mechanisms().count(), 0);
+    assert_eq!(cfg.mechanism_filters(), crate::MechanismFilters::default());
+}
+
+#[test]
+fn each_mechanism_builds_exactly_its_own_filter() {
+    let filters = |m| {
+        PolicyConfig::new(PolicyName::LINUX)
+            .with_mechanism(m)
+            .mechanism_filters()
+    };
+    let p = filters(Mechanism::ZonePeriodic).periodic.unwrap();
+    assert_eq!(
+        (p.zone, p.origin, p.age_limit),
+        (ZoneMode::Hard, OriginRule::Off, NEVER_AGED)
+    );
+    assert_eq!(p.ageing(), crate::Ageing::Never);
+    let p = filters(Mechanism::OriginCheck).periodic.unwrap();
+    assert_eq!(
+        (p.zone, p.origin, p.age_limit),
+        (ZoneMode::Off, OriginRule::NoFarther, NEVER_AGED)
+    );
+    let p = filters(Mechanism::Ageing).periodic.unwrap();
+    assert_eq!(
+        (p.zone, p.origin, p.age_limit),
+        (ZoneMode::Off, OriginRule::Off, DEFAULT_AGE_LIMIT)
+    );
+    assert_eq!(p.ageing(), crate::Ageing::After(DEFAULT_AGE_LIMIT));
+    let f = filters(Mechanism::NewIdleZone);
+    assert_eq!((f.periodic, f.fork), (None, None));
+    let n = f.new_idle.unwrap();
+    assert_eq!(
+        (n.zone, n.origin, n.age_limit),
+        (ZoneMode::Hard, OriginRule::Off, NEVER_AGED)
+    );
+    let f = filters(Mechanism::ForkZone);
+    assert_eq!((f.periodic, f.new_idle), (None, None));
+    assert_eq!(f.fork, Some(n));
+    assert_eq!(
+        filters(Mechanism::PlacementRule),
+        crate::MechanismFilters::default()
+    );
+    // Only ageing ages tasks (the simulator reads the steal side's ageing).
+    for m in Mechanism::ALL {
+        let p = PolicyConfig::new(PolicyName::LINUX)
+            .with_mechanism(m)
+            .build()
+            .unwrap();
+        assert_eq!(
+            p.steal_side().ageing().limit(),
+            (m == Mechanism::Ageing).then_some(DEFAULT_AGE_LIMIT),
+            "{m}"
+        );
+    }
+}
+
+#[cfg(feature = "config")]
+#[test]
+fn mechanisms_read_from_toml_and_json_and_are_written_only_when_on() {
+    let cfg = PolicyConfig::from_toml_str("name = \"linux\"\nzone_periodic = true\n").unwrap();
+    assert!(cfg.zone_periodic);
+    let cfg = PolicyConfig::from_json_str(r#"{"name": "linux", "newidle_zone": true}"#).unwrap();
+    assert_eq!(
+        cfg.mechanisms().collect::<Vec<_>>(),
+        [Mechanism::NewIdleZone]
+    );
+    let err = PolicyConfig::from_json_str(r#"{"name": "linux", "ageing": 3}"#).unwrap_err();
+    assert!(matches!(err, PolicyError::Json(_)), "{err}");
+    let err = PolicyConfig::from_toml_str("name = \"conservative-hard\"\nageing = true\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("ageing = true is not a parameter of policy conservative-hard"),
+        "{err}"
+    );
+    let json = serde_json::to_string(&PolicyConfig::new(PolicyName::LINUX)).unwrap();
+    for m in Mechanism::ALL {
+        assert!(!json.contains(m.as_str()), "{json}");
+    }
+    let on = PolicyConfig::new(PolicyName::LINUX).with_mechanism(Mechanism::Ageing);
+    let json = serde_json::to_string(&on).unwrap();
+    assert!(json.contains("\"ageing\":true"), "{json}");
+    assert_eq!(PolicyConfig::from_json_str(&json).unwrap(), on);
 }
 
 proptest! {

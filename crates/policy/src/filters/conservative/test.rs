@@ -169,3 +169,50 @@ fn hard_zone_bounds_the_walk() {
     assert!(soft.level_allowed(&topo, Level(5)));
     assert!(soft.beyond_zone(&topo, Level(4)) && !soft.beyond_zone(&topo, Level(3)));
 }
+
+/// `ZoneMode::Off` (the ablation's origin-only and ageing-only filters): no victim, level or
+/// move is refused for lying beyond the zone; only the origin rule and ageing refuse.
+#[test]
+fn no_zone_refuses_only_by_origin_and_age() {
+    let topo = s1();
+    let origin_only = filter(ZoneMode::Off, OriginRule::NoFarther);
+    let age_only = ConservativeFilter {
+        zone: ZoneMode::Off,
+        origin: OriginRule::Off,
+        age_limit: 3,
+    };
+    for v in topo.victims(CpuId(0)) {
+        assert_eq!(origin_only.victim(&topo, v, 10, 0), VictimDecision::Examine);
+    }
+    for l in 0..topo.mal_count() {
+        assert!(origin_only.level_allowed(&topo, Level(l as u8)));
+    }
+    // Node 8 lies beyond node 0's zone (level VI).
+    let far = cpu_of(&topo, 8);
+    // A task born on node 8, running at home there, moved to node 0: its origin lies
+    // outside the thief's zone, which the origin rule refuses; the age-only filter moves it.
+    let t = task(&topo, 8, 8);
+    assert_eq!(
+        origin_only.check_move(&topo, &t, CpuId(0)),
+        Err(Refusal::OriginOutsideZone)
+    );
+    assert_eq!(age_only.check_move(&topo, &t, CpuId(0)), Ok(()));
+    // Coming home is always allowed, however far.
+    let away = task(&topo, 8, 0);
+    assert_eq!(origin_only.check_move(&topo, &away, far), Ok(()));
+    // Ageing: three migrations age a task under the age-only filter, never under
+    // `NEVER_AGED`.
+    let mut aged = task(&topo, 0, 0);
+    aged.migrations = 3;
+    assert_eq!(
+        age_only.check_move(&topo, &aged, CpuId(1)),
+        Err(Refusal::Aged)
+    );
+    let never = ConservativeFilter {
+        age_limit: NEVER_AGED,
+        ..age_only
+    };
+    aged.migrations = u32::MAX - 1;
+    assert_eq!(never.check_move(&topo, &aged, far), Ok(()));
+    assert_eq!(never.ageing(), Ageing::Never);
+}

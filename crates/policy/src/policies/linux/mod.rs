@@ -48,10 +48,21 @@
 //! Fork placement: see [`place`]. Wake-up placement (`select_task_rq` at wake-up, both
 //! eras, and the conservative filter as the waking task's affinity mask): see [`wake`].
 //!
-//! Fork placement and new-idle balancing follow `Balancer::placement_rules`: the move rules
-//! with the filter (`placement = "zone"`, the default), or without it (`"paper"`: the
-//! paper's "usual manner", so both decide exactly as `linux` of the same era; only the
-//! periodic walk and the steal side keep the filter).
+//! Fork placement and new-idle balancing follow `Balancer::placement_rules` and
+//! `Balancer::newidle_rules`: the move rules with the filter (`placement = "zone"`, the
+//! default), or without it (`"paper"`: the paper's "usual manner", so both decide exactly
+//! as `linux` of the same era; only the periodic walk, the steal side and wake-ups keep
+//! the filter).
+//!
+//! # The ablation
+//!
+//! `linux` with the switches of [`Mechanism`](crate::Mechanism) (`zone_periodic`,
+//! `origin_check`, `ageing`, `placement_rule`, `newidle_zone`, `fork_zone`) runs one
+//! mechanism of the conservative policies at a time: the first three put a filter of their
+//! own on the periodic walk (and the steal side), `newidle_zone` the hard zone on new-idle
+//! balancing, `fork_zone` the hard zone on fork placement (the affinity mask),
+//! `placement_rule` the soft zone's 150% rule (and nothing else) on fork placement.
+//! Wake-ups stay `linux`'s.
 //!
 //! # Eras
 //!
@@ -203,9 +214,18 @@ pub(crate) struct Balancer<S: Selection = Tail> {
     name: String,
     pub(crate) params: LinuxParams,
     pub(crate) rules: MoveRules,
-    /// The rules fork placement and new-idle balancing follow: `rules`, or under
-    /// `placement = "paper"` the same without the filter (as `linux` decides them).
+    /// The rules fork placement follows: `rules`, or under `placement = "paper"` the same
+    /// without the filter (as `linux` decides them).
     pub(crate) placement_rules: MoveRules,
+    /// The rules new-idle balancing follows: as `placement_rules`, or for `linux` with the
+    /// ablation switch `newidle_zone` the hard zone alone.
+    pub(crate) newidle_rules: MoveRules,
+    /// The filter wake-up placement follows (the waking task's affinity mask): `rules`'s,
+    /// except for `linux` with ablation switches, which wakes as `linux` does.
+    pub(crate) wake_filter: Option<ConservativeFilter>,
+    /// The soft zone's 150% rule at fork placement without the filter (`linux` with the
+    /// ablation switch `placement_rule`).
+    pub(crate) placement_rule: bool,
     selection: S,
 }
 
@@ -232,16 +252,39 @@ pub(crate) const NUMA_BALANCING_ACCEPTS: Fields = Fields::of(&[
     ConfigField::NumaScanPeriodMinMs,
 ]);
 
-/// What `linux` takes: the walk's parameters and NUMA balancing (no filter: refused).
-pub(crate) const ACCEPTS: Fields = WALK_ACCEPTS.union(NUMA_BALANCING_ACCEPTS);
+/// The ablation's switches ([`Mechanism`](crate::Mechanism)): `linux` with one mechanism
+/// of the conservative policies on ([`PolicyConfig::mechanism_filters`],
+/// [`Balancer::from_config`]).
+pub(crate) const MECHANISM_ACCEPTS: Fields = Fields::of(&[
+    ConfigField::ZonePeriodic,
+    ConfigField::OriginCheck,
+    ConfigField::Ageing,
+    ConfigField::PlacementRule,
+    ConfigField::NewIdleZone,
+    ConfigField::ForkZone,
+]);
+
+/// What `linux` takes: the walk's parameters, NUMA balancing and the ablation's switches
+/// (no filter: refused).
+pub(crate) const ACCEPTS: Fields = WALK_ACCEPTS
+    .union(NUMA_BALANCING_ACCEPTS)
+    .union(MECHANISM_ACCEPTS);
 
 /// What `conservative-hard` and `conservative-soft` take: the walk's parameters and the
 /// filter's.
 pub(crate) const CONSERVATIVE_ACCEPTS: Fields = WALK_ACCEPTS.union(FILTER_ACCEPTS);
 
-/// `linux` (catalogue constructor).
+/// `linux` (catalogue constructor), with the ablation's switches if any are on.
 pub(crate) fn build(cfg: &PolicyConfig) -> Arc<dyn Policy> {
-    Arc::new(Balancer::from_config(cfg, None, Tail))
+    let m = cfg.mechanism_filters();
+    let mut b = Balancer::from_config(cfg, m.periodic, Tail);
+    // Each switch restricts only what it names: new-idle balancing, fork placement and
+    // wake-ups stay `linux`'s unless a switch of their own says otherwise.
+    b.placement_rules.filter = m.fork;
+    b.newidle_rules.filter = m.new_idle;
+    b.wake_filter = None;
+    b.placement_rule = cfg.placement_rule;
+    Arc::new(b)
 }
 
 /// `conservative-hard` and `conservative-soft` (catalogue constructors): the Linux walk
@@ -270,6 +313,7 @@ impl<S: Selection> Balancer<S> {
         if cfg.placement == PlacementMode::Paper {
             // The paper's "usual manner": placement and new-idle as `linux` of the era.
             b.placement_rules.filter = None;
+            b.newidle_rules.filter = None;
         }
         b
     }
@@ -285,12 +329,15 @@ impl<S: Selection> Balancer<S> {
             params,
             rules,
             placement_rules: rules,
+            newidle_rules: rules,
+            wake_filter: rules.filter,
+            placement_rule: false,
             selection,
         }
     }
 
     /// The attempter of the periodic walk (`rules`), or of new-idle balancing
-    /// (`placement_rules`).
+    /// (`newidle_rules`).
     fn attempter<'a>(&'a self, rules: &'a MoveRules) -> Attempter<'a, S> {
         Attempter {
             params: &self.params,
@@ -391,7 +438,7 @@ impl<S: Selection> Balancer<S> {
         let node = topo.node_of(cpu);
         let m = topo.mal_count();
         let mut out = BalanceOutcome::default();
-        let rules = &self.placement_rules;
+        let rules = &self.newidle_rules;
         let attempter = self.attempter(rules);
         self.with_loads(view, |loads| {
             for l in 0..m {
@@ -428,7 +475,7 @@ impl<S: Selection> Balancer<S> {
             top = Level(top.0 - 1);
         }
         self.with_loads(view, |loads| {
-            place::place(loads, parent, top, &self.params, rules)
+            place::place(loads, parent, top, &self.params, rules, self.placement_rule)
         })
     }
 

@@ -47,7 +47,8 @@
 //! level of the walk (overlapping domains let a walk that moved reach such groups at low
 //! levels), unless the local group's load per CPU exceeds 150% of that group's
 //! (`soft_may_leave`, the steal side's soft test): work leaves the zone only from a clearly
-//! busier place.
+//! busier place. `linux` with the ablation switch `placement_rule` applies this rule alone:
+//! no filter, every threshold `linux`'s.
 //!
 //! An idle machine therefore keeps a task on its parent's CPU; a task goes remote only
 //! when the local group is in a worse state than the idlest one, or, in the same state, has
@@ -229,10 +230,13 @@ pub(super) fn place(
     top: Level,
     params: &LinuxParams,
     rules: &MoveRules,
+    placement_rule: bool,
 ) -> Placement {
     let topo = loads.topo;
     let hard = rules.filter.is_some_and(|f| f.zone == ZoneMode::Hard);
-    let soft = rules.filter.is_some_and(|f| f.zone == ZoneMode::Soft);
+    // The 150% rule: the soft zone's, or alone (the ablation's `placement_rule`, which
+    // keeps the threshold and everything else `linux`'s).
+    let soft = placement_rule || rules.filter.is_some_and(|f| f.zone == ZoneMode::Soft);
     let mask = Mask {
         zone_of: hard.then(|| topo.node_of(parent)),
     };

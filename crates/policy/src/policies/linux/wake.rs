@@ -306,7 +306,7 @@ pub(super) fn select(
             topo,
             task: TaskMeta { cpu: prev, ..*task },
             prev_node: topo.node_of(prev),
-            filter: b.rules.filter,
+            filter: b.wake_filter,
         },
         prev,
         weight: u64::from(task.weight),
