@@ -371,19 +371,21 @@ fn demote(md: &str) -> String {
 const WHY: &str = "**The baseline.** Modern Linux keeps work near its parent by itself: fork
 placement stops at `RECLAIM_DISTANCE`, `should_we_balance` lets one CPU per group balance,
 NUMA groups overlap, and busy CPUs balance NUMA levels rarely. Against that baseline a
-zone has little left to prevent, and the far-share table shows how little time modern
-`linux` spends at the farthest levels. The paper's kernel was 2.6-era (`--linux-era 2.6`,
+zone has little left to prevent: the Table 2 section shows how few processes modern
+`linux` runs most at the farthest levels. The paper's kernel was 2.6-era (`--linux-era 2.6`,
 `zonal-policy`'s `linux/era.rs`): fork placement reaching every node with a smaller
-margin, single-node NUMA groups, `SD_NODE_INIT` timings and active balancing; the
-far-share table above compares the two. Run time at the farthest levels is what a zone can
-save, so the gain over the 2.6 baseline is the comparison the paper made.
+margin, single-node NUMA groups, `SD_NODE_INIT` timings and active balancing; the Table 2
+section compares the two eras, and the deviation table gives the gain under each. Processes
+at the farthest levels are what a zone can save, so the gain over the 2.6 baseline is the
+comparison the paper made.
 
 **The cost model decides the size of the gain.** The paper gives no memory-latency or
 migration constants. The paper's model here charges remote memory by SLIT ratio on the
 memory-bound share of each process; the hardware-calibrated model compresses the ratios to
-what machines measure at their farthest level, so every remote-execution saving shrinks.
-Neither model was tuned to the paper's figures, except the 2.6 era's load lag and tick,
-fitted on half of Table 1's rows (the Table 1 section).
+what machines measure at their farthest level, so every remote-execution saving shrinks:
+the summary's `paper` and `hardware` rows, and the sensitivity sweep's remote penalty, show
+by how much. Neither model was tuned to the paper's figures, except the 2.6 era's load lag
+and tick, fitted on half of Table 1's rows (the Table 1 section).
 
 **What does not reproduce, and why.** The size of the paper's gain: the summary table
 puts ours beside it for every variant; how much of ours each mechanism gives alone, and how
@@ -394,9 +396,8 @@ our definition down and says, per era, on how many rows it lands in the paper's 
 attempts within ×2, the held-out rows apart.
 Absolute turnaround times differ where the paper's workloads are underspecified (arrival
 windows, the exact mix of W3); the arrival-window sweeps show how much the window alone
-moves the gain. Automatic NUMA balancing (`--numa-balancing on`, modern era) never fires
-on these workloads at the kernel's default scan delay, which exceeds every process's CPU
-demand; the variants here run without it.
+moves the gain. Every run here has Linux's automatic NUMA balancing off
+(`--numa-balancing on` runs it, modern era, outside this report).
 ";
 
 #[cfg(test)]

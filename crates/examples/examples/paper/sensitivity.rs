@@ -118,7 +118,8 @@ pub(crate) fn section(runs: &[Vec<Row>], seeds: u64) -> String {
          over 2.6 `linux` (mean ± 95% interval over point × seed) at {}, {seeds} seeds, \
          origins at the parent, placement {mode}. The attempt cost is what the simulator \
          charges per balancing attempt (`lb_attempt_base_ns` + `lb_scan_per_cpu_ns` per CPU \
-         scanned); the migration cost both migration costs; the remote penalty the \
+         scanned, and the 2.6 cost's double lock, `move_tasks` scan and contention); the \
+         migration cost both migration costs; the remote penalty the \
          slowdown of remote memory.\n\n| cost | scale |{}\n|---|---|{}\n",
         POINTS
             .iter()
