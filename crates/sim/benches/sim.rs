@@ -4,14 +4,16 @@
 //! simulation per iteration; the workload and policy are built outside the timed loop, and
 //! the throughput is the run's event count (arrivals, segment ends, I/O completions, ticks).
 //! `null` is `zonal_policy::NoPolicy`: every task starts on its parent CPU, nothing balances; it
-//! measures the engine alone; `linux` adds the cost of the Linux baseline's decisions.
+//! measures the engine alone; `linux` adds the cost of the Linux baseline's decisions;
+//! `linux-2.6` is the paper's 2.6-era baseline with the 2.6 balancer's cost
+//! (`CostModel::for_linux_era`: 1 ms tick, lagged loads), the reproduction's 2.6 variants.
 //!
 //! ```text
 //! cargo bench -p zonal-sim --bench sim -- --warm-up-time 1 --measurement-time 5
 //! ```
 
 use criterion::{criterion_main, BenchmarkId, Criterion, Throughput};
-use zonal_policy::{NoPolicy, Policy, Rng};
+use zonal_policy::{LinuxEra, NoPolicy, Policy, Rng};
 use zonal_sim::{simulate, Arrival, CostModel, ExecTime, SimConfig, WorkloadSpec};
 use zonal_topology::Topology;
 
@@ -24,17 +26,27 @@ fn case(c: &mut Criterion, group: &str, topo: &Topology, procs: usize, policies:
     };
     let cost = CostModel::default();
     let w = spec.generate(topo.cpu_count(), cost.mem_bound_range, &mut Rng::new(1));
-    let cfg = SimConfig {
-        seed: 1,
-        ..SimConfig::default()
-    };
     let mut g = c.benchmark_group(group);
     g.sample_size(10);
     for &name in policies {
+        let v2_6 = name.ends_with("-2.6");
+        let cfg = SimConfig {
+            seed: 1,
+            cost: cost.for_linux_era(v2_6),
+            ..SimConfig::default()
+        };
         let policy: std::sync::Arc<dyn Policy> = if name == "null" {
             std::sync::Arc::new(NoPolicy)
         } else {
-            match zonal_policy::PolicyConfig::named(name).and_then(|p| p.build()) {
+            let built = zonal_policy::PolicyConfig::named(name.trim_end_matches("-2.6")).and_then(
+                |mut p| {
+                    if v2_6 {
+                        p.linux_era = LinuxEra::V2_6;
+                    }
+                    p.build()
+                },
+            );
+            match built {
                 Ok(p) => p,
                 Err(_) => continue,
             }
@@ -55,7 +67,7 @@ fn benches(c: &mut Criterion) {
         "sim-s1",
         &s1,
         400,
-        &["null", "linux", "conservative-hard"],
+        &["null", "linux", "conservative-hard", "linux-2.6"],
     );
     let big = zonal_topology::presets::hierarchical(&[4, 4, 4, 4, 4], 1).expect("tree");
     case(c, "sim-1024cpu", &big, 20_000, &["null"]);
