@@ -8,6 +8,34 @@
 use std::fmt;
 use std::str::FromStr;
 
+/// `Display` and `FromStr` for a configuration enum with `ALL` and `as_str`: written and
+/// read by its name; an unknown name is [`PolicyError::BadValue`] for `$field`, listing
+/// every name in `ALL`'s order.
+macro_rules! by_name {
+    ($ty:ty, $field:literal) => {
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl FromStr for $ty {
+            type Err = PolicyError;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Self::ALL
+                    .into_iter()
+                    .find(|v| v.as_str() == s)
+                    .ok_or_else(|| PolicyError::BadValue {
+                        field: $field,
+                        value: s.to_owned(),
+                        expected: format!("one of {}", Self::ALL.map(Self::as_str).join(", ")),
+                    })
+            }
+        }
+    };
+}
+
 /// A policy's name: a row of the catalogue (`zonal_policy::catalogue()`). Parsing checks
 /// the name against the catalogue, so a `PolicyName` always builds.
 ///
@@ -39,6 +67,9 @@ pub enum OriginRule {
 }
 
 impl OriginRule {
+    /// Every rule, in the order `--help` lists them.
+    pub const ALL: [OriginRule; 3] = [OriginRule::Strict, OriginRule::NoFarther, OriginRule::Off];
+
     /// The name used in configs and on command lines.
     #[must_use]
     pub const fn as_str(self) -> &'static str {
@@ -50,22 +81,7 @@ impl OriginRule {
     }
 }
 
-impl FromStr for OriginRule {
-    type Err = PolicyError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "no-farther" => Ok(OriginRule::NoFarther),
-            "strict" => Ok(OriginRule::Strict),
-            "off" => Ok(OriginRule::Off),
-            _ => Err(PolicyError::BadValue {
-                field: "origin",
-                value: s.to_owned(),
-                expected: "one of strict, no-farther, off".into(),
-            }),
-        }
-    }
-}
+by_name!(OriginRule, "origin");
 
 /// Errors choosing or configuring a policy.
 #[derive(Debug, thiserror::Error)]
@@ -337,28 +353,7 @@ impl Mechanism {
     }
 }
 
-impl fmt::Display for Mechanism {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Mechanism {
-    type Err = PolicyError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|m| m.as_str() == s)
-            .ok_or_else(|| PolicyError::BadValue {
-                field: "mechanism",
-                value: s.to_owned(),
-                expected: "one of zone_periodic, origin_check, ageing, placement_rule, \
-                           newidle_zone, fork_zone"
-                    .into(),
-            })
-    }
-}
+by_name!(Mechanism, "mechanism");
 
 impl PolicyConfig {
     /// A policy with default parameters.
@@ -693,26 +688,7 @@ impl LinuxEra {
     }
 }
 
-impl fmt::Display for LinuxEra {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for LinuxEra {
-    type Err = PolicyError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|e| e.as_str() == s)
-            .ok_or_else(|| PolicyError::BadValue {
-                field: "linux_era",
-                value: s.to_owned(),
-                expected: "one of modern, 2.6".into(),
-            })
-    }
-}
+by_name!(LinuxEra, "linux_era");
 
 /// Where the conservative filter restricts a policy built on the Linux walk (config field
 /// `placement`; the paper example's `--placement`).
@@ -759,26 +735,7 @@ impl PlacementMode {
     }
 }
 
-impl fmt::Display for PlacementMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for PlacementMode {
-    type Err = PolicyError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|m| m.as_str() == s)
-            .ok_or_else(|| PolicyError::BadValue {
-                field: "placement",
-                value: s.to_owned(),
-                expected: "one of zone, paper".into(),
-            })
-    }
-}
+by_name!(PlacementMode, "placement");
 
 /// The largest accepted `numa_imbalance_pct`.
 pub(crate) const MAX_IMBALANCE_PCT: u32 = 1000;

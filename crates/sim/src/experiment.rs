@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use zonal_policy::{NumaBalancing, PolicyConfig, PolicyError, Rng};
-use zonal_topology::{presets, CpuSpec, Machine, NodeSpec, Topology, TopologyError};
+use zonal_topology::{presets, Topology, TopologyError};
 
 use crate::cost::CostModel;
 use crate::engine::{simulate, OriginAt, SimConfig};
@@ -130,26 +130,9 @@ impl System {
     pub fn topology(self) -> Result<Topology, SimError> {
         Ok(match self {
             System::S1 | System::S2 | System::S3 => presets::preset(self.as_str())?,
-            System::T846 => {
-                let n = 8;
-                let rows = (0..n)
-                    .map(|i: usize| {
-                        (0..n)
-                            .map(|j: usize| 10 + 6 * i.abs_diff(j).min(5) as u64)
-                            .collect()
-                    })
-                    .collect();
-                let nodes = (0..n)
-                    .map(|i| NodeSpec {
-                        os_id: i as u32,
-                        cpus: (0..4)
-                            .map(|k| CpuSpec::alone((i * 4 + k) as u32, i as u32))
-                            .collect(),
-                        memory_bytes: None,
-                    })
-                    .collect();
-                Topology::new(Machine::synthetic("8-4-6", nodes, rows)?)
-            }
+            System::T846 => Topology::new(presets::distance_rule("8-4-6", 8, 4, |i, j| {
+                10 + 6 * i.abs_diff(j).min(5) as u64
+            })?),
             System::T823 => presets::hierarchical(&[2, 4], 2)?,
         })
     }

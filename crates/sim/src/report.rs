@@ -5,7 +5,7 @@
 use zonal_policy::{PlacementMode, Refusal};
 
 use crate::experiment::Job;
-use crate::stats::RunStats;
+use crate::stats::{RunResult, RunStats};
 
 /// One finished run.
 #[derive(Clone, Debug)]
@@ -14,6 +14,21 @@ pub struct Row {
     pub job: Job,
     /// What it recorded.
     pub stats: RunStats,
+}
+
+impl Row {
+    /// Each job beside what its run recorded, in order (`results` as
+    /// [`run_all`](crate::experiment::run_all) returns them for `jobs`).
+    #[must_use]
+    pub fn of_runs(jobs: Vec<Job>, results: Vec<RunResult>) -> Vec<Row> {
+        jobs.into_iter()
+            .zip(results)
+            .map(|(job, r)| Row {
+                job,
+                stats: r.stats,
+            })
+            .collect()
+    }
 }
 
 /// The JSON object of one run (the `paper --json` interface). Times are in ms;

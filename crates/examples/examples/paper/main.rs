@@ -600,14 +600,7 @@ fn grid(args: &Args) -> cli::Result {
         .collect::<cli::Result<Vec<_>>>()?;
     let jobs = grid_jobs(&cfgs, args.seeds, (cost, window_ms(args)), origin_at);
     let results = run_with_progress(&jobs, args)?;
-    let rows: Vec<Row> = jobs
-        .into_iter()
-        .zip(results)
-        .map(|(job, r)| Row {
-            job,
-            stats: r.stats,
-        })
-        .collect();
+    let rows = Row::of_runs(jobs, results);
     let mut md = format!(
         "# zonal-sim: the paper's grid\n\n{} runs, {} seeds, policies: {}; origin at {}{}; cost model: {} × (remote {}, migration {}{}); random arrival over {} ms; Linux NUMA balancing {}.\n\n",
         rows.len(),
@@ -663,24 +656,7 @@ fn grid_jobs(
     (cost, window_ms): (CostModel, u64),
     origin_at: OriginAt,
 ) -> Vec<Job> {
-    let mut jobs = Vec::new();
-    for cfg in cfgs {
-        for system in [System::S1, System::S2, System::S3] {
-            for w in WorkloadId::ALL {
-                for &procs in paper_procs(system) {
-                    for seed in 1..=seeds {
-                        jobs.push(paper_job(
-                            (system, w, procs),
-                            cfg.clone(),
-                            seed,
-                            (cost, window_ms),
-                            origin_at,
-                        ));
-                    }
-                }
-            }
-        }
-    }
+    let mut jobs = grid_only_jobs(cfgs, 1..=seeds, (cost, window_ms), origin_at);
     if let Some(linux) = cfgs.iter().find(|c| c.name.as_str() == "linux") {
         for (i, r) in paper::TABLE1.iter().enumerate() {
             for seed in 1..=seeds {
@@ -758,7 +734,12 @@ fn reproduce(args: &Args) -> cli::Result {
                 ..c.clone()
             })
             .collect();
-        let other = grid_only_jobs(&others, 1..=args.seeds, v.cost);
+        let other = grid_only_jobs(
+            &others,
+            1..=args.seeds,
+            (v.cost, experiment::RANDOM_WINDOW_MS),
+            OriginAt::Parent,
+        );
         // The ablation, with the paper's cost model: linux with one mechanism on.
         let ablation = if *preset == CostPreset::Paper {
             let linux = policy_config_in("linux", args, *era)?;
@@ -766,7 +747,12 @@ fn reproduce(args: &Args) -> cli::Result {
                 .into_iter()
                 .map(|m| linux.clone().with_mechanism(m))
                 .collect();
-            grid_only_jobs(&cfgs, 1..=ablation_seeds, v.cost)
+            grid_only_jobs(
+                &cfgs,
+                1..=ablation_seeds,
+                (v.cost, experiment::RANDOM_WINDOW_MS),
+                OriginAt::Parent,
+            )
         } else {
             Vec::new()
         };
@@ -898,12 +884,12 @@ fn reproduce(args: &Args) -> cli::Result {
 /// the grid's default would only slow the report down).
 const ABLATION_SEEDS: u64 = 5;
 
-/// Every policy of `cfgs` at every point of Tables 3–5 for `seeds`, the paper's random
-/// window, origins at the parent: no Table 1 rows.
+/// Every policy of `cfgs` at every point of Tables 3–5 for `seeds`: no Table 1 rows.
 fn grid_only_jobs(
     cfgs: &[PolicyConfig],
     seeds: std::ops::RangeInclusive<u64>,
-    cost: CostModel,
+    (cost, window_ms): (CostModel, u64),
+    origin_at: OriginAt,
 ) -> Vec<Job> {
     let mut jobs = Vec::new();
     for cfg in cfgs {
@@ -915,8 +901,8 @@ fn grid_only_jobs(
                             (system, w, procs),
                             cfg.clone(),
                             seed,
-                            (cost, experiment::RANDOM_WINDOW_MS),
-                            OriginAt::Parent,
+                            (cost, window_ms),
+                            origin_at,
                         ));
                     }
                 }
@@ -1240,7 +1226,12 @@ mod test {
             .into_iter()
             .map(|m| linux.clone().with_mechanism(m))
             .collect();
-        let jobs = grid_only_jobs(&cfgs, 1..=2, CostModel::default());
+        let jobs = grid_only_jobs(
+            &cfgs,
+            1..=2,
+            (CostModel::default(), experiment::RANDOM_WINDOW_MS),
+            OriginAt::Parent,
+        );
         let points: usize = [System::S1, System::S2, System::S3]
             .into_iter()
             .map(|s| paper_procs(s).len() * WorkloadId::ALL.len())

@@ -125,6 +125,15 @@ impl GainLine {
         let loses = gains.iter().filter(|(_, s)| s.mean + s.ci95 < 0.0).count();
         Self::of(&xs, loses)
     }
+
+    /// The table cells `mean | min | max | A of N | L of N`.
+    #[must_use]
+    pub(crate) fn cells(&self) -> String {
+        format!(
+            "{:.2} | {:.2} | {:.2} | {} of {} | {} of {}",
+            self.mean, self.min, self.max, self.ahead, self.points, self.loses, self.points
+        )
+    }
 }
 
 fn pm(s: Summary, digits: usize) -> String {

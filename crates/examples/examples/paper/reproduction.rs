@@ -181,32 +181,20 @@ pub(crate) fn write(
             let g = GainLine::of_points(&gains);
             let _ = writeln!(
                 md,
-                "| {} | {p} | {} | {:.2} | {:.2} | {:.2} | {} of {} | {} of {} |",
+                "| {} | {p} | {} | {} |",
                 v.variant.slug(),
                 v.main_mode,
-                g.mean,
-                g.min,
-                g.max,
-                g.ahead,
-                g.points,
-                g.loses,
-                g.points
+                g.cells()
             );
             let other = point_gains(&other_rows, p);
             if !other.is_empty() {
                 let g = GainLine::of_points(&other);
                 let _ = writeln!(
                     md,
-                    "| {} | {p} | {} | {:.2} | {:.2} | {:.2} | {} of {} | {} of {} |",
+                    "| {} | {p} | {} | {} |",
                     v.variant.slug(),
                     other_mode_of(v.main_mode),
-                    g.mean,
-                    g.min,
-                    g.max,
-                    g.ahead,
-                    g.points,
-                    g.loses,
-                    g.points
+                    g.cells()
                 );
             }
             if p == "conservative-soft" {

@@ -327,14 +327,7 @@ pub(crate) fn fit(
                 .flat_map(|&i| row_jobs(i, policy, cost, seeds))
                 .collect();
             let results = experiment::run_all(&jobs, threads, &|| {}).map_err(|e| e.to_string())?;
-            let rows: Vec<Row> = jobs
-                .into_iter()
-                .zip(results)
-                .map(|(job, r)| Row {
-                    job,
-                    stats: r.stats,
-                })
-                .collect();
+            let rows = Row::of_runs(jobs, results);
             let entries = entries(&rows, "2.6");
             points.push(FitPoint {
                 cost: lb,
@@ -402,14 +395,7 @@ mod test {
         let once = || {
             let jobs = row_jobs(7, &policy, cost, 2);
             let results = experiment::run_all(&jobs, 2, &|| {}).expect("runs");
-            let rows: Vec<Row> = jobs
-                .into_iter()
-                .zip(results)
-                .map(|(job, r)| Row {
-                    job,
-                    stats: r.stats,
-                })
-                .collect();
+            let rows = Row::of_runs(jobs, results);
             json(&entries(&rows, "2.6"))
         };
         let a = once();

@@ -34,7 +34,7 @@ use serde_json::json;
 use zonal_policy::{LinuxEra, PlacementMode, PolicyConfig};
 use zonal_sim::experiment::{paper_workload, run_on, Job, System, WorkloadId};
 use zonal_sim::{paper, share_by_level, CostPreset, OriginAt};
-use zonal_topology::{presets, CpuSpec, Level, Machine, NodeId, NodeSpec, Topology};
+use zonal_topology::{presets, Level, NodeId, Topology};
 
 /// Processes at Table 2's point.
 pub(crate) const PROCS: usize = 200;
@@ -139,20 +139,7 @@ pub(crate) fn variant_system(name: &str) -> Option<(System, Topology)> {
 
 /// 16 nodes × 2 CPUs with distances `d(i, j)` off the diagonal.
 fn machine16(name: &str, d: impl Fn(usize, usize) -> u64) -> Result<Topology, String> {
-    let n = 16;
-    let rows = (0..n)
-        .map(|i| (0..n).map(|j| if i == j { 10 } else { d(i, j) }).collect())
-        .collect();
-    let nodes = (0..n)
-        .map(|i| NodeSpec {
-            os_id: i as u32,
-            cpus: (0..2)
-                .map(|k| CpuSpec::alone((i * 2 + k) as u32, i as u32))
-                .collect(),
-            memory_bytes: None,
-        })
-        .collect();
-    Machine::synthetic(name, nodes, rows)
+    presets::distance_rule(name, 16, 2, d)
         .map(Topology::new)
         .map_err(|e| format!("{name}: {e}"))
 }

@@ -99,12 +99,36 @@ pub fn preset_machine(name: &str) -> Result<Machine> {
 
 /// `n` nodes on a ring, `d = 10 + 6·min(hops, cap)` (the `s1-alt` variant).
 fn ring_saturating(name: &str, n: usize, cpus_per_node: usize, cap: usize) -> Result<Machine> {
+    distance_rule(name, n, cpus_per_node, |i, j| {
+        10 + 6 * ring_hops(i, j, n).min(cap) as u64
+    })
+}
+
+/// `n` nodes of `cpus_per_node` CPUs each, numbered consecutively, node `i` at distance
+/// `d(i, j)` from node `j` (10 on the diagonal, whatever `d` says there): the machine a
+/// distance rule describes, for assumptions about machines whose matrices were not printed.
+///
+/// # Errors
+/// [`TopologyError::InvalidGenerator`] for no nodes or no CPUs per node,
+/// [`TopologyError::TooMany`] past the node or CPU limits (checked before the matrix is
+/// built), and what [`Machine::synthetic`] refuses (an asymmetric or out-of-range matrix).
+///
+/// ```
+/// use zonal_topology::{presets, Topology};
+/// // 8 nodes on a line, 10 + 6 per hop up to 5 hops: six levels.
+/// let m = presets::distance_rule("line8", 8, 4, |i, j| 10 + 6 * i.abs_diff(j).min(5) as u64)?;
+/// assert_eq!(Topology::new(m).mal_count(), 6);
+/// # Ok::<(), zonal_topology::TopologyError>(())
+/// ```
+pub fn distance_rule(
+    name: &str,
+    n: usize,
+    cpus_per_node: usize,
+    d: impl Fn(usize, usize) -> u64,
+) -> Result<Machine> {
+    check_shape(cpus_per_node, n)?;
     let rows = (0..n)
-        .map(|i| {
-            (0..n)
-                .map(|j| 10 + 6 * ring_hops(i, j, n).min(cap) as u64)
-                .collect()
-        })
+        .map(|i| (0..n).map(|j| if i == j { 10 } else { d(i, j) }).collect())
         .collect();
     Machine::synthetic(name, uniform_nodes(n, cpus_per_node, 1), rows)
 }
@@ -125,21 +149,9 @@ fn boards(
     cpus_per_node: usize,
     hops: fn(usize, usize, usize) -> usize,
 ) -> Result<Machine> {
-    let n = nboards * 2;
-    let rows = (0..n)
-        .map(|i| {
-            (0..n)
-                .map(|j| {
-                    if i == j {
-                        10
-                    } else {
-                        16 + 6 * hops(i / 2, j / 2, nboards) as u64
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    Machine::synthetic(name, uniform_nodes(n, cpus_per_node, 1), rows)
+    distance_rule(name, nboards * 2, cpus_per_node, |i, j| {
+        16 + 6 * hops(i / 2, j / 2, nboards) as u64
+    })
 }
 
 /// `n` nodes of `cpus_per_node` CPUs numbered consecutively; `smt` CPUs per core; one cache
