@@ -85,18 +85,9 @@ pub fn choose_local_ranks(ranks: NodeRanks, unbound: bool) -> LocalRanks {
 /// # Errors
 /// [`MpiError::Topology`] when this machine's CPUs cannot be read.
 pub fn process_unbound() -> Result<bool, MpiError> {
-    let allowed = zonal_topology::allowed_cpus()?;
-    let online: Vec<u32> = zonal_topology::this_machine_unrestricted()?
-        .cpus()
-        .iter()
-        .map(|c| c.os_index)
-        .collect();
-    let cgroup = zonal_topology::cgroup_cpus();
-    Ok(zonal_runtime::is_unbound(
-        &allowed,
-        &online,
-        cgroup.as_deref(),
-    ))
+    Ok(zonal_runtime::is_unbound_here(
+        &zonal_topology::allowed_cpus()?,
+    )?)
 }
 
 /// The pool builder's [`LocalRanks`] for this rank of `comm`: [`node_ranks`] and

@@ -936,17 +936,7 @@ impl<S> ThreadPoolBuilder<S> {
 /// the allowed CPUs) holds every online CPU its cgroup allows.
 fn launcher_left_unbound(topo: &Topology) -> Result<bool, BuildError> {
     let allowed: Vec<u32> = topo.machine().cpus().iter().map(|c| c.os_index).collect();
-    let online: Vec<u32> = zonal_topology::this_machine_unrestricted()?
-        .cpus()
-        .iter()
-        .map(|c| c.os_index)
-        .collect();
-    let cgroup = zonal_topology::cgroup_cpus();
-    Ok(crate::launcher::is_unbound(
-        &allowed,
-        &online,
-        cgroup.as_deref(),
-    ))
+    Ok(crate::launcher::is_unbound_here(&allowed)?)
 }
 
 fn build_policy(

@@ -240,6 +240,22 @@ pub fn split_cpus(
     Ok((cpus[lo..hi].to_vec(), false))
 }
 
+/// Whether a process allowed the CPUs `allowed` on this machine was left unbound by its
+/// launcher: [`is_unbound`] over this machine's online CPUs and its cgroup cpuset
+/// ([`zonal_topology::cgroup_cpus`]), read now.
+///
+/// # Errors
+/// [`TopologyError`](zonal_topology::TopologyError) when this machine's CPUs cannot be read.
+pub fn is_unbound_here(allowed: &[u32]) -> Result<bool, zonal_topology::TopologyError> {
+    let online: Vec<u32> = zonal_topology::this_machine_unrestricted()?
+        .cpus()
+        .iter()
+        .map(|c| c.os_index)
+        .collect();
+    let cgroup = zonal_topology::cgroup_cpus();
+    Ok(is_unbound(allowed, &online, cgroup.as_deref()))
+}
+
 /// Whether a process whose CPUs are `allowed` was left unbound by its launcher: it may run
 /// on every one of the machine's `online` CPUs that its cgroup allows (`cgroup`, `None`
 /// where no cpuset is known: every online CPU). A bound rank has a strict subset.

@@ -225,8 +225,8 @@ pub use global::{in_worker, NUM_THREADS_VAR};
 pub use handle::MetricsHandle;
 pub use join::FnContext;
 pub use launcher::{
-    is_unbound, launcher_ranks, launcher_ranks_from_env, split_cpus, LauncherRanks, LocalRanks,
-    LocalShare, ShareSource, LAUNCHER_VARS,
+    is_unbound, is_unbound_here, launcher_ranks, launcher_ranks_from_env, split_cpus,
+    LauncherRanks, LocalRanks, LocalShare, ShareSource, LAUNCHER_VARS,
 };
 pub use memory::{MemoryPlacement, NodeBuffer};
 pub use metrics::{PoolMetrics, Refusals, WorkerMetrics};
