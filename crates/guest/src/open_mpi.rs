@@ -101,31 +101,30 @@ impl OpenMpi {
         let mut initramfs = initramfs
             .binary(&self.mpirun, "/usr/bin/mpirun")?
             .binary(&self.orted, &self.orted.to_string_lossy())?;
-        let mut pmix_libs = Vec::new();
         for dir in &self.plugin_dirs {
-            for plugin in files_under(dir)?
-                .into_iter()
-                .filter(|p| p.extension().is_some_and(|e| e == "so"))
-            {
-                pmix_libs.extend(pmix_library(&plugin));
-                initramfs = initramfs.binary(&plugin, &plugin.to_string_lossy())?;
-            }
+            initramfs = add_plugins(initramfs, dir)?;
         }
+        // PMIx's plugins sit in `pmix/` beside its library's real file, its data in
+        // `../share/pmix` (Debian: /usr/lib/x86_64-linux-gnu/pmix2/{lib,share}). The
+        // library is in the archive already, at the path `ldd` gave for a component that
+        // links it (`Initramfs::binary` keeps host paths for libraries).
+        let mut pmix_libs: Vec<PathBuf> = initramfs
+            .paths()
+            .filter(|p| {
+                Path::new(p)
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("libpmix.so"))
+            })
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .collect();
         pmix_libs.sort();
         pmix_libs.dedup();
-        // PMIx's plugins sit in `pmix/` beside its library's real file, its data in
-        // `../share/pmix` (Debian: /usr/lib/x86_64-linux-gnu/pmix2/{lib,share}).
         let mut data_dirs = self.data_dirs.clone();
         for lib in pmix_libs {
             let Some(dir) = lib.parent() else { continue };
             let plugins = dir.join("pmix");
             if plugins.is_dir() {
-                for plugin in files_under(&plugins)?
-                    .into_iter()
-                    .filter(|p| p.extension().is_some_and(|e| e == "so"))
-                {
-                    initramfs = initramfs.binary(&plugin, &plugin.to_string_lossy())?;
-                }
+                initramfs = add_plugins(initramfs, &plugins)?;
             }
             if let Some(share) = dir.parent().map(|p| p.join("share")) {
                 if share.is_dir() {
@@ -147,17 +146,15 @@ fn missing(reason: String) -> GuestError {
     GuestError::OpenMpiMissing { reason }
 }
 
-/// The real file of the PMIx library `plugin` links, if it links one.
-fn pmix_library(plugin: &Path) -> Option<PathBuf> {
-    let out = Command::new("ldd").arg(plugin).output().ok()?;
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_once("=>"))
-        .filter(|(name, _)| name.trim().starts_with("libpmix.so"))
-        .find_map(|(_, rest)| {
-            let path = rest.split_whitespace().next()?;
-            std::fs::canonicalize(path).ok()
-        })
+/// Every component (`*.so`) under `dir`, at its host path, with its shared libraries.
+fn add_plugins(mut initramfs: Initramfs, dir: &Path) -> Result<Initramfs, GuestError> {
+    for plugin in files_under(dir)?
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "so"))
+    {
+        initramfs = initramfs.binary(&plugin, &plugin.to_string_lossy())?;
+    }
+    Ok(initramfs)
 }
 
 /// Every regular file under `dir`, recursively, sorted; links followed to files only.
