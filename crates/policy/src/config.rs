@@ -295,6 +295,17 @@ impl Mechanism {
         Mechanism::ForkZone,
     ];
 
+    /// The config fields of every mechanism ([`Mechanism::field`] of [`Mechanism::ALL`]).
+    pub const FIELDS: Fields = {
+        let mut fields = Fields::EMPTY;
+        let mut i = 0;
+        while i < Mechanism::ALL.len() {
+            fields = fields.with(Mechanism::ALL[i].field());
+            i += 1;
+        }
+        fields
+    };
+
     /// Its config field.
     #[must_use]
     pub const fn field(self) -> ConfigField {

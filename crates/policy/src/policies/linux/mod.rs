@@ -255,14 +255,7 @@ pub(crate) const NUMA_BALANCING_ACCEPTS: Fields = Fields::of(&[
 /// The ablation's switches ([`Mechanism`](crate::Mechanism)): `linux` with one mechanism
 /// of the conservative policies on ([`PolicyConfig::mechanism_filters`],
 /// [`Balancer::from_config`]).
-pub(crate) const MECHANISM_ACCEPTS: Fields = Fields::of(&[
-    ConfigField::ZonePeriodic,
-    ConfigField::OriginCheck,
-    ConfigField::Ageing,
-    ConfigField::PlacementRule,
-    ConfigField::NewIdleZone,
-    ConfigField::ForkZone,
-]);
+pub(crate) const MECHANISM_ACCEPTS: Fields = crate::Mechanism::FIELDS;
 
 /// What `linux` takes: the walk's parameters, NUMA balancing and the ablation's switches
 /// (no filter: refused).
