@@ -16,11 +16,10 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::time::Duration;
 
-use common::{binary, host_can_boot, numa4};
+use common::{binary, boot_with, host_can_boot, numa4, Step};
 use zonal_guest::open_mpi::JOB_SETUP;
-use zonal_guest::{Guest, OpenMpi};
+use zonal_guest::OpenMpi;
 
 /// The heat example's per-rank affinity line, parsed.
 #[derive(Debug)]
@@ -70,18 +69,6 @@ fn rank_lines(text: &str) -> Vec<RankLine> {
         .collect()
 }
 
-fn step<'a>(output: &'a str, name: &str) -> &'a str {
-    let begin = format!("MPI-STEP {name}\n");
-    let start = output
-        .find(&begin)
-        .unwrap_or_else(|| panic!("step {name} did not run:\n{output}"))
-        + begin.len();
-    let end = output[start..]
-        .find("MPI-STEP-END")
-        .map_or(output.len(), |e| start + e);
-    &output[start..end]
-}
-
 #[test]
 fn four_ranks_keep_the_launchers_binding_or_split_the_machine() {
     let heat = binary("examples/heat", "cargo build -p zonal-mpi --example heat");
@@ -90,19 +77,18 @@ fn four_ranks_keep_the_launchers_binding_or_split_the_machine() {
     }
     let ompi = OpenMpi::find().unwrap_or_else(|e| panic!("{e}"));
     // A small grid: the guest emulates every instruction.
-    let run = |bind: &str| {
-        format!("mpirun -np 4 {bind} /bin/heat --rows 64 --cols 64 --steps 20 2>&1; echo \"rc=$?\"")
-    };
-    let job = format!(
-        "{JOB_SETUP}echo 'MPI-STEP bound'\n{}\necho 'MPI-STEP-END'\n\
-         echo 'MPI-STEP unbound'\n{}\necho 'MPI-STEP-END'\n",
-        run("--bind-to numa --map-by numa"),
-        run("--bind-to none --oversubscribe"),
-    );
-    let initramfs = ompi
-        .add_to(common::initramfs(&[(heat, "/bin/heat")]))
-        .unwrap_or_else(|e| panic!("{e}"))
-        .job(&job);
+    let run =
+        |bind: &str| format!("mpirun -np 4 {bind} /bin/heat --rows 64 --cols 64 --steps 20 2>&1");
+    let steps = [
+        Step {
+            name: "bound",
+            command: run("--bind-to numa --map-by numa"),
+        },
+        Step {
+            name: "unbound",
+            command: run("--bind-to none --oversubscribe"),
+        },
+    ];
     let spec = numa4();
     let node_cpus: Vec<BTreeSet<u32>> = spec
         .node_cpu_ranges()
@@ -110,16 +96,15 @@ fn four_ranks_keep_the_launchers_binding_or_split_the_machine() {
         .map(|r| r.collect())
         .collect();
     let all: BTreeSet<u32> = node_cpus.iter().flatten().copied().collect();
-    let out = Guest::new(spec, initramfs)
-        .timeout(Duration::from_secs(300))
-        .run()
-        .unwrap_or_else(|e| panic!("booting numa4: {e}"));
-    let text = &out.job_output;
-    eprintln!("{text}");
+    let Some(boot) = boot_with(&spec, &[(heat, "/bin/heat")], &steps, JOB_SETUP, &|i| {
+        ompi.add_to(i)
+    }) else {
+        return;
+    };
 
     // Bound by the launcher: rank r's workers on exactly one node's CPUs, four nodes.
-    let bound = step(text, "bound");
-    assert!(bound.contains("rc=0"), "bound run failed:\n{bound}");
+    let bound = &boot.step("bound").text;
+    assert_eq!(boot.step("bound").rc, Some(0), "bound run failed:\n{bound}");
     assert!(
         bound.contains("heat: answer ok"),
         "bound run's answer:\n{bound}"
@@ -152,8 +137,12 @@ fn four_ranks_keep_the_launchers_binding_or_split_the_machine() {
     assert_eq!(nodes_seen.len(), 4, "two ranks on one node: {lines:?}");
 
     // Unbound: disjoint shares that cover the machine.
-    let unbound = step(text, "unbound");
-    assert!(unbound.contains("rc=0"), "unbound run failed:\n{unbound}");
+    let unbound = &boot.step("unbound").text;
+    assert_eq!(
+        boot.step("unbound").rc,
+        Some(0),
+        "unbound run failed:\n{unbound}"
+    );
     assert!(
         unbound.contains("heat: answer ok"),
         "unbound run's answer:\n{unbound}"

@@ -253,6 +253,20 @@ pub fn initramfs(binaries: &[(PathBuf, &str)]) -> Initramfs {
 /// the same binaries, spec and steps made earlier (by this or another test file). `None`
 /// when the host cannot boot guests.
 pub fn boot(spec: &GuestSpec, binaries: &[(PathBuf, &str)], steps: &[Step]) -> Option<Boot> {
+    boot_with(spec, binaries, steps, "", &|i| Ok(i))
+}
+
+/// [`boot`] with more in the guest: `extra` adds files to the initramfs (Open MPI's
+/// run-time files, say) and `setup` is shell run before the steps. What `extra` adds is
+/// not part of the cache key, `setup` is: `extra` must add the same files for the same
+/// `setup`.
+pub fn boot_with(
+    spec: &GuestSpec,
+    binaries: &[(PathBuf, &str)],
+    steps: &[Step],
+    setup: &str,
+    extra: &dyn Fn(Initramfs) -> Result<Initramfs, zonal_guest::GuestError>,
+) -> Option<Boot> {
     // One boot at a time in this process: the tests of one file share it.
     static LOCK: Mutex<()> = Mutex::new(());
     static HOST_OK: OnceLock<bool> = OnceLock::new();
@@ -260,7 +274,8 @@ pub fn boot(spec: &GuestSpec, binaries: &[(PathBuf, &str)], steps: &[Step]) -> O
     if !*HOST_OK.get_or_init(host_can_boot) {
         return None;
     }
-    let mut script = String::from("cd /tmp 2>/dev/null || mkdir -p /tmp && cd /tmp\n");
+    let mut script = String::from(setup);
+    script.push_str("cd /tmp 2>/dev/null || mkdir -p /tmp && cd /tmp\n");
     for s in steps {
         script.push_str(&format!(
             "echo '{STEP}{name}'\n{cmd}\necho \"{STEP_END}{name} rc=$?\"\n",
@@ -292,7 +307,9 @@ pub fn boot(spec: &GuestSpec, binaries: &[(PathBuf, &str)], steps: &[Step]) -> O
             }
         }
     }
-    let initramfs = initramfs(binaries).job(&script);
+    let initramfs = extra(initramfs(binaries))
+        .unwrap_or_else(|e| panic!("adding files to {}: {e}", spec.name()))
+        .job(&script);
     let run = Guest::new(spec.clone(), initramfs)
         .timeout(Duration::from_secs(300))
         .run()
