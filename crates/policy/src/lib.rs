@@ -74,8 +74,8 @@ mod testing;
 
 pub use ageing::{Ageing, DEFAULT_AGE_LIMIT};
 pub use config::{
-    ConfigField, Fields, LinuxEra, Mechanism, OriginRule, PlacementMode, PolicyConfig, PolicyError,
-    PolicyName,
+    ConfigField, Fields, ImbalanceRule, LinuxEra, Mechanism, OriginRule, PlacementMode,
+    PolicyConfig, PolicyError, PolicyName,
 };
 pub use decision::{
     Attempt, AttemptOutcome, BalanceOutcome, Eligibility, Migration, MoveContext, MoveKind,

@@ -70,11 +70,11 @@
 //!
 //! | name | accepts |
 //! |---|---|
-//! | `linux` | `numa_imbalance_pct`, `linux_era`, `numa_balancing`, `numa_scan_delay_ms`, `numa_scan_period_min_ms`, and the ablation's switches `zone_periodic`, `origin_check`, `ageing`, `placement_rule`, `newidle_zone`, `fork_zone` |
-//! | `conservative-hard`, `conservative-soft` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era`, `placement` |
-//! | `thread-aware` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era`, `placement`, and NUMA balancing's three |
-//! | `numalb` | `origin`, `age_limit`, `numa_imbalance_pct`, `numalb_alpha`, `conservative_filters`, `linux_era`, `placement` |
-//! | `average-weight` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era`, `placement` |
+//! | `linux` | `numa_imbalance_pct`, `linux_era`, `imbalance_rule`, `numa_balancing`, `numa_scan_delay_ms`, `numa_scan_period_min_ms`, and the ablation's switches `zone_periodic`, `origin_check`, `ageing`, `placement_rule`, `newidle_zone`, `fork_zone` |
+//! | `conservative-hard`, `conservative-soft` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era`, `imbalance_rule`, `placement` |
+//! | `thread-aware` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era`, `imbalance_rule`, `placement`, and NUMA balancing's three |
+//! | `numalb` | `origin`, `age_limit`, `numa_imbalance_pct`, `numalb_alpha`, `conservative_filters`, `linux_era`, `imbalance_rule`, `placement` |
+//! | `average-weight` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era`, `imbalance_rule`, `placement` |
 //! | `unrestricted` | `linux_era` (a label only) |
 //!
 //! `linux_era`: every policy built on the Linux walk uses it — `numalb` and

@@ -124,6 +124,15 @@ impl Default for SimConfig {
     }
 }
 
+/// Which balancer made a call whose outcome [`Engine::apply`] applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Call {
+    /// A CPU about to go idle (new-idle balancing).
+    NewIdle,
+    /// The periodic balancer at a CPU's tick; `busy` when the CPU was running a task.
+    Periodic { busy: bool },
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
     Pending,
@@ -469,7 +478,7 @@ impl<'a> Engine<'a> {
         if let (true, Some(balancer)) = (self.m.cpus[c].rq.is_empty(), self.balancer) {
             let out =
                 balancer.idle_balance(CpuPass::new(&self.m, &mut self.states[c], &mut self.rng));
-            self.apply(out, true);
+            self.apply(out, Call::NewIdle);
         }
         self.dispatch(c);
     }
@@ -525,6 +534,7 @@ impl<'a> Engine<'a> {
     }
 
     fn tick(&mut self, c: usize) {
+        let busy = !self.m.is_idle(c);
         let out = match (self.balancer, self.lb26) {
             (Some(b), Some(lb)) if lb.load_lag_us > 0 => {
                 // 2.6: periodic balancing reads lagged loads (`Linux26Cost::load_lag_us`).
@@ -539,7 +549,7 @@ impl<'a> Engine<'a> {
             (None, _) => BalanceOutcome::default(),
         };
         self.applying_lagged = self.lb26.is_some_and(|lb| lb.load_lag_us > 0);
-        self.apply(out, false);
+        self.apply(out, Call::Periodic { busy });
         self.applying_lagged = false;
         let tick = self.tick_us();
         let now = self.m.now_us;
@@ -686,11 +696,12 @@ impl<'a> Engine<'a> {
 
     // --- Balancing ----------------------------------------------------------------------
 
-    fn apply(&mut self, out: BalanceOutcome, newidle: bool) {
+    fn apply(&mut self, out: BalanceOutcome, call: Call) {
         if out.attempts.is_empty() && out.migrations.is_empty() && out.refused.total() == 0 {
             // A pass that did nothing (most ticks): nothing to charge, count or move.
             return;
         }
+        let newidle = call == Call::NewIdle;
         let counted_call = !out.attempts.is_empty();
         let migrations_before = self.stats.migrations;
         for a in &out.attempts {
@@ -709,8 +720,9 @@ impl<'a> Engine<'a> {
         }
         self.stats.refused.merge(&out.refused);
         self.touched.clear();
-        // Table 1's count (`RunStats::t1_attempts`): the migrations of an attempt follow it
-        // in `out.migrations`, `moved` of them; it succeeded if one of them was performed.
+        // Imbalanced attempts (`RunStats::imbalanced_attempts`): the migrations of an attempt
+        // follow it in `out.migrations`, `moved` of them; it succeeded if one of them was
+        // performed.
         let linked =
             out.attempts.iter().map(|a| a.moved as usize).sum::<usize>() == out.migrations.len();
         let mut next = 0;
@@ -718,7 +730,7 @@ impl<'a> Engine<'a> {
             if a.outcome == AttemptOutcome::Balanced {
                 continue;
             }
-            self.stats.t1_attempts += 1;
+            self.stats.imbalanced_attempts += 1;
             let moved = if linked {
                 let k = a.moved as usize;
                 let before = self.stats.migrations;
@@ -730,15 +742,21 @@ impl<'a> Engine<'a> {
             } else {
                 a.succeeded()
             };
-            self.stats.t1_failed += u64::from(!moved);
+            self.stats.imbalanced_failed += u64::from(!moved);
         }
         for mig in out.migrations.iter().skip(if linked { next } else { 0 }) {
             self.migrate(mig, newidle);
         }
+        let moved_none = self.stats.migrations == migrations_before;
         if counted_call {
             self.stats.lb_calls += 1;
-            self.stats.lb_calls_unsuccessful +=
-                u64::from(self.stats.migrations == migrations_before);
+            self.stats.lb_calls_unsuccessful += u64::from(moved_none);
+            // Table 1's count (`RunStats::t1_attempts`, the stats module's docs): a periodic
+            // call of a busy CPU, balanced or not; failed if it moved nothing.
+            if call == (Call::Periodic { busy: true }) {
+                self.stats.t1_attempts += 1;
+                self.stats.t1_failed += u64::from(moved_none);
+            }
         }
         // Balancing time on a CPU that stays idle is absorbed by idle time.
         for a in &out.attempts {

@@ -1,6 +1,7 @@
-//! Table 1's count (`t1_attempts`, `t1_failed`) and the 2.6 balancer's cost model: the
-//! modern era's figures do not move, the 2.6 cost is deterministic, and the counts keep
-//! their invariants.
+//! Table 1's count (`t1_attempts`, `t1_failed`: periodic calls of busy CPUs), the
+//! imbalanced attempts beside it, and the 2.6 balancer's cost model: the modern era's
+//! figures do not move, the 2.6 cost is deterministic, and the counts keep their
+//! invariants.
 
 use zonal_policy::{LinuxEra, PolicyConfig};
 use zonal_sim::cost::Linux26Cost;
@@ -37,8 +38,8 @@ fn the_modern_era_counts_as_before() {
     // policy's own, and the run is the one `for_linux_era(false)` leaves unchanged.
     for seed in 1..=3 {
         let s = stats(LinuxEra::Modern, CostModel::default(), seed);
-        assert_eq!(s.t1_attempts, s.lb_attempts);
-        assert_eq!(s.t1_failed, s.lb_attempts_unsuccessful);
+        assert_eq!(s.imbalanced_attempts, s.lb_attempts);
+        assert_eq!(s.imbalanced_failed, s.lb_attempts_unsuccessful);
         let again = stats(
             LinuxEra::Modern,
             CostModel::default().for_linux_era(false),
@@ -58,11 +59,15 @@ fn the_2_6_cost_is_deterministic_and_counts_failures() {
     let b = stats(LinuxEra::V2_6, cost, 1);
     assert_eq!(a, b);
     assert_eq!(a.finished, a.procs);
-    assert!(a.t1_attempts > 0);
-    assert_eq!(a.t1_attempts, a.lb_attempts);
+    assert!(a.imbalanced_attempts > 0);
+    assert_eq!(a.imbalanced_attempts, a.lb_attempts);
     // Moves decided on lagged loads may not be performed: failures only grow.
-    assert!(a.t1_failed >= a.lb_attempts_unsuccessful);
+    assert!(a.imbalanced_failed >= a.lb_attempts_unsuccessful);
+    assert!(a.imbalanced_failed <= a.imbalanced_attempts);
+    // Table 1's attempts are calls (a subset of them), and each success moved a task.
+    assert!(a.t1_attempts > 0 && a.t1_attempts <= a.lb_calls);
     assert!(a.t1_failed <= a.t1_attempts);
+    assert!(a.t1_attempts - a.t1_failed <= a.migrations);
     // Balancing costs more under the 2.6 model than without it, same decisions aside.
     let plain = stats(LinuxEra::V2_6, CostModel::default(), 1);
     assert!(a.lb_cost_us > 0.0 && plain.lb_cost_us > 0.0);
@@ -79,7 +84,7 @@ fn without_load_lag_every_chosen_move_is_performed() {
         ..cost
     };
     let s = stats(LinuxEra::V2_6, live, 2);
-    assert_eq!(s.t1_failed, s.lb_attempts_unsuccessful);
+    assert_eq!(s.imbalanced_failed, s.lb_attempts_unsuccessful);
     assert_eq!(s.stale_migrations, 0);
 }
 
@@ -172,8 +177,25 @@ mod lagged {
     fn live_loads_every_pull_succeeds() {
         let s = run(0);
         assert_eq!(s.finished, 4);
-        assert!(s.t1_attempts > 0);
-        assert_eq!((s.t1_failed, s.stale_migrations), (0, 0));
+        assert!(s.imbalanced_attempts > 0);
+        assert_eq!((s.imbalanced_failed, s.stale_migrations), (0, 0));
+    }
+
+    #[test]
+    fn only_periodic_calls_of_busy_cpus_are_table_1_attempts() {
+        // Four 50 ms processes, so at most 200 ms of busy CPU time in all, and `Greedy`
+        // balances a CPU at most once per 8 ms: at most one attempt per 8 ms of busy time
+        // and one more per CPU that was ever busy. The idle CPUs' calls (they pull CPU 0's
+        // queue) are calls but not attempts.
+        for lag in [0, 4_000] {
+            let s = run(lag);
+            assert_eq!(s.finished, 4);
+            assert!(s.t1_attempts > 0, "{s:?}");
+            assert!(s.t1_attempts <= 200 / 8 + 4, "{s:?}");
+            assert!(s.lb_calls > s.t1_attempts, "{s:?}");
+            assert!(s.t1_failed <= s.t1_attempts);
+            assert!(s.t1_attempts - s.t1_failed <= s.migrations);
+        }
     }
 
     #[test]
@@ -184,9 +206,9 @@ mod lagged {
         let s = run(4_000);
         assert_eq!(s.finished, 4);
         assert_eq!(s.lb_attempts_unsuccessful, 0);
-        assert!(s.t1_failed > 0, "{s:?}");
-        assert_eq!(s.t1_failed, s.stale_migrations);
-        assert_eq!(s.t1_attempts, s.lb_attempts);
-        assert!(s.t1_failed < s.t1_attempts);
+        assert!(s.imbalanced_failed > 0, "{s:?}");
+        assert_eq!(s.imbalanced_failed, s.stale_migrations);
+        assert_eq!(s.imbalanced_attempts, s.lb_attempts);
+        assert!(s.imbalanced_failed < s.imbalanced_attempts);
     }
 }

@@ -18,8 +18,8 @@ use std::time::Instant;
 
 use clap::Parser;
 use zonal_policy::{
-    Filters, LinuxEra, Mechanism, NumaBalancing, OriginRule, PlacementMode, PolicyConfig,
-    PolicyName,
+    ConfigField, Filters, ImbalanceRule, LinuxEra, Mechanism, NumaBalancing, OriginRule,
+    PlacementMode, PolicyConfig, PolicyName,
 };
 
 use zonal_sim::experiment::{
@@ -83,6 +83,12 @@ struct Args {
     /// modern or 2.6 (the paper's kernel).
     #[arg(long, default_value = "modern")]
     linux_era: String,
+    /// How the 2.6 era finds an imbalance: kernel (2.6.18's find_busiest_group arithmetic)
+    /// or threshold (the paper's description: past the imbalance threshold, move toward the
+    /// domain average, at least one task). threshold needs --linux-era 2.6. Passed to every
+    /// policy on the Linux walk.
+    #[arg(long, default_value = "kernel")]
+    imbalance_rule: String,
     /// Where the conservative filter applies: zone (fork placement and new-idle balancing
     /// stay inside the zone too) or paper (only the periodic balancer and stealing are
     /// restricted; placement and new-idle balancing are linux's, the paper's "usual
@@ -187,6 +193,7 @@ fn check_modes(args: &Args, matches: &clap::ArgMatches) -> cli::Result {
                 "policy",
                 "policies",
                 "linux_era",
+                "imbalance_rule",
                 "cost",
                 "origin_at",
                 "remote_scale",
@@ -316,6 +323,18 @@ fn policy_config_in(name: &str, args: &Args, era: LinuxEra) -> cli::Result<Polic
         cfg.placement = placement(args)?;
     }
     cfg.linux_era = era;
+    // A single run asks for the rule it names (a policy off the walk refuses it); the grid
+    // and the sweeps give it to the policies on the walk.
+    let rule = imbalance_rule(args)?;
+    if single_run(args)
+        || cfg
+            .name
+            .entry()
+            .accepts
+            .contains(ConfigField::ImbalanceRule)
+    {
+        cfg.imbalance_rule = rule;
+    }
     // A single run asks for exactly what it names (another policy is refused by the
     // config); the grid and the sweeps give NUMA balancing to the Linux baselines only.
     if numa_balancing(args)? && (single_run(args) || NumaBalancing::applies_to(cfg.name)) {
@@ -373,6 +392,31 @@ fn linux_era(args: &Args) -> cli::Result<LinuxEra> {
     args.linux_era.parse::<LinuxEra>().map_err(Exit::usage)
 }
 
+/// `--imbalance-rule kernel|threshold`.
+fn imbalance_rule(args: &Args) -> cli::Result<ImbalanceRule> {
+    args.imbalance_rule
+        .parse::<ImbalanceRule>()
+        .map_err(Exit::usage)
+}
+
+/// `cfg` with the 2.6 era's imbalance rule `rule` where its policy reads the rule (the
+/// policies on the Linux walk); unchanged otherwise.
+fn with_rule(cfg: PolicyConfig, rule: ImbalanceRule) -> PolicyConfig {
+    if cfg
+        .name
+        .entry()
+        .accepts
+        .contains(ConfigField::ImbalanceRule)
+    {
+        PolicyConfig {
+            imbalance_rule: rule,
+            ..cfg
+        }
+    } else {
+        cfg
+    }
+}
+
 /// `--placement zone|paper`.
 fn placement(args: &Args) -> cli::Result<PlacementMode> {
     args.placement.parse::<PlacementMode>().map_err(Exit::usage)
@@ -426,6 +470,7 @@ fn run(args: &Args) -> cli::Result {
     }
     origin_at(args)?;
     linux_era(args)?;
+    imbalance_rule(args)?;
     placement(args)?;
     numa_balancing(args)?;
     cost_preset(args)?;
@@ -696,19 +741,31 @@ fn reproduce(args: &Args) -> cli::Result {
     };
     let ablation_seeds = args.seeds.min(ABLATION_SEEDS);
     let mut variants = Vec::new();
+    let variant = |era_name, era, rule, preset: CostPreset| {
+        (
+            era,
+            preset,
+            reproduction::Variant {
+                era: era_name,
+                rule,
+                cost_name: preset.as_str(),
+                cost: preset.model().for_linux_era(era == LinuxEra::V2_6),
+            },
+        )
+    };
     for (era_name, era) in [("modern", LinuxEra::Modern), ("2.6", LinuxEra::V2_6)] {
         for preset in [CostPreset::Paper, CostPreset::Hardware] {
-            variants.push((
-                era,
-                preset,
-                reproduction::Variant {
-                    era: era_name,
-                    cost_name: preset.as_str(),
-                    cost: preset.model().for_linux_era(era == LinuxEra::V2_6),
-                },
-            ));
+            variants.push(variant(era_name, era, ImbalanceRule::Kernel, preset));
         }
     }
+    // The 2.6 baseline under the paper's threshold rule, with the paper's cost model: the
+    // grid, Table 1 and Table 2's point (no ablation or sweep).
+    variants.push(variant(
+        "2.6",
+        LinuxEra::V2_6,
+        ImbalanceRule::Threshold,
+        CostPreset::Paper,
+    ));
     let mut all_jobs = Vec::new();
     // Per variant: where its grid, Table 2's placement runs, the other mode, the ablation
     // and the sweep's settings start, and how many jobs each has.
@@ -716,7 +773,7 @@ fn reproduce(args: &Args) -> cli::Result {
     for (era, preset, v) in &variants {
         let cfgs = policies
             .iter()
-            .map(|p| policy_config_in(p, args, *era))
+            .map(|p| Ok(with_rule(policy_config_in(p, args, *era)?, v.rule)))
             .collect::<cli::Result<Vec<_>>>()?;
         let grid = grid_jobs(
             &cfgs,
@@ -741,7 +798,8 @@ fn reproduce(args: &Args) -> cli::Result {
             OriginAt::Parent,
         );
         // The ablation, with the paper's cost model: linux with one mechanism on.
-        let ablation = if *preset == CostPreset::Paper {
+        let kernel_paper = *preset == CostPreset::Paper && v.rule == ImbalanceRule::Kernel;
+        let ablation = if kernel_paper {
             let linux = policy_config_in("linux", args, *era)?;
             let cfgs: Vec<PolicyConfig> = Mechanism::ALL
                 .into_iter()
@@ -758,7 +816,7 @@ fn reproduce(args: &Args) -> cli::Result {
         };
         // The sensitivity sweep: 2.6, the paper's cost model.
         let mut sweep = Vec::new();
-        if *era == LinuxEra::V2_6 && *preset == CostPreset::Paper {
+        if *era == LinuxEra::V2_6 && kernel_paper {
             let mut pols = vec![policy_config_in("linux", args, *era)?];
             for c in sensitivity::CONTENDERS {
                 pols.push(policy_config_in(c, args, *era)?);

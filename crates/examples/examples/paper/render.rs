@@ -165,36 +165,42 @@ pub(crate) fn pct_of(part: f64, whole: f64) -> f64 {
     }
 }
 
-/// Table 1: the Linux balancer's unsuccessful attempts, paper beside ours, counted three
-/// ways: attempts by Table 1's definition (`RunStats::t1_attempts`, `t1_failed`: found a
-/// busiest queue; failed = no task moved), every
-/// domain-level pass (one CPU, one level, balanced ones included), and every balance call
-/// (one periodic tick that ran a pass, or one new-idle call, however many levels it saw).
+/// Table 1: the Linux balancer's unsuccessful attempts, paper beside ours, counted four
+/// ways: attempts by Table 1's definition (`RunStats::t1_attempts`, `t1_failed`: periodic
+/// calls of busy CPUs; failed = no task moved), the attempts that found a busiest queue
+/// (`imbalanced_attempts`), every domain-level pass (one CPU, one level, balanced ones
+/// included), and every balance call (one periodic tick that ran a pass, or one new-idle
+/// call, however many levels it saw).
 #[must_use]
 pub(crate) fn table1(rows: &[Row]) -> String {
     let g = group(rows);
     let mut out = String::from(
         "## Table 1 — unsuccessful balancing attempts of the Linux balancer\n\n\
-         Ours counted three ways (means over seeds): *attempts* = passes that found a \
-         busiest queue, *failed* those after which no task had moved (Table 1's definition, \
-         `t1_attempts` / `t1_failed`); *per pass* = every (CPU, level) pass, \
+         Ours counted four ways (means over seeds): *attempts* = periodic calls of busy \
+         CPUs, *failed* those that moved no task (Table 1's definition, `t1_attempts` / \
+         `t1_failed`); *imbalanced* = (CPU, level) attempts that found a busiest queue, \
+         unsuccessful = no task moved after it; *per pass* = every (CPU, level) pass, \
          unsuccessful = moved nothing; *per call* = every periodic or new-idle call, \
          unsuccessful = no migration.\n\n\
-         | system | workload | paper attempts | paper failed | paper % | attempts | failed | % | per pass | unsucc. | % | per call | unsucc. | % |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+         | system | workload | paper attempts | paper failed | paper % | attempts | failed | % | imbalanced | unsucc. | % | per pass | unsucc. | % | per call | unsucc. | % |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for (i, r) in paper::TABLE1.iter().enumerate() {
         let key = (r.system, table1_label(i), r.procs, "linux".to_string());
         let Some(runs) = g.get(&key) else { continue };
         let mean = |f: &dyn Fn(&RunStats) -> f64| summary(runs, f).mean;
         let (passes, passes_u) = (mean(&|s| s.lb_passes as f64), mean(&passes_unsuccessful));
+        let (imb, imb_u) = (
+            mean(&|s| s.imbalanced_attempts as f64),
+            mean(&|s| s.imbalanced_failed as f64),
+        );
         let (calls, calls_u) = (
             mean(&|s| s.lb_calls as f64),
             mean(&|s| s.lb_calls_unsuccessful as f64),
         );
         let _ = writeln!(
             out,
-            "| {} | {}; {}; {} ms | {} | {} | {:.2} | {} | {} | {} | {passes:.0} | {passes_u:.0} | {:.1} | {calls:.0} | {calls_u:.0} | {:.1} |",
+            "| {} | {}; {}; {} ms | {} | {} | {:.2} | {} | {} | {} | {imb:.0} | {imb_u:.0} | {:.1} | {passes:.0} | {passes_u:.0} | {:.1} | {calls:.0} | {calls_u:.0} | {:.1} |",
             r.system.paper_label(),
             if r.io_bound { "IO bound" } else { "CPU bound" },
             r.procs,
@@ -205,6 +211,7 @@ pub(crate) fn table1(rows: &[Row]) -> String {
             pm(summary(runs, |s| s.t1_attempts as f64), 0),
             pm(summary(runs, |s| s.t1_failed as f64), 0),
             pm(summary(runs, RunStats::t1_failed_pct), 1),
+            pct_of(imb_u, imb),
             pct_of(passes_u, passes),
             pct_of(calls_u, calls),
         );

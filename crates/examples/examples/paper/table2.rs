@@ -31,7 +31,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::json;
-use zonal_policy::{LinuxEra, PlacementMode, PolicyConfig};
+use zonal_policy::{ImbalanceRule, LinuxEra, PlacementMode, PolicyConfig};
 use zonal_sim::experiment::{paper_workload, run_on, Job, System, WorkloadId};
 use zonal_sim::{paper, share_by_level, CostPreset, OriginAt};
 use zonal_topology::{presets, Level, NodeId, Topology};
@@ -63,6 +63,8 @@ pub(crate) struct Table2Row {
     /// `None` for `linux` (no placement mode).
     pub(crate) placement: Option<&'static str>,
     pub(crate) policy: String,
+    /// The 2.6 era's imbalance rule (`kernel`, or `threshold` for the paper's reading).
+    pub(crate) rule: &'static str,
     /// Processes by level run on most, summed over seeds.
     pub(crate) counts: Vec<u64>,
 }
@@ -78,9 +80,14 @@ impl Table2Row {
     }
 
     fn label(&self) -> String {
+        let policy = if self.rule == ImbalanceRule::Kernel.as_str() {
+            self.policy.clone()
+        } else {
+            format!("{} ({} rule)", self.policy, self.rule)
+        };
         match self.placement {
-            Some(p) => format!("{} ({p})", self.policy),
-            None => self.policy.clone(),
+            Some(p) => format!("{policy} ({p})"),
+            None => policy,
         }
     }
 }
@@ -220,14 +227,19 @@ fn nodes_by_level(t: &Topology) -> Vec<f64> {
     v
 }
 
+/// One run of Table 2's point, with the paper's cost model of the policy's era (the 2.6
+/// balancer's cost under 2.6, as the report's variants run it).
 fn job(policy: PolicyConfig, seed: u64, origin_at: OriginAt) -> Job {
+    let cost = CostPreset::Paper
+        .model()
+        .for_linux_era(policy.linux_era == LinuxEra::V2_6);
     Job {
         system: System::S1,
         label: "w2".into(),
         workload: paper_workload(System::S1, WorkloadId::W2, PROCS),
         policy,
         seed,
-        cost: CostPreset::Paper.model(),
+        cost,
         origin_at,
     }
 }
@@ -290,12 +302,28 @@ pub(crate) fn run(
                             origin_at: origin_name,
                             placement: mode.map(PlacementMode::as_str),
                             policy: policy.to_string(),
+                            rule: ImbalanceRule::Kernel.as_str(),
                             counts: histogram(&topo, &cfg, origin_at, seeds)?,
                         });
                     }
                 }
             }
         }
+        // The 2.6 baseline under the paper's threshold rule (the Table 1 section), origin at
+        // the parent.
+        let cfg = PolicyConfig {
+            imbalance_rule: ImbalanceRule::Threshold,
+            ..cfg_of("linux", LinuxEra::V2_6)?
+        };
+        rows.push(Table2Row {
+            topology: topology.to_string(),
+            era: "2.6",
+            origin_at: "parent",
+            placement: None,
+            policy: "linux".to_string(),
+            rule: ImbalanceRule::Threshold.as_str(),
+            counts: histogram(&topo, &cfg, OriginAt::Parent, seeds)?,
+        });
     }
     let linux = cfg_of("linux", LinuxEra::V2_6)?;
     let mut cands = Vec::new();
@@ -338,6 +366,7 @@ pub(crate) fn json(t: &Table2) -> serde_json::Value {
                 "origin_at": r.origin_at,
                 "placement": r.placement,
                 "policy": r.policy,
+                "imbalance_rule": r.rule,
                 "processes": r.counts.iter().sum::<u64>(),
                 "share_by_level": r6v(&r.share()),
                 "far_share": r6(r.far()),
@@ -644,9 +673,12 @@ mod test {
             serde_json::to_string_pretty(&ja).unwrap(),
             serde_json::to_string_pretty(&jb).unwrap()
         );
-        // 2 topologies × 2 eras × 2 origins × (linux + 2 policies × 2 placement modes).
+        // 2 topologies × (2 eras × 2 origins × (linux + 2 policies × 2 placement modes)
+        // + 2.6 linux under the threshold rule).
         let rows = ja["rows"].as_array().unwrap();
-        assert_eq!(rows.len(), 40);
+        assert_eq!(rows.len(), 42);
+        let threshold = rows.iter().filter(|r| r["imbalance_rule"] == "threshold");
+        assert_eq!(threshold.count(), 2);
         for r in rows {
             assert_eq!(r["processes"], PROCS as u64);
             let share: Vec<f64> = r["share_by_level"]

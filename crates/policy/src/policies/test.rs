@@ -1,8 +1,8 @@
 use proptest::prelude::*;
 
 use crate::{
-    ConfigField, Fields, Filters, LinuxEra, Mechanism, OriginRule, PlacementMode, PolicyConfig,
-    PolicyError, PolicyName, ZoneMode, DEFAULT_AGE_LIMIT, NEVER_AGED,
+    ConfigField, Fields, Filters, ImbalanceRule, LinuxEra, Mechanism, OriginRule, PlacementMode,
+    PolicyConfig, PolicyError, PolicyName, ZoneMode, DEFAULT_AGE_LIMIT, NEVER_AGED,
 };
 
 #[test]
@@ -233,7 +233,7 @@ fn a_field_the_policy_does_not_take_is_refused_naming_field_value_and_policy() {
     assert_eq!(
         err.to_string(),
         "numalb_alpha = 0.5 is not a parameter of policy linux; it accepts: \
-         numa_imbalance_pct, linux_era, numa_balancing, numa_scan_delay_ms, \
+         numa_imbalance_pct, linux_era, imbalance_rule, numa_balancing, numa_scan_delay_ms, \
          numa_scan_period_min_ms, zone_periodic, origin_check, ageing, placement_rule, \
          newidle_zone, fork_zone"
     );
@@ -465,6 +465,7 @@ fn set(cfg: &mut PolicyConfig, field: ConfigField, v: u32) {
         ConfigField::NumalbAlpha => cfg.numalb_alpha = Some(f64::from(v % 1000) / 8.0),
         ConfigField::ConservativeFilters => cfg.conservative_filters = Some(true),
         ConfigField::LinuxEra => cfg.linux_era = LinuxEra::V2_6,
+        ConfigField::ImbalanceRule => cfg.imbalance_rule = ImbalanceRule::Threshold,
         ConfigField::Placement => cfg.placement = PlacementMode::Paper,
         ConfigField::NumaBalancing => cfg.numa_balancing = true,
         ConfigField::NumaScanDelayMs => cfg.numa_scan_delay_ms = Some(1 + v % 3_600_000),
@@ -488,6 +489,7 @@ fn requires(field: ConfigField) -> &'static [ConfigField] {
         ConfigField::Origin | ConfigField::AgeLimit | ConfigField::Placement => {
             &[ConfigField::ConservativeFilters]
         }
+        ConfigField::ImbalanceRule => &[ConfigField::LinuxEra],
         _ => &[],
     }
 }

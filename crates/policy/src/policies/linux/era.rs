@@ -92,7 +92,7 @@
 
 use zonal_topology::{Level, NodeId, Topology};
 
-pub(crate) use crate::config::LinuxEra;
+pub(crate) use crate::config::{ImbalanceRule, LinuxEra};
 use crate::state::LevelState;
 
 use super::groups::GroupStat;
@@ -192,7 +192,22 @@ pub(crate) enum Verdict {
 /// (`pwr_move > pwr_now`). Loads are per CPU (`avg_load` with `cpu_power` = 1024 per CPU).
 /// `busiest` is the busiest non-local group among those running more tasks than they have
 /// CPUs ([`busier`]).
+///
+/// Under [`ImbalanceRule::Threshold`] (the paper's description of its Linux: "periodic
+/// balancing, thresholds 25%, or 12% in some cases"), the checks up to the threshold are
+/// the same, and past it the move is always made:
+///
+/// ```text
+/// imbalance = max(min(max_load − avg_load, avg_load − this_load) · local CPUs,
+///                 busiest_load_per_task)
+/// ```
+///
+/// that is 2.6.9's `min(max − avg, avg − this)` without the `busiest_load_per_task` check
+/// and the small-imbalance arithmetic, at least one task. It is where the two rules part:
+/// the kernel's arithmetic refuses a one-task move that gains no CPU power (2 tasks on a
+/// CPU against 1 here), the threshold rule makes it.
 pub(crate) fn decide(
+    rule: ImbalanceRule,
     local: &GroupStat,
     busiest: &GroupStat,
     domain_load: u64,
@@ -212,6 +227,10 @@ pub(crate) fn decide(
         return Verdict::BelowThreshold;
     }
     let blpt = busiest.load as f64 / f64::from(busiest.nr);
+    if rule == ImbalanceRule::Threshold {
+        let toward_avg = (max_load - avg_load).min(avg_load - this_load) * f64::from(local.cpus);
+        return Verdict::Load(toward_avg.max(blpt).ceil() as i64);
+    }
     if max_load <= blpt {
         return Verdict::Balanced;
     }

@@ -86,7 +86,7 @@ use std::sync::Arc;
 
 use zonal_topology::{CpuId, Level, Topology};
 
-use crate::config::{ConfigField, Fields, PlacementMode, PolicyConfig};
+use crate::config::{ConfigField, Fields, ImbalanceRule, PlacementMode, PolicyConfig};
 use crate::decision::{AttemptOutcome, BalanceOutcome, Placement};
 use crate::filters::{ConservativeFilter, ZoneMode};
 use crate::policy::{BalanceSide, CpuPass, Policy, StealSide, WakeUp};
@@ -128,6 +128,8 @@ pub(crate) struct LinuxParams {
     /// The kernel imitated: the busiest-group and idlest-group arithmetic, active balancing,
     /// the too-heavy skip and the intervals ([`era`]).
     pub(crate) era: LinuxEra,
+    /// How the 2.6 era finds an imbalance ([`era::decide`]); `Kernel` under the modern era.
+    pub(crate) rule: ImbalanceRule,
     /// Groups at NUMA levels are single nodes (2.6) instead of the level-below spans.
     pub(crate) single_node_groups: bool,
     /// Only the first idle CPU of the local group balances (modern `should_we_balance`).
@@ -142,6 +144,7 @@ impl Default for LinuxParams {
             nr_migrate: NR_MIGRATE_MAX,
             fork_max_distance: RECLAIM_DISTANCE,
             era: LinuxEra::Modern,
+            rule: ImbalanceRule::Kernel,
             single_node_groups: false,
             should_we_balance: true,
         }
@@ -165,11 +168,12 @@ impl LinuxParams {
         }
     }
 
-    /// The era's defaults, with the config's NUMA imbalance threshold.
+    /// The era's defaults, with the config's NUMA imbalance threshold and imbalance rule.
     pub(crate) fn from_config(cfg: &PolicyConfig) -> Self {
         let base = Self::of_era(cfg.linux_era);
         Self {
             numa_pct: cfg.numa_imbalance_pct.unwrap_or(base.numa_pct),
+            rule: cfg.imbalance_rule,
             ..base
         }
     }
@@ -230,9 +234,12 @@ pub(crate) struct Balancer<S: Selection = Tail> {
 }
 
 /// The parameters of the Linux walk itself, read by [`LinuxParams::from_config`] for every
-/// policy built on the walk: its era and its NUMA imbalance threshold.
-pub(crate) const WALK_ACCEPTS: Fields =
-    Fields::of(&[ConfigField::NumaImbalancePct, ConfigField::LinuxEra]);
+/// policy built on the walk: its era, its imbalance rule and its NUMA imbalance threshold.
+pub(crate) const WALK_ACCEPTS: Fields = Fields::of(&[
+    ConfigField::NumaImbalancePct,
+    ConfigField::LinuxEra,
+    ConfigField::ImbalanceRule,
+]);
 
 /// The conservative filter's parameters ([`PolicyConfig::filter`]): its origin rule and age
 /// limit, `conservative_filters` itself, and `placement` (whether the filter also restricts

@@ -230,7 +230,14 @@ impl<S: Selection> Attempter<'_, S> {
         let this_idle = idle != IdleKind::Busy;
         let decision = if v2_6 {
             let (domain_load, domain_cpus) = loads.domain_totals(node, level);
-            match era::decide(&local, &busiest, domain_load, domain_cpus, pct) {
+            match era::decide(
+                self.params.rule,
+                &local,
+                &busiest,
+                domain_load,
+                domain_cpus,
+                pct,
+            ) {
                 Verdict::Balanced => Decision::Balanced,
                 Verdict::BelowThreshold => Decision::BelowThreshold,
                 Verdict::Load(x) if x > 0 => Decision::Imbalanced(Imbalance::Load(x)),

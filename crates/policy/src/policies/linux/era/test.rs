@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use zonal_topology::{CpuId, Level, NodeId};
 
-use super::{decide, level_state, LinuxEra, Verdict};
+use super::{decide, level_state, ImbalanceRule, LinuxEra, Verdict};
 use crate::policies::linux::groups::{with_scratch, GroupStat, Loads};
 use crate::testing::{s1, TestView};
 use crate::{Policy, PolicyConfig, PolicyError, Rng, TaskId, TaskMeta};
@@ -158,6 +158,9 @@ fn the_era_parses_from_configs_and_refuses_unknown_values() {
     assert_eq!(LinuxEra::V2_6.to_string(), "2.6");
 }
 
+const K: ImbalanceRule = ImbalanceRule::Kernel;
+const T: ImbalanceRule = ImbalanceRule::Threshold;
+
 fn group(nr: u32, cpus: u32, load: u64) -> GroupStat {
     GroupStat {
         nr,
@@ -174,12 +177,15 @@ fn find_busiest_group_2_6_arithmetic() {
     // imbalance = min(1024·2, 1024·2) = 2048.
     let local = group(0, 2, 0);
     let busiest = group(4, 2, 4096);
-    assert_eq!(decide(&local, &busiest, 4096, 4, 125), Verdict::Load(2048));
+    assert_eq!(
+        decide(K, &local, &busiest, 4096, 4, 125),
+        Verdict::Load(2048)
+    );
     // Within imbalance_pct: 100·max ≤ 125·this (1792 against 1536).
     let local = group(3, 2, 3 * 1024);
     let busiest = group(3, 2, 3 * 1024 + 512);
     assert_eq!(
-        decide(&local, &busiest, 6 * 1024 + 512, 4, 125),
+        decide(K, &local, &busiest, 6 * 1024 + 512, 4, 125),
         Verdict::BelowThreshold
     );
     // Small imbalance: local 2 tasks, busiest 3 tasks on 2 CPUs each: avg 1280, max 1536,
@@ -187,12 +193,70 @@ fn find_busiest_group_2_6_arithmetic() {
     // max − this = 512 < 1024·imbn → no move unless it raises the power used: it does not.
     let local = group(2, 2, 2048);
     let busiest = group(3, 2, 3072);
-    assert_eq!(decide(&local, &busiest, 5120, 4, 110), Verdict::Balanced);
+    assert_eq!(decide(K, &local, &busiest, 5120, 4, 110), Verdict::Balanced);
     // Busiest running nothing: balanced.
     assert_eq!(
-        decide(&group(0, 2, 0), &group(0, 2, 0), 0, 4, 125),
+        decide(K, &group(0, 2, 0), &group(0, 2, 0), 0, 4, 125),
         Verdict::Balanced
     );
+}
+
+#[test]
+fn the_threshold_rule_moves_a_task_where_the_kernel_finds_no_gain() {
+    // Local 2 tasks, busiest 3 tasks, 2 CPUs each, threshold 10%: the kernel's small-
+    // imbalance arithmetic finds no gain in moving one task (above); the threshold rule
+    // moves toward the average, at least one task: min(1536 − 1280, 1280 − 1024)·2 = 512,
+    // raised to one task (1024).
+    let local = group(2, 2, 2048);
+    let busiest = group(3, 2, 3072);
+    assert_eq!(
+        decide(T, &local, &busiest, 5120, 4, 110),
+        Verdict::Load(1024)
+    );
+    // A large imbalance moves the same as the kernel's: 2048 (the first case above).
+    assert_eq!(
+        decide(T, &group(0, 2, 0), &group(4, 2, 4096), 4096, 4, 125),
+        Verdict::Load(2048)
+    );
+    // Below the threshold and balanced cases are the kernel's.
+    let (l, b) = (group(3, 2, 3 * 1024), group(3, 2, 3 * 1024 + 512));
+    assert_eq!(
+        decide(T, &l, &b, 6 * 1024 + 512, 4, 125),
+        Verdict::BelowThreshold
+    );
+    assert_eq!(
+        decide(T, &group(0, 2, 0), &group(0, 2, 0), 0, 4, 125),
+        Verdict::Balanced
+    );
+    let (l, b) = (group(2, 2, 2048), group(2, 2, 2048));
+    assert_eq!(decide(T, &l, &b, 4096, 4, 125), Verdict::Balanced);
+}
+
+#[test]
+fn the_threshold_rule_needs_the_2_6_era() {
+    let mut cfg = PolicyConfig::named("linux").unwrap();
+    cfg.imbalance_rule = ImbalanceRule::Threshold;
+    match cfg.build() {
+        Err(PolicyError::BadValue { field, value, .. }) => {
+            assert_eq!((field, value.as_str()), ("imbalance_rule", "threshold"));
+        }
+        other => panic!("{:?}", other.map(|p| p.name().to_owned())),
+    }
+    cfg.linux_era = LinuxEra::V2_6;
+    assert!(cfg.build().is_ok());
+    let toml = PolicyConfig::from_json_str(
+        r#"{"name": "conservative-soft", "linux_era": "2.6", "imbalance_rule": "threshold"}"#,
+    )
+    .unwrap();
+    assert_eq!(toml.imbalance_rule, ImbalanceRule::Threshold);
+    let err = PolicyConfig::from_json_str(
+        r#"{"name": "unrestricted", "linux_era": "2.6", "imbalance_rule": "threshold"}"#,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("imbalance_rule"), "{err}");
+    let err =
+        PolicyConfig::from_json_str(r#"{"name": "linux", "imbalance_rule": "paper"}"#).unwrap_err();
+    assert!(err.to_string().contains("paper"), "{err}");
 }
 
 /// Places a task forked on CPU 0 of s1 under `name` in the 2.6 era, every CPU inside node
