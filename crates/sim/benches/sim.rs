@@ -6,7 +6,7 @@
 //! `null` is `zonal_policy::NoPolicy`: every task starts on its parent CPU, nothing balances; it
 //! measures the engine alone; `linux` adds the cost of the Linux baseline's decisions;
 //! `linux-2.6` is the paper's 2.6-era baseline with the 2.6 balancer's cost
-//! (`CostModel::for_linux_era`: 1 ms tick, lagged loads), the reproduction's 2.6 variants.
+//! (`CostModel::for_linux_era`: the fitted tick and load lag), the reproduction's 2.6 variants.
 //!
 //! ```text
 //! cargo bench -p zonal-sim --bench sim -- --warm-up-time 1 --measurement-time 5

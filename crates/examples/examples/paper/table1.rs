@@ -344,16 +344,14 @@ fn trend_line(baseline: &str, all: &[&Table1Entry]) -> String {
         return String::new();
     };
     let (p_lo, p_hi) = (paper_pct(&paper::TABLE1[0]), paper_pct(&paper::TABLE1[4]));
-    let verb = if hi.pct() < lo.pct() {
-        "falls"
-    } else {
-        "does not fall"
-    };
     format!(
-        "From 50 to 400 processes on 16-2-6 (rows 0 and 4) the paper's failure rate falls from \
-         {p_lo:.1}% to {p_hi:.1}%; under {baseline} ours {verb}: {:.1}% to {:.1}%.\n\n",
+        "From 50 to 400 processes on 16-2-6 (rows 0 and 4) the paper's failure rate goes from \
+         {p_lo:.1}% to {p_hi:.1}% ({:+.1} points); under {baseline} ours goes from {:.1}% to \
+         {:.1}% ({:+.1} points).\n\n",
+        p_hi - p_lo,
         lo.pct(),
-        hi.pct()
+        hi.pct(),
+        hi.pct() - lo.pct()
     )
 }
 
@@ -518,7 +516,7 @@ mod test {
             line.contains(": met under era 2.6 (threshold rule) (10 of 10 rows, 5 of 5 held out)"),
             "{line}"
         );
-        assert!(trend_line("x", &refs).contains("ours falls: 86.5% to 52.5%"));
+        assert!(trend_line("x", &refs).contains("ours goes from 86.5% to 52.5% (-34.0 points)"));
         let off: Vec<Table1Entry> = paper_like
             .iter()
             .map(|e| entry(e.row, e.attempts, e.failed / 3.0))
@@ -531,7 +529,7 @@ mod test {
         );
         let flat = [entry(0, 100.0, 50.0), entry(4, 100.0, 90.0)];
         let refs: Vec<&Table1Entry> = flat.iter().collect();
-        assert!(trend_line("x", &refs).contains("ours does not fall: 50.0% to 90.0%"));
+        assert!(trend_line("x", &refs).contains("ours goes from 50.0% to 90.0% (+40.0 points)"));
         assert_eq!(trend_line("x", &refs[..1]), "");
         // The paper's rate per CPU-second reads the run's length and the machine.
         assert!((entry(0, 1.0, 0.0).paper_rate() - 244.0 / 64.0).abs() < 1e-9);
