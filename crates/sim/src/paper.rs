@@ -1,6 +1,7 @@
 //! The paper's own figures (Mehta & Kanungo, Tables 1–5), printed beside ours.
 
 use crate::experiment::{System, WorkloadId};
+use crate::workload::{Arrival, ExecTime, WorkloadSpec};
 
 /// One row of Table 1: the Linux balancer's unsuccessful attempts.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -17,6 +18,27 @@ pub struct Table1Row {
     pub attempts: u32,
     /// Attempts that did not succeed.
     pub failed: u32,
+}
+
+impl Table1Row {
+    /// The row's workload: its processes, each needing exactly the row's execution time,
+    /// arriving uniformly over `window_ms`, all CPU-bound or all I/O-bound.
+    ///
+    /// ```
+    /// use zonal_sim::{paper::TABLE1, Arrival, ExecTime};
+    /// let w = TABLE1[9].workload(1_000);
+    /// assert_eq!((w.procs, w.exec, w.io_share), (200, ExecTime::Fixed(300), 1.0));
+    /// assert_eq!(w.arrival, Arrival::Uniform { window_ms: 1_000 });
+    /// ```
+    #[must_use]
+    pub fn workload(&self, window_ms: u64) -> WorkloadSpec {
+        WorkloadSpec {
+            procs: self.procs,
+            exec: ExecTime::Fixed(self.exec_ms),
+            arrival: Arrival::Uniform { window_ms },
+            io_share: if self.io_bound { 1.0 } else { 0.0 },
+        }
+    }
 }
 
 /// Table 1.

@@ -28,7 +28,7 @@ use zonal_sim::experiment::{
 };
 use zonal_sim::paper;
 use zonal_sim::report::{self, Row};
-use zonal_sim::{Arrival, CostModel, CostPreset, ExecTime, OriginAt, WorkloadSpec};
+use zonal_sim::{CostModel, CostPreset, OriginAt};
 
 use zonal_examples::cli;
 
@@ -708,12 +708,7 @@ fn grid_jobs(
                 jobs.push(Job {
                     system: r.system,
                     label: render::table1_label(i),
-                    workload: WorkloadSpec {
-                        procs: r.procs,
-                        exec: ExecTime::Fixed(r.exec_ms),
-                        arrival: Arrival::Uniform { window_ms },
-                        io_share: if r.io_bound { 1.0 } else { 0.0 },
-                    },
+                    workload: r.workload(window_ms),
                     policy: linux.clone(),
                     seed,
                     cost,

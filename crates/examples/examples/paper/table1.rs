@@ -25,7 +25,7 @@ use zonal_sim::cost::Linux26Cost;
 use zonal_sim::experiment::{self, Job, Summary, RANDOM_WINDOW_MS};
 use zonal_sim::paper::{self, Table1Row};
 use zonal_sim::report::Row;
-use zonal_sim::{Arrival, CostModel, ExecTime, OriginAt, RunStats, WorkloadSpec};
+use zonal_sim::{CostModel, OriginAt, RunStats};
 
 use crate::render::table1_label;
 use crate::reproduction::VariantRuns;
@@ -69,14 +69,7 @@ pub(crate) fn row_jobs(i: usize, policy: &PolicyConfig, cost: CostModel, seeds: 
         .map(|seed| Job {
             system: r.system,
             label: table1_label(i),
-            workload: WorkloadSpec {
-                procs: r.procs,
-                exec: ExecTime::Fixed(r.exec_ms),
-                arrival: Arrival::Uniform {
-                    window_ms: RANDOM_WINDOW_MS,
-                },
-                io_share: if r.io_bound { 1.0 } else { 0.0 },
-            },
+            workload: r.workload(RANDOM_WINDOW_MS),
             policy: policy.clone(),
             seed,
             cost,
