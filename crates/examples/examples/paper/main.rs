@@ -1211,6 +1211,35 @@ mod test {
     }
 
     #[test]
+    fn the_imbalance_rule_goes_to_the_walk_and_needs_the_2_6_era() {
+        let grid = Args::try_parse_from(["paper", "--imbalance-rule", "threshold"]).unwrap();
+        for name in PolicyName::all() {
+            let on_walk = name.entry().accepts.contains(ConfigField::ImbalanceRule);
+            let cfg = policy_config_in(name.as_str(), &grid, LinuxEra::V2_6).unwrap();
+            assert_eq!(
+                cfg.imbalance_rule == ImbalanceRule::Threshold,
+                on_walk,
+                "{name}"
+            );
+            // The modern era refuses the threshold rule, naming it (exit 2).
+            if on_walk {
+                match policy_config_in(name.as_str(), &grid, LinuxEra::Modern) {
+                    Err(Exit::Usage(msg)) => assert!(msg.contains("imbalance_rule"), "{msg}"),
+                    other => panic!("{name}: {other:?}"),
+                }
+            }
+        }
+        let default = Args::try_parse_from(["paper"]).unwrap();
+        let cfg = policy_config_in("linux", &default, LinuxEra::V2_6).unwrap();
+        assert_eq!(cfg.imbalance_rule, ImbalanceRule::Kernel);
+        let bad = Args::try_parse_from(["paper", "--imbalance-rule", "paper"]).unwrap();
+        assert!(matches!(imbalance_rule(&bad), Err(Exit::Usage(m)) if m.contains("paper")));
+        // `with_rule` leaves a policy off the walk alone.
+        let u = PolicyConfig::named("unrestricted").unwrap();
+        assert_eq!(with_rule(u.clone(), ImbalanceRule::Threshold), u);
+    }
+
+    #[test]
     fn placement_goes_to_the_conservative_policies_and_defaults_to_zone() {
         let default = Args::try_parse_from(["paper"]).unwrap();
         let paper = Args::try_parse_from(["paper", "--placement", "paper"]).unwrap();
@@ -1244,6 +1273,11 @@ mod test {
         let ok = ["paper", "--reproduction", "--placement", "paper"];
         let (args, m) = parse(&ok);
         assert!(check_modes(&args, &m).is_ok());
+        let (args, m) = parse(&["paper", "--reproduction", "--imbalance-rule", "threshold"]);
+        match check_modes(&args, &m) {
+            Err(Exit::Usage(msg)) => assert!(msg.contains("--imbalance-rule"), "{msg}"),
+            other => panic!("{other:?}"),
+        }
         for flag in ["--attempt-scale", "--remote-scale", "--migration-scale"] {
             let (args, m) = parse(&["paper", "--reproduction", flag, "2"]);
             match check_modes(&args, &m) {
