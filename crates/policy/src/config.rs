@@ -248,6 +248,11 @@ pub struct PolicyConfig {
     /// `conservative-hard` places) and nothing else. Default off; `linux` only.
     #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
     pub fork_zone: bool,
+    /// Ablation ([`Mechanism::WakeZone`]): `linux` with wake-up placement inside the hard
+    /// zone (the zone of the task's origin as its affinity mask at wake-up, as the
+    /// conservative policies wake) and nothing else. Default off; `linux` only.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
+    pub wake_zone: bool,
 }
 
 /// `serde`'s `skip_serializing_if` for the ablation switches: written only when on.
@@ -290,17 +295,21 @@ pub enum Mechanism {
     /// Fork placement inside the hard zone (`fork_zone`): the zone of the parent's node is
     /// the forked task's affinity mask, as under `conservative-hard`.
     ForkZone,
+    /// Wake-up placement inside the hard zone (`wake_zone`): a waking task is placed as
+    /// the conservative policies place it, behind the hard zone of its origin.
+    WakeZone,
 }
 
 impl Mechanism {
     /// Every mechanism, in [`PolicyConfig`]'s field order.
-    pub const ALL: [Mechanism; 6] = [
+    pub const ALL: [Mechanism; 7] = [
         Mechanism::ZonePeriodic,
         Mechanism::OriginCheck,
         Mechanism::Ageing,
         Mechanism::PlacementRule,
         Mechanism::NewIdleZone,
         Mechanism::ForkZone,
+        Mechanism::WakeZone,
     ];
 
     /// The config fields of every mechanism ([`Mechanism::field`] of [`Mechanism::ALL`]).
@@ -324,6 +333,7 @@ impl Mechanism {
             Mechanism::PlacementRule => ConfigField::PlacementRule,
             Mechanism::NewIdleZone => ConfigField::NewIdleZone,
             Mechanism::ForkZone => ConfigField::ForkZone,
+            Mechanism::WakeZone => ConfigField::WakeZone,
         }
     }
 
@@ -343,6 +353,7 @@ impl Mechanism {
             Mechanism::PlacementRule => "the soft zone's 150% placement rule",
             Mechanism::NewIdleZone => "new-idle balancing inside the zone",
             Mechanism::ForkZone => "fork placement inside the hard zone",
+            Mechanism::WakeZone => "wake-up placement inside the hard zone",
         }
     }
 
@@ -355,6 +366,7 @@ impl Mechanism {
             Mechanism::PlacementRule => &mut cfg.placement_rule,
             Mechanism::NewIdleZone => &mut cfg.newidle_zone,
             Mechanism::ForkZone => &mut cfg.fork_zone,
+            Mechanism::WakeZone => &mut cfg.wake_zone,
         }
     }
 
@@ -368,6 +380,7 @@ impl Mechanism {
             Mechanism::PlacementRule => cfg.placement_rule,
             Mechanism::NewIdleZone => cfg.newidle_zone,
             Mechanism::ForkZone => cfg.fork_zone,
+            Mechanism::WakeZone => cfg.wake_zone,
         }
     }
 }
@@ -397,6 +410,7 @@ impl PolicyConfig {
             placement_rule: false,
             newidle_zone: false,
             fork_zone: false,
+            wake_zone: false,
         }
     }
 
@@ -461,11 +475,13 @@ pub enum ConfigField {
     NewIdleZone,
     /// `fork_zone`.
     ForkZone,
+    /// `wake_zone`.
+    WakeZone,
 }
 
 impl ConfigField {
     /// Every field, in [`PolicyConfig`]'s order.
-    pub const ALL: [ConfigField; 17] = [
+    pub const ALL: [ConfigField; 18] = [
         ConfigField::Origin,
         ConfigField::AgeLimit,
         ConfigField::NumaImbalancePct,
@@ -483,6 +499,7 @@ impl ConfigField {
         ConfigField::PlacementRule,
         ConfigField::NewIdleZone,
         ConfigField::ForkZone,
+        ConfigField::WakeZone,
     ];
 
     /// The name used in configs (TOML and JSON keys).
@@ -506,6 +523,7 @@ impl ConfigField {
             ConfigField::PlacementRule => "placement_rule",
             ConfigField::NewIdleZone => "newidle_zone",
             ConfigField::ForkZone => "fork_zone",
+            ConfigField::WakeZone => "wake_zone",
         }
     }
 
@@ -636,6 +654,7 @@ impl PolicyConfig {
             ConfigField::PlacementRule => self.placement_rule,
             ConfigField::NewIdleZone => self.newidle_zone,
             ConfigField::ForkZone => self.fork_zone,
+            ConfigField::WakeZone => self.wake_zone,
         }
     }
 
@@ -662,6 +681,7 @@ impl PolicyConfig {
             ConfigField::PlacementRule => self.placement_rule.to_string(),
             ConfigField::NewIdleZone => self.newidle_zone.to_string(),
             ConfigField::ForkZone => self.fork_zone.to_string(),
+            ConfigField::WakeZone => self.wake_zone.to_string(),
         }
     }
 

@@ -70,7 +70,7 @@
 //!
 //! | name | accepts |
 //! |---|---|
-//! | `linux` | `numa_imbalance_pct`, `linux_era`, `imbalance_rule`, `numa_balancing`, `numa_scan_delay_ms`, `numa_scan_period_min_ms`, and the ablation's switches `zone_periodic`, `origin_check`, `ageing`, `placement_rule`, `newidle_zone`, `fork_zone` |
+//! | `linux` | `numa_imbalance_pct`, `linux_era`, `imbalance_rule`, `numa_balancing`, `numa_scan_delay_ms`, `numa_scan_period_min_ms`, and the ablation's switches `zone_periodic`, `origin_check`, `ageing`, `placement_rule`, `newidle_zone`, `fork_zone`, `wake_zone` |
 //! | `conservative-hard`, `conservative-soft` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era`, `imbalance_rule`, `placement` |
 //! | `thread-aware` | `origin`, `age_limit`, `numa_imbalance_pct`, `conservative_filters`, `linux_era`, `imbalance_rule`, `placement`, and NUMA balancing's three |
 //! | `numalb` | `origin`, `age_limit`, `numa_imbalance_pct`, `numalb_alpha`, `conservative_filters`, `linux_era`, `imbalance_rule`, `placement` |

@@ -144,9 +144,8 @@ pub(crate) fn section(eras: &[EraEffects], seeds: u64, grid_seeds: u64) -> Strin
         "## Where the gain comes from: each mechanism alone\n\n\
          `linux` of the same era with one mechanism of the conservative policies switched on \
          (`zonal_policy::Mechanism`: the config switches `zone_periodic`, `origin_check`, \
-         `ageing`, `placement_rule`, `newidle_zone`, `fork_zone`; each restricts only what \
-         it names, \
-         wake-ups stay `linux`'s), over the paper's grid, the paper's cost model, origins at \
+         `ageing`, `placement_rule`, `newidle_zone`, `fork_zone`, `wake_zone`; each \
+         restricts only what it names, wake-ups stay `linux`'s but under `wake_zone`), over the paper's grid, the paper's cost model, origins at \
          the parent. Gain over `linux` per grid point: mean, min and max over \
          the points, points ahead; migrations: the total over every run as a percentage of \
          `linux`'s over the same runs ({seeds} seeds, against the grid's `linux` runs of the \
@@ -361,14 +360,23 @@ fn era_sentences(e: &EraEffects, paper_mean: f64) -> String {
 }
 
 /// The mechanisms a configuration of the report combines (its name as
-/// [`policy_effects`] writes it): the hard zone on every balancer and, in zone mode, on
-/// fork placement; the soft zone's placement rule in zone mode; the origin check and
-/// ageing in both.
+/// [`policy_effects`] writes it): the hard zone on every balancer and wake-ups and, in
+/// zone mode, on fork placement; the soft zone's placement rule in zone mode; the origin
+/// check and ageing in both.
 fn parts_of(name: &str) -> &'static [Mechanism] {
-    use Mechanism::{Ageing, ForkZone, NewIdleZone, OriginCheck, PlacementRule, ZonePeriodic};
+    use Mechanism::{
+        Ageing, ForkZone, NewIdleZone, OriginCheck, PlacementRule, WakeZone, ZonePeriodic,
+    };
     match name {
-        "conservative-hard (zone)" => &[ZonePeriodic, OriginCheck, Ageing, NewIdleZone, ForkZone],
-        "conservative-hard (paper)" => &[ZonePeriodic, OriginCheck, Ageing],
+        "conservative-hard (zone)" => &[
+            ZonePeriodic,
+            OriginCheck,
+            Ageing,
+            NewIdleZone,
+            ForkZone,
+            WakeZone,
+        ],
+        "conservative-hard (paper)" => &[ZonePeriodic, OriginCheck, Ageing, WakeZone],
         "conservative-soft (zone)" => &[OriginCheck, Ageing, PlacementRule],
         "conservative-soft (paper)" => &[OriginCheck, Ageing],
         _ => &[],

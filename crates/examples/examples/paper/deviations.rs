@@ -155,9 +155,7 @@ pub(crate) fn section(i: &Inputs<'_>) -> String {
             "Wake-up placement behind the filter (the waking task's affinity mask), in both \
              placement modes.",
             "A wake-up on another node is a migration the zone would refuse.",
-            "not measured: no switch turns it on alone (the ablation runs wake-ups as \
-             `linux`'s), and both placement modes keep it"
-                .into(),
+            alone_effect(i, Mechanism::WakeZone),
         ),
         (
             "The origin check reads \"never farther from home\" (`no-farther`) for tasks \

@@ -228,8 +228,9 @@ impl PolicyConfig {
     /// [`Mechanism`](crate::Mechanism)): the periodic balancer's (`zone_periodic`: the hard
     /// zone; `origin_check`: `no-farther`; `ageing`: after [`DEFAULT_AGE_LIMIT`] migrations;
     /// each only what its switch asks, the rest off) and new-idle balancing's
-    /// (`newidle_zone`: the hard zone, nothing else) and fork placement's (`fork_zone`: the
-    /// hard zone as the affinity mask, nothing else). `None` where nothing is switched on.
+    /// (`newidle_zone`: the hard zone, nothing else), fork placement's (`fork_zone`: the
+    /// hard zone as the affinity mask, nothing else) and wake-up placement's (`wake_zone`:
+    /// the hard zone, nothing else). `None` where nothing is switched on.
     /// The placement rule is no filter: fork placement asks `placement_rule` itself.
     #[must_use]
     pub fn mechanism_filters(&self) -> MechanismFilters {
@@ -261,6 +262,7 @@ impl PolicyConfig {
             periodic,
             new_idle: self.newidle_zone.then_some(hard_zone_only),
             fork: self.fork_zone.then_some(hard_zone_only),
+            wake: self.wake_zone.then_some(hard_zone_only),
         }
     }
 }
@@ -274,6 +276,8 @@ pub struct MechanismFilters {
     pub new_idle: Option<ConservativeFilter>,
     /// On fork placement.
     pub fork: Option<ConservativeFilter>,
+    /// On wake-up placement.
+    pub wake: Option<ConservativeFilter>,
 }
 
 /// The soft zone's load test: `victim > 150% × thief` (an idle thief examines any loaded

@@ -235,7 +235,7 @@ fn a_field_the_policy_does_not_take_is_refused_naming_field_value_and_policy() {
         "numalb_alpha = 0.5 is not a parameter of policy linux; it accepts: \
          numa_imbalance_pct, linux_era, imbalance_rule, numa_balancing, numa_scan_delay_ms, \
          numa_scan_period_min_ms, zone_periodic, origin_check, ageing, placement_rule, \
-         newidle_zone, fork_zone"
+         newidle_zone, fork_zone, wake_zone"
     );
 
     // The origin rule is written as in configs; a policy that takes nothing says so.
@@ -476,6 +476,7 @@ fn set(cfg: &mut PolicyConfig, field: ConfigField, v: u32) {
         ConfigField::PlacementRule => cfg.placement_rule = true,
         ConfigField::NewIdleZone => cfg.newidle_zone = true,
         ConfigField::ForkZone => cfg.fork_zone = true,
+        ConfigField::WakeZone => cfg.wake_zone = true,
     }
 }
 
@@ -567,8 +568,11 @@ fn each_mechanism_builds_exactly_its_own_filter() {
         (ZoneMode::Hard, OriginRule::Off, NEVER_AGED)
     );
     let f = filters(Mechanism::ForkZone);
-    assert_eq!((f.periodic, f.new_idle), (None, None));
+    assert_eq!((f.periodic, f.new_idle, f.wake), (None, None, None));
     assert_eq!(f.fork, Some(n));
+    let f = filters(Mechanism::WakeZone);
+    assert_eq!((f.periodic, f.new_idle, f.fork), (None, None, None));
+    assert_eq!(f.wake, Some(n));
     assert_eq!(
         filters(Mechanism::PlacementRule),
         crate::MechanismFilters::default()

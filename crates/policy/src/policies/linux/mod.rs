@@ -57,12 +57,13 @@
 //! # The ablation
 //!
 //! `linux` with the switches of [`Mechanism`](crate::Mechanism) (`zone_periodic`,
-//! `origin_check`, `ageing`, `placement_rule`, `newidle_zone`, `fork_zone`) runs one
-//! mechanism of the conservative policies at a time: the first three put a filter of their
-//! own on the periodic walk (and the steal side), `newidle_zone` the hard zone on new-idle
-//! balancing, `fork_zone` the hard zone on fork placement (the affinity mask),
-//! `placement_rule` the soft zone's 150% rule (and nothing else) on fork placement.
-//! Wake-ups stay `linux`'s.
+//! `origin_check`, `ageing`, `placement_rule`, `newidle_zone`, `fork_zone`, `wake_zone`)
+//! runs one mechanism of the conservative policies at a time: the first three put a filter
+//! of their own on the periodic walk (and the steal side), `newidle_zone` the hard zone on
+//! new-idle balancing, `fork_zone` the hard zone on fork placement (the affinity mask),
+//! `placement_rule` the soft zone's 150% rule (and nothing else) on fork placement,
+//! `wake_zone` the hard zone on wake-up placement. Without `wake_zone`, wake-ups stay
+//! `linux`'s.
 //!
 //! # Eras
 //!
@@ -225,7 +226,8 @@ pub(crate) struct Balancer<S: Selection = Tail> {
     /// ablation switch `newidle_zone` the hard zone alone.
     pub(crate) newidle_rules: MoveRules,
     /// The filter wake-up placement follows (the waking task's affinity mask): `rules`'s,
-    /// except for `linux` with ablation switches, which wakes as `linux` does.
+    /// except for `linux`, which wakes as `linux` does unless the ablation switch
+    /// `wake_zone` puts the hard zone alone there.
     pub(crate) wake_filter: Option<ConservativeFilter>,
     /// The soft zone's 150% rule at fork placement without the filter (`linux` with the
     /// ablation switch `placement_rule`).
@@ -282,7 +284,7 @@ pub(crate) fn build(cfg: &PolicyConfig) -> Arc<dyn Policy> {
     // wake-ups stay `linux`'s unless a switch of their own says otherwise.
     b.placement_rules.filter = m.fork;
     b.newidle_rules.filter = m.new_idle;
-    b.wake_filter = None;
+    b.wake_filter = m.wake;
     b.placement_rule = cfg.placement_rule;
     Arc::new(b)
 }

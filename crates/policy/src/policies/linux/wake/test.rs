@@ -184,6 +184,38 @@ fn conservative_hard_never_wakes_beyond_the_zone() {
     }
 }
 
+/// The ablation's `wake_zone`: `linux` with the hard zone on wake-ups alone wakes as the
+/// conservative policies do in the case above, and as `linux` inside the zone.
+#[test]
+fn linux_with_wake_zone_alone_keeps_wake_ups_in_the_zone() {
+    let topo = s1();
+    let mut tv = TestView::new(&topo);
+    let home = topo.node_of(CpuId(0));
+    for &c in topo.cpus_of(home) {
+        tv.load(c.0, 2);
+    }
+    let far = topo.victims(CpuId(0)).last().unwrap().cpu;
+    let t = waking(home, 0);
+    let mut cfg = PolicyConfig::named("linux")
+        .unwrap()
+        .with_mechanism(crate::Mechanism::WakeZone);
+    cfg.linux_era = crate::LinuxEra::V2_6;
+    let zoned = cfg.build().unwrap();
+    assert_eq!(wake(&*zoned, &tv, &t, far.0), CpuId(0));
+    // Inside the zone (the waker on the node next door) it answers as `linux`.
+    let near = topo
+        .victims(CpuId(0))
+        .iter()
+        .map(|v| v.cpu)
+        .find(|&c| topo.node_of(c) != home)
+        .unwrap();
+    assert!(topo.node_in_zone(topo.node_of(near), home));
+    assert_eq!(
+        wake(&*zoned, &tv, &t, near.0),
+        wake(&*era_2_6("linux"), &tv, &t, near.0)
+    );
+}
+
 #[test]
 fn aged_tasks_wake_only_on_prev_node() {
     let topo = two_nodes();
