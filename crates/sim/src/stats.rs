@@ -216,32 +216,30 @@ impl RunStats {
     #[must_use]
     pub fn far_run_share_pct(&self, n: usize) -> f64 {
         let total: u64 = self.run_time_by_level.iter().sum();
-        if total == 0 {
-            return 0.0;
-        }
         let skip = self.run_time_by_level.len().saturating_sub(n);
         let far: u64 = self.run_time_by_level.iter().skip(skip).sum();
-        100.0 * far as f64 / total as f64
+        pct(far, total)
     }
 
     /// Table 1's failure rate, percent: `t1_failed / t1_attempts` (0 without attempts).
     #[must_use]
     pub fn t1_failed_pct(&self) -> f64 {
-        if self.t1_attempts == 0 {
-            0.0
-        } else {
-            100.0 * self.t1_failed as f64 / self.t1_attempts as f64
-        }
+        pct(self.t1_failed, self.t1_attempts)
     }
 
     /// Share of unsuccessful attempts, percent (0 when there were none).
     #[must_use]
     pub fn unsuccessful_pct(&self) -> f64 {
-        if self.lb_attempts == 0 {
-            0.0
-        } else {
-            100.0 * self.lb_attempts_unsuccessful as f64 / self.lb_attempts as f64
-        }
+        pct(self.lb_attempts_unsuccessful, self.lb_attempts)
+    }
+}
+
+/// `part` as a percentage of `whole` (0 when `whole` is 0).
+fn pct(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
     }
 }
 

@@ -45,12 +45,9 @@ impl Variant {
         }
     }
 
-    /// The baseline's name in tables: `modern`, `2.6`, `2.6 (threshold rule)`.
+    /// The baseline's name in tables ([`baseline_name`]).
     pub(crate) fn baseline(&self) -> String {
-        match self.rule {
-            ImbalanceRule::Kernel => self.era.to_string(),
-            rule => format!("{} ({rule} rule)", self.era),
-        }
+        baseline_name(self.era, self.rule)
     }
 
     fn title(&self) -> String {
@@ -63,6 +60,15 @@ impl Variant {
                 "hardware-calibrated"
             }
         )
+    }
+}
+
+/// A Linux baseline's name in the report: the era, and the imbalance rule when it is not
+/// the kernel's (`modern`, `2.6`, `2.6 (threshold rule)`).
+pub(crate) fn baseline_name(era: &str, rule: ImbalanceRule) -> String {
+    match rule {
+        ImbalanceRule::Kernel => era.to_string(),
+        rule => format!("{era} ({rule} rule)"),
     }
 }
 

@@ -27,7 +27,8 @@ use zonal_sim::paper::{self, Table1Row};
 use zonal_sim::report::Row;
 use zonal_sim::{CostModel, OriginAt, RunStats};
 
-use crate::render::table1_label;
+use crate::render::{pct_of, table1_label};
+use crate::reproduction::baseline_name;
 use crate::reproduction::VariantRuns;
 
 /// Table 1's rows the fit sees; the others are held out.
@@ -88,7 +89,7 @@ pub(crate) struct Table1Entry {
     pub(crate) io_bound: bool,
     pub(crate) era: String,
     /// The 2.6 era's imbalance rule (`kernel` under the modern era).
-    pub(crate) imbalance_rule: &'static str,
+    pub(crate) imbalance_rule: ImbalanceRule,
     pub(crate) attempts: f64,
     pub(crate) failed: f64,
     pub(crate) paper_attempts: u32,
@@ -117,7 +118,7 @@ impl Table1Entry {
             exec_ms: r.exec_ms,
             io_bound: r.io_bound,
             era: era.to_string(),
-            imbalance_rule: rule.as_str(),
+            imbalance_rule: rule,
             attempts: mean(|s| s.t1_attempts),
             failed: mean(|s| s.t1_failed),
             paper_attempts: r.attempts,
@@ -133,11 +134,7 @@ impl Table1Entry {
 
     /// Our failure rate, percent (0 without attempts).
     pub(crate) fn pct(&self) -> f64 {
-        if self.attempts > 0.0 {
-            100.0 * self.failed / self.attempts
-        } else {
-            0.0
-        }
+        pct_of(self.failed, self.attempts)
     }
 
     /// The paper's attempts per CPU and second of our run (0 without a run).
@@ -152,20 +149,12 @@ impl Table1Entry {
 
     /// The failure rate of the earlier reading, percent (0 without attempts).
     pub(crate) fn imbalanced_pct(&self) -> f64 {
-        if self.imbalanced_attempts > 0.0 {
-            100.0 * self.imbalanced_failed / self.imbalanced_attempts
-        } else {
-            0.0
-        }
+        pct_of(self.imbalanced_failed, self.imbalanced_attempts)
     }
 
-    /// The baseline's name: the era, and the rule when it is not the kernel's.
+    /// The baseline's name ([`baseline_name`]).
     fn baseline(&self) -> String {
-        if self.imbalance_rule == ImbalanceRule::Kernel.as_str() {
-            self.era.clone()
-        } else {
-            format!("{} ({} rule)", self.era, self.imbalance_rule)
-        }
+        baseline_name(&self.era, self.imbalance_rule)
     }
 
     /// Whether our failure rate is inside the paper's band.
@@ -479,7 +468,7 @@ mod test {
             exec_ms: r.exec_ms,
             io_bound: r.io_bound,
             era: "2.6".into(),
-            imbalance_rule: "threshold",
+            imbalance_rule: ImbalanceRule::Threshold,
             attempts,
             failed,
             paper_attempts: r.attempts,

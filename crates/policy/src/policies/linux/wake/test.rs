@@ -164,10 +164,9 @@ fn era_2_6_wake_idle_searches_the_node_domain_when_level_i_is_degenerate() {
     assert_eq!(wake(&*p, &tv, &t, 0), CpuId(1));
 }
 
-/// S1, a task at home on CPU 0, the waker on the farthest node's first CPU, every CPU of
-/// node 0 busy: Linux (2.6, passive balancing across the machine) takes the waker.
-#[test]
-fn conservative_hard_never_wakes_beyond_the_zone() {
+/// S1 with every CPU of node 0 running two tasks, a task at home on CPU 0, and the first
+/// CPU of the farthest node (beyond node 0's zone).
+fn s1_busy_home() -> (Arc<Topology>, TestView, TaskMeta, CpuId) {
     let topo = s1();
     let mut tv = TestView::new(&topo);
     let home = topo.node_of(CpuId(0));
@@ -176,7 +175,14 @@ fn conservative_hard_never_wakes_beyond_the_zone() {
     }
     let far = topo.victims(CpuId(0)).last().unwrap().cpu;
     assert!(!topo.node_in_zone(topo.node_of(far), home));
-    let t = waking(home, 0);
+    (topo, tv, waking(home, 0), far)
+}
+
+/// [`s1_busy_home`], the waker on the far CPU: Linux (2.6, passive balancing across the
+/// machine) takes the waker.
+#[test]
+fn conservative_hard_never_wakes_beyond_the_zone() {
+    let (_, tv, t, far) = s1_busy_home();
     assert_eq!(wake(&*era_2_6("linux"), &tv, &t, far.0), far);
     for name in ["conservative-hard", "conservative-soft"] {
         let got = wake(&*era_2_6(name), &tv, &t, far.0);
@@ -188,14 +194,8 @@ fn conservative_hard_never_wakes_beyond_the_zone() {
 /// conservative policies do in the case above, and as `linux` inside the zone.
 #[test]
 fn linux_with_wake_zone_alone_keeps_wake_ups_in_the_zone() {
-    let topo = s1();
-    let mut tv = TestView::new(&topo);
+    let (topo, tv, t, far) = s1_busy_home();
     let home = topo.node_of(CpuId(0));
-    for &c in topo.cpus_of(home) {
-        tv.load(c.0, 2);
-    }
-    let far = topo.victims(CpuId(0)).last().unwrap().cpu;
-    let t = waking(home, 0);
     let mut cfg = PolicyConfig::named("linux")
         .unwrap()
         .with_mechanism(crate::Mechanism::WakeZone);
