@@ -26,7 +26,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The runtime's core: the files that may import each other in a loop (registry, worker
-/// loop, jobs, latches, sleep, queues, the task and its metadata). Paths relative to
+/// loop, jobs, latches, sleep, queues and their push-and-wake functions, the task and its
+/// metadata). Paths relative to
 /// `crates/runtime/src`. (`sleep/mod.rs` imports no core file: it is not in the loop.)
 const RUNTIME_CORE: &[&str] = &[
     "registry.rs",
@@ -34,7 +35,10 @@ const RUNTIME_CORE: &[&str] = &[
     "job.rs",
     "latch.rs",
     "sleep/mod.rs",
-    "queues.rs",
+    "queues/mod.rs",
+    // The one push-and-wake function of each queue kind (`impl Registry`, `impl
+    // WorkerThread`): the only code that can push on the pool's queues.
+    "queues/push.rs",
     "task_meta.rs",
     // The steal walk is the worker loop's search (`WorkerThread::steal`): only the worker
     // loop calls it, when its own queues and its injectors are empty, and it reads nothing
@@ -836,6 +840,61 @@ fn core_types_are_implemented_in_the_core_and_the_pool_in_its_module() {
          module:\n{}",
         offenders.join("\n")
     );
+}
+
+/// Every push on the pool's queues goes through the core's push-and-wake function of its
+/// queue kind (`crates/runtime/src/queues/push.rs`): the queue types' pushing methods are
+/// private to `queues` (so the compiler refuses a push anywhere else), no other file holds
+/// a crossbeam queue of tasks that workers search, and only `queues/push.rs` calls the sleep
+/// protocol's `push_and_wake`.
+#[test]
+fn every_push_goes_through_the_cores_push_and_wake_function() {
+    let code = runtime_code();
+    let file = |name: &str| {
+        &code
+            .iter()
+            .find(|(f, _)| f == name)
+            .unwrap_or_else(|| panic!("crates/runtime/src/{name} not read"))
+            .1
+    };
+    let queues = file("queues/mod.rs");
+    // The pool's queues (not `FifoQueue`: the jobs behind FIFO proxies, whose proxy is
+    // what is queued and pushed through the core).
+    let mut pushes = 0;
+    for ty in ["AwayQueue", "Deque", "SharedQueue"] {
+        let at = queues
+            .find(&format!("impl {ty} {{"))
+            .unwrap_or_else(|| panic!("queues/mod.rs has no impl {ty}"));
+        let body_at = at + queues[at..].find('{').expect("an impl body");
+        let body = &queues[body_at..body_at + group_len(&queues[body_at..], '{', '}')];
+        for needle in ["fn push(", "fn put_back("] {
+            pushes += body.matches(needle).count();
+            assert!(
+                !body.contains(&format!("pub(crate) {needle}"))
+                    && !body.contains(&format!("pub {needle}")),
+                "{ty}'s {needle} is visible outside queues/"
+            );
+        }
+    }
+    assert_eq!(pushes, 4, "AwayQueue's push and put_back, Deque's and SharedQueue's push");
+    let mut problems = Vec::new();
+    for (f, src) in &code {
+        if f != "queues/push.rs" && !f.starts_with("sleep/") && src.contains("push_and_wake(") {
+            problems.push(format!("{f} calls push_and_wake (only queues/push.rs may)"));
+        }
+        // Queues of tasks workers search are the core's types; `worker.rs`'s batch staging
+        // queue and `fifo.rs`'s jobs behind their proxies are private to one worker.
+        let raw = src.matches("Injector<Task>").count() + src.matches("Worker<Task>").count();
+        let allowed = match f.as_str() {
+            "queues/mod.rs" => usize::MAX,
+            "worker.rs" => 1,
+            _ => 0,
+        };
+        if raw > allowed {
+            problems.push(format!("{f} holds {raw} raw crossbeam queue(s) of tasks"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]

@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::{mpsc, Arc};
 use std::time::Instant;
 
-use crossbeam_deque::{Injector, Stealer, Worker};
+use crossbeam_deque::Stealer;
 use crossbeam_utils::CachePadded;
 use zonal_policy::Policy;
-use zonal_topology::{CpuId, Topology};
+use zonal_topology::{CpuId, NodeId, Topology};
 
 use crate::async_task::AsyncTasks;
 use crate::balance::Balancer;
@@ -22,7 +22,7 @@ use crate::metrics::WorkerCounters;
 use crate::policy_switch::PolicySlot;
 use crate::pool::Placement;
 use crate::pool::{Layout, ThreadPool};
-use crate::queues::{AwayQueue, FifoQueue};
+use crate::queues::{AwayQueue, Deque, FifoQueue, SharedQueue};
 use crate::registry::{
     Extension, PanicHandler, Registry, StealObserver, ThreadHandler, WorkerShared,
 };
@@ -79,8 +79,8 @@ pub(crate) fn start(
     if adopt && WorkerThread::with_current(|w| w.is_some()) {
         return Err(BuildError::new(ErrorKind::CurrentThreadAlreadyInPool));
     }
-    let mut deques: Vec<Worker<Task>> = (0..cpus.len()).map(|_| Worker::new_lifo()).collect();
-    let stealers: Vec<Stealer<Task>> = deques.iter().map(Worker::stealer).collect();
+    let mut deques: Vec<Deque> = (0..cpus.len()).map(|_| Deque::new_lifo()).collect();
+    let stealers: Vec<Stealer<Task>> = deques.iter().map(Deque::stealer).collect();
     let required = threads.pin_required;
     let exits = Arc::new(Exits::default());
     let own = adopt.then(|| deques.remove(0));
@@ -188,11 +188,13 @@ fn registry(
     hooks: Hooks,
     adopted: bool,
 ) -> Arc<Registry> {
-    let n = cpus.len();
     let shared = worker_shared(stealers, topo.mal_count(), pins);
     let worker_node: Box<[u32]> = cpus.iter().map(|&c| topo.node_of(c).0).collect();
     let nodes = topo.node_count();
-    Arc::new(Registry {
+    let sleep = Sleep::new(&worker_node, nodes, |a, b| {
+        topo.distance(NodeId(a), NodeId(b))
+    });
+    let registry = Arc::new(Registry {
         topo: Arc::clone(&topo),
         shared,
         worker_cpu: cpus.clone().into_boxed_slice(),
@@ -200,14 +202,14 @@ fn registry(
         worker_node,
         policy: PolicySlot::new(policy, &topo, &cpus),
         node_injectors: (0..nodes)
-            .map(|_| CachePadded::new(Injector::new()))
+            .map(|_| CachePadded::new(SharedQueue::default()))
             .collect(),
         fresh_meta: (0..nodes).map(|n| Meta::fresh(n as u32)).collect(),
         node_has_workers: node_has_workers(&topo, &cpus),
         worker_nodes: worker_nodes(&topo, &cpus, adopted),
         next_node: CachePadded::new(AtomicUsize::new(0)),
-        global: Injector::new(),
-        sleep: Sleep::new(n, nodes),
+        global: SharedQueue::default(),
+        sleep,
         terminate: AtomicBool::new(false),
         pending: CachePadded::new(AtomicUsize::new(0)),
         injected: CachePadded::new(AtomicU64::new(0)),
@@ -222,7 +224,9 @@ fn registry(
             Box::new(AsyncTasks::default()) as Extension,
             Box::new(Balancer::default()),
         ]),
-    })
+    });
+    registry.refresh_takers();
+    registry
 }
 
 /// Each worker's shared half, around the stealer of its deque.
@@ -237,7 +241,7 @@ fn worker_shared(
         .map(|(stealer, pin)| {
             CachePadded::new(WorkerShared {
                 stealer,
-                inbox: Injector::new(),
+                inbox: SharedQueue::default(),
                 away: AwayQueue::default(),
                 counters: CachePadded::new(WorkerCounters::new(levels, pin.is_some())),
                 blocks: CachePadded::new(SharedBlocks::new()),
@@ -315,7 +319,7 @@ struct Started {
 /// outlives `build`. A worker that cannot be pinned is such a failure only when pinning is
 /// required (the caller decides, from the reports).
 fn start_threads(
-    deques: Vec<Worker<Task>>,
+    deques: Vec<Deque>,
     first: usize,
     targets: &[Option<u32>],
     mut threads: Threads,

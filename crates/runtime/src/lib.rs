@@ -89,10 +89,12 @@
 //!   state (`Registry::extension`: the live async tasks, the balancer; read off the hot
 //!   paths only); `worker.rs`: a worker thread, its loop, and the one accessor for the
 //!   current worker (`WorkerThread::with_current`, and `with_current_in` for a given
-//!   pool's); `queues.rs`: the queue types, which keep their own invariants (the away
-//!   queue's length bound), and the one rule for which of a worker's own queues a task waits
-//!   in (`OwnQueue::of`: aged → inbox, else away queue; a worker pushes there with
-//!   `WorkerThread::push_own`); `task_meta.rs`: the task and its metadata; `job.rs`: the
+//!   pool's); `queues/`: the queue types, which keep their own invariants (the away
+//!   queue's length bound), the one rule for which of a worker's own queues a task waits
+//!   in (`OwnQueue::of`: aged → inbox, else away queue), and (`queues/push.rs`) the one
+//!   push-and-wake function of each queue kind — the only code that can push on the pool's
+//!   queues, each push with its wake-up (`WorkerThread::push_fresh`, `push_own`,
+//!   `Registry::push_inbox`, `push_away`, `push_node`, `push_global`); `task_meta.rs`: the task and its metadata; `job.rs`: the
 //!   job representations; `latch.rs`: latches; `sleep/`: the sleep protocol; `steal/mod.rs`:
 //!   the worker loop's search, the steal walk (`WorkerThread::steal`: the pool's queues as
 //!   the policy crate's steal walker sees them). Only core files implement the core's types

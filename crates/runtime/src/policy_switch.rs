@@ -95,6 +95,33 @@ impl PolicyEpoch {
     }
 }
 
+impl PolicyEpoch {
+    /// Which nodes' workers may take a fresh task at home of which node, as the policy's
+    /// cached steal answers say (`StealWalker`'s slots: an answer that depends on loads
+    /// counts as "may"; a slot past the walk's `Stop` is never reached): `out[origin * nodes
+    /// + node]`. The sleep protocol wakes only such workers besides a queue's owners
+    /// (`Sleep::set_takers`).
+    pub(crate) fn takers(&self, topo: &Topology, worker_node: &[u32]) -> Vec<bool> {
+        use zonal_policy::FreshSteal;
+        let nodes = topo.node_count();
+        let mut out = vec![false; nodes * nodes];
+        for (w, walker) in self.walkers.iter().enumerate() {
+            let thief = worker_node[w] as usize;
+            // A worker always takes its own node's tasks (its deque, its node's injector).
+            out[thief * nodes + thief] = true;
+            for slot in walker.slots() {
+                let origin = topo.node_of(slot.victim.cpu).index();
+                match slot.fresh {
+                    None | Some(FreshSteal::Allowed) => out[origin * nodes + thief] = true,
+                    Some(FreshSteal::Stop(_)) => break,
+                    Some(_) => {}
+                }
+            }
+        }
+        out
+    }
+}
+
 /// The pool's current policy epoch, swappable (module docs).
 pub(crate) struct PolicySlot {
     /// The current epoch's generation, read by workers once per search.

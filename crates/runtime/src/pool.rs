@@ -353,6 +353,7 @@ impl ThreadPool {
         self.registry
             .policy
             .switch(policy, &self.registry.topo, self.registry.now_us());
+        self.registry.refresh_takers();
     }
 
     /// Runs one periodic balancing pass of the current policy's balance side now, on this

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crossbeam_deque::{Injector, Stealer};
+use crossbeam_deque::Stealer;
 use crossbeam_utils::CachePadded;
 use zonal_topology::{CpuId, NodeId, Topology};
 
@@ -25,7 +25,7 @@ use crate::error::SpawnError;
 use crate::idle_signal::IdleSignal;
 use crate::metrics::WorkerCounters;
 use crate::policy_switch::PolicySlot;
-use crate::queues::{AwayQueue, FifoQueue};
+use crate::queues::{AwayQueue, FifoQueue, SharedQueue};
 use crate::sleep::Sleep;
 use crate::steal::StealRecord;
 use crate::task_meta::{Meta, Task, TaskOptions};
@@ -41,7 +41,7 @@ pub(crate) type StealObserver = dyn Fn(&StealRecord) + Send + Sync;
 /// The state of one worker that other threads touch.
 pub(crate) struct WorkerShared {
     pub(crate) stealer: Stealer<Task>,
-    pub(crate) inbox: Injector<Task>,
+    pub(crate) inbox: SharedQueue,
     /// Tasks away from home or migrated, with their length bound (`queues.rs`).
     pub(crate) away: AwayQueue,
     /// Written by the owner on every task: padded away from what thieves read (`stealer`,
@@ -67,7 +67,7 @@ pub(crate) struct Registry {
     /// Per worker: the CPU (OS index) it is pinned to, if any (`displacement.rs`).
     pub(crate) worker_pin: Box<[Option<u32>]>,
     pub(crate) worker_node: Box<[u32]>,
-    pub(crate) node_injectors: Box<[CachePadded<Injector<Task>>]>,
+    pub(crate) node_injectors: Box<[CachePadded<SharedQueue>]>,
     /// Per node: `Meta::fresh(node)`, the metadata of the bare jobs of that node's deques
     /// (`Task::meta`).
     pub(crate) fresh_meta: Box<[Meta]>,
@@ -79,7 +79,7 @@ pub(crate) struct Registry {
     pub(crate) worker_nodes: Box<[u32]>,
     /// The round-robin counter over `worker_nodes`.
     pub(crate) next_node: CachePadded<AtomicUsize>,
-    pub(crate) global: Injector<Task>,
+    pub(crate) global: SharedQueue,
     pub(crate) sleep: Sleep,
     pub(crate) terminate: AtomicBool,
     /// Spawned (`'static`) tasks accepted and not yet finished.
@@ -156,6 +156,15 @@ impl Registry {
             .iter()
             .find_map(|e| e.downcast_ref::<T>())
             .expect("every feature's state is installed when the pool is built")
+    }
+
+    /// Tells the sleep protocol which workers the current policy lets take which node's
+    /// tasks (`Sleep::set_takers`): when the pool is built and after each policy switch.
+    pub(crate) fn refresh_takers(&self) {
+        let nodes = self.topo.node_count();
+        let takers = self.policy.current().takers(&self.topo, &self.worker_node);
+        self.sleep
+            .set_takers(|origin, node| takers[origin as usize * nodes + node as usize]);
     }
 
     /// Wakes one specific worker (latch set, or work pinned to it).

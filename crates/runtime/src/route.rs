@@ -23,7 +23,8 @@
 //! "Whole computations"). From outside, the origin is the one named, or, with none, the next
 //! node with workers, round-robin: the node that call's computation is rooted on.
 //!
-//! Every push is followed by the sleep protocol's wake-up check (`sleep/README.md`). Tasks
+//! Every push goes through the core's push-and-wake function of its queue
+//! (`queues/push.rs`, `sleep/README.md`). Tasks
 //! that already exist and move — a refused steal put back — are not routed: the steal path
 //! returns them to their queues (`steal/`). A woken async task goes back to the worker that
 //! polled it last ([`requeue`]: aged → its inbox, else → its away queue).
@@ -35,6 +36,7 @@ use zonal_topology::NodeId;
 use crate::blocks::LocalBlocks;
 use crate::job::{BareJob, HeapJob};
 use crate::metrics::bump;
+use crate::queues::push::Helpers;
 use crate::queues::OwnQueue;
 use crate::registry::Registry;
 use crate::task_meta::{Meta, Task, TaskOptions, NO_ORIGIN};
@@ -287,8 +289,7 @@ impl<'a> Route<'a> {
             Some(w) => {
                 bump(&w.counters().spawned, 1);
                 if self.queue == Queue::Deque {
-                    w.deque.push(task);
-                    r.sleep.new_local_work(w.node);
+                    w.push_fresh(task);
                 } else {
                     push_own(w, self.queue, self.meta.origin, task);
                 }
@@ -343,31 +344,21 @@ pub(crate) fn requeue(
         Some(w) if w.index == last => {
             w.push_own(own, meta.origin, task);
         }
-        _ if own == OwnQueue::Inbox => push_shared(registry, Queue::Inbox(last as u32), task),
-        _ => {
-            registry.shared[last].away.push(task);
-            registry.sleep.new_work(registry.worker_node[last]);
-        }
+        _ if own == OwnQueue::Inbox => registry.push_inbox(last, task),
+        _ => registry.push_away(last, Helpers::Origin(meta.origin), task),
     }
 }
 
-/// Pushes on a queue any thread may push to: a worker's inbox, a node's injector, the
-/// global one.
+/// Pushes on a queue any thread may push to — a worker's inbox, a node's injector, the
+/// global one — through the core's push-and-wake function of that queue
+/// (`queues/push.rs`).
 fn push_shared(registry: &Registry, queue: Queue, task: Task) {
     match queue {
-        Queue::Inbox(worker) => {
-            let worker = worker as usize;
-            registry.shared[worker].inbox.push(task);
-            registry.sleep.wake_worker(worker);
-        }
-        Queue::Node(node) => {
-            registry.node_injectors[node.index()].push(task);
-            registry.sleep.new_work(node.0);
-        }
+        Queue::Inbox(worker) => registry.push_inbox(worker as usize, task),
+        Queue::Node(node) => registry.push_node(node.0, Helpers::Origin(node.0), task),
         Queue::Deque | Queue::Kept | Queue::Away | Queue::Global => {
             debug_assert_eq!(queue, Queue::Global, "own queues need a worker");
-            registry.global.push(task);
-            registry.sleep.new_work(u32::MAX);
+            registry.push_global(task);
         }
     }
 }

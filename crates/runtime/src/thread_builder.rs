@@ -22,10 +22,8 @@ use std::fmt;
 use std::io;
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 
-use crossbeam_deque::Worker;
-
+use crate::queues::Deque;
 use crate::registry::Registry;
-use crate::task_meta::Task;
 use crate::worker::WorkerThread;
 
 /// The worker threads of a pool that have not exited yet.
@@ -106,7 +104,7 @@ pub(crate) enum Report {
 
 /// What a worker's thread needs besides its name and stack size.
 pub(crate) struct Body {
-    pub(crate) deque: Worker<Task>,
+    pub(crate) deque: Deque,
     pub(crate) pin: Option<u32>,
     pub(crate) report: mpsc::Sender<Report>,
     pub(crate) go: mpsc::Receiver<Arc<Registry>>,

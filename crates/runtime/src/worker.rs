@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crossbeam_deque::{Injector, Stealer, Worker};
+use crossbeam_deque::{Stealer, Worker};
 use zonal_policy::Ageing;
 use zonal_topology::CpuId;
 
@@ -18,7 +18,7 @@ use crate::displacement::{Check, PinWatch, DISPLACED_PARK};
 use crate::latch::{AsCoreLatch, CoreLatch};
 use crate::metrics::{bump, WorkerCounters};
 use crate::policy_switch::PolicyEpoch;
-use crate::queues::{pop_injector, steal_loop, OwnQueue};
+use crate::queues::{Deque, OwnQueue, SharedQueue};
 use crate::registry::Registry;
 use crate::task_meta::{Meta, Task, NO_ORIGIN};
 use crate::unwind;
@@ -68,7 +68,7 @@ pub(crate) fn adopt(mut worker: WorkerThread) {
 
 /// The thread-owned half of a worker.
 pub(crate) struct WorkerThread {
-    pub(crate) deque: Worker<Task>,
+    pub(crate) deque: Deque,
     pub(crate) index: usize,
     pub(crate) node: u32,
     pub(crate) cpu: CpuId,
@@ -142,7 +142,7 @@ impl WorkerThread {
         Self::with_current(move |w| f(w.filter(|w| ptr::eq(&*w.registry, registry))))
     }
 
-    pub(crate) fn new(deque: Worker<Task>, index: usize, registry: Arc<Registry>) -> Self {
+    pub(crate) fn new(deque: Deque, index: usize, registry: Arc<Registry>) -> Self {
         let counters: *const WorkerCounters = &*registry.shared[index].counters;
         // SAFETY: the shared half lives in the registry, which this worker keeps alive, as
         // long as every block (slabs are freed when the registry drops).
@@ -200,24 +200,6 @@ impl WorkerThread {
     pub(crate) fn own_queue_of(&self, meta: &Meta) -> OwnQueue {
         self.refresh_policy();
         OwnQueue::of(self.ageing.get(), meta)
-    }
-
-    /// Pushes a task of ours on one of our own queues: our inbox (counted in `aged_kept`),
-    /// or our away queue, with the wake-up check for `origin`, its origin (`sleep/`).
-    #[inline]
-    pub(crate) fn push_own(&self, own: OwnQueue, origin: u32, task: Task) {
-        let r = &*self.registry;
-        let me = &r.shared[self.index];
-        match own {
-            OwnQueue::Inbox => {
-                bump(&me.counters.aged_kept, 1);
-                me.inbox.push(task);
-            }
-            OwnQueue::Away => {
-                me.away.push(task);
-                r.sleep.new_local_work(origin);
-            }
-        }
     }
 
     /// An existing task of our node's injector taken in a batch that is not fresh at home
@@ -356,7 +338,7 @@ impl WorkerThread {
     #[inline]
     fn pop_inbox(&self) -> Option<(Task, Meta)> {
         let me = &self.registry.shared[self.index];
-        let t = pop_injector(&me.inbox)?;
+        let t = me.inbox.pop()?;
         bump(&me.counters.inbox_pops, 1);
         Some((t, t.meta(&self.home)))
     }
@@ -384,7 +366,7 @@ impl WorkerThread {
         } else {
             self.batch_injected(own)
         };
-        let t = t.or_else(|| pop_injector(&r.global))?;
+        let t = t.or_else(|| r.global.pop())?;
         let mut meta = t.meta(&self.home);
         if meta.origin == NO_ORIGIN {
             meta.origin = self.node;
@@ -405,16 +387,18 @@ impl WorkerThread {
     /// The deque gets them newest first, so that we pop them oldest first: the injector's
     /// FIFO order (`spawn_fifo` from outside) holds for what one worker takes.
     #[cold]
-    fn batch_injected(&self, own: &Injector<Task>) -> Option<Task> {
+    fn batch_injected(&self, own: &SharedQueue) -> Option<Task> {
         const MAX: usize = zonal_policy::BATCH_MAX;
         let limit = MAX.min(own.len().div_ceil(2)).max(1);
-        let first = steal_loop(|| own.steal_batch_with_limit_and_pop(&self.batch, limit))?;
+        let first = own.steal_batch_into(&self.batch, limit)?;
         let mut taken = [None; MAX];
         let mut moved = 0;
         while let Some(t) = self.batch.pop() {
             taken[moved] = Some(t);
             moved += 1;
         }
+        let mut fresh = [None; MAX];
+        let mut n_fresh = 0;
         for t in taken[..moved].iter().rev().flatten() {
             let t = *t;
             let mut meta = t.meta(&self.home);
@@ -424,14 +408,17 @@ impl WorkerThread {
                 t.set_meta(meta);
             }
             if meta.origin == self.node && meta.migrations == 0 {
-                self.deque.push(t);
+                fresh[n_fresh] = Some(t);
+                n_fresh += 1;
             } else {
                 self.keep_away(&meta, t);
             }
         }
         if moved != 0 {
             bump(&self.counters().batch_moved, moved as u64);
-            self.registry.sleep.new_local_work(self.node);
+        }
+        if n_fresh != 0 {
+            self.push_fresh_batch(fresh[..n_fresh].iter().flatten().copied());
         }
         Some(first)
     }
@@ -484,19 +471,21 @@ impl WorkerThread {
     }
 
     /// Step 0: one search; runs what it finds (the idle span ends). `false`: nothing found.
-    /// Our own queues and the injectors first; the steal walk only as a searcher (step 0a,
-    /// at most half of the workers). A searcher that finds work stops searching (step 0b).
+    /// Our own queues and the injectors first, then the steal walk as a searcher (step 0a:
+    /// every idle worker searches, but one displaced from its CPU, which only looks at its
+    /// own queues and the injectors until it parks). A searcher that finds work stops
+    /// searching (step 0b).
     #[inline]
     fn run_found(&self, idle: &mut Idle) -> bool {
         let found = self.find_unstolen().or_else(|| {
             if !idle.searching {
-                idle.searching = self.registry.sleep.try_search(self.node);
+                if self.pin.is_displaced() {
+                    return None;
+                }
+                self.registry.sleep.start_searching(self.node);
+                idle.searching = true;
             }
-            if idle.searching {
-                self.steal()
-            } else {
-                None
-            }
+            self.steal()
         });
         match found {
             Some((t, meta)) => {
@@ -516,10 +505,9 @@ impl WorkerThread {
     /// (time to get sleepy). Idle time counts from the second fruitless search: a single
     /// miss between two tasks (common for a busy thief) does not pay for two clock reads.
     ///
-    /// Only a searcher spins, and a worker waiting on a latch (step 0a): its spin reads its
-    /// own latch and queues and the injectors, and tries again to become a searcher, but
-    /// walks no other worker's queues unless it is one. Any other worker goes to sleep at
-    /// once (steps 1–4, whose re-search is a full one).
+    /// A searcher spins (every idle worker is one, step 0a), and so does a worker waiting on
+    /// a latch; a displaced worker that is neither goes to sleep at once (steps 1–4, whose
+    /// re-search is a full one).
     #[inline]
     fn spin(&self, latch: Option<&CoreLatch>, idle: &mut Idle) -> bool {
         idle.rounds += 1;
@@ -549,7 +537,7 @@ impl WorkerThread {
         let last = idle.searching && r.sleep.stop_searching(self.node);
         idle.searching = false;
         let refusals = if last { self.refusals() } else { 0 };
-        let sleepy = r.sleep.get_sleepy(self.index, self.node);
+        let sleepy = r.sleep.get_sleepy(self.index);
         if self.idle_done(latch) {
             // Granted a searcher's place by a waker meanwhile: `idle_loop` passes it on.
             idle.searching = r.sleep.cancel(sleepy);

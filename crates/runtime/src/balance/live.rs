@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use zonal_topology::{CpuId, Level, Topology};
 
+use crate::queues::push::Helpers;
 use crate::registry::Registry;
 use crate::task_meta::{Meta, Task};
 use std::sync::Mutex;
@@ -75,14 +76,13 @@ impl Queues for Registry {
         crate::async_task::async_moved(self, t, to);
     }
 
+    /// The task was given to `w`: only `w` is woken (`queues/push.rs`).
     fn push_away(&self, w: usize, t: Task) {
-        self.shared[w].away.push(t);
-        self.wake_worker(w);
+        Registry::push_away(self, w, Helpers::OwnersOnly, t);
     }
 
     fn push_inbox(&self, w: usize, t: Task) {
-        self.shared[w].inbox.push(t);
-        self.wake_worker(w);
+        Registry::push_inbox(self, w, t);
     }
 
     fn record_move(&self, from: usize, level: Level) {

@@ -10,28 +10,31 @@
 //! The queue is a counter pushed and searched with `Relaxed` accesses: the protocol must not
 //! lean on the queue's own ordering, only on its fences (README, "Why no wake-up is lost").
 //!
-//! The model does see lost wake-ups: with `new_local_work` (no fence; correct only for a
-//! pusher that searches its own queue before it sleeps) in place of `new_work` in the first
-//! test, loom reports `deadlock; threads = [.. Blocked ..]` (checked by hand; loom aborts
-//! on that path, so it cannot be kept as a `should_panic` test).
+//! Every push goes through the pool's one push-and-wake function (`Sleep::push_and_wake`),
+//! with the queue kind's [`Owner`] and [`Others`], exactly as `queues/push.rs` calls it.
+//!
+//! The model does see lost wake-ups: with `Owner::Pusher` (no fence; correct only for a
+//! pusher that searches its own queue before it sleeps) in place of `Owner::Node` in the
+//! first test, loom reports `deadlock; threads = [.. Blocked ..]` (checked by hand; loom
+//! aborts on that path, so it cannot be kept as a `should_panic` test).
 
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::{Arc, Condvar, Mutex};
 use loom::thread;
 
-use super::Sleep;
+use super::{Others, Owner, Sleep};
 use crate::latch::CoreLatch;
 use crate::loom_support::{self, take};
 
 /// A worker's idle loop (`worker.rs`, `idle_loop`, without the spinning): search, get
-/// sleepy, search again, park; until it has taken one job (exact with one worker; with
-/// several, see `pool_worker`).
+/// sleepy, search again, park; until it has taken one job (exact with one worker, and no
+/// later push to trust its searcher's place; with several, see `Model::worker`).
 fn worker(sleep: &Sleep, queue: &AtomicUsize, index: usize) {
     loop {
         if take(queue) {
             return;
         }
-        let sleepy = sleep.get_sleepy(index, 0);
+        let sleepy = sleep.get_sleepy(index);
         if take(queue) {
             let _ = sleep.cancel(sleepy);
             return;
@@ -49,12 +52,13 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
 #[test]
 fn a_push_wakes_the_worker_going_to_sleep() {
     model(|| {
-        let sleep = Arc::new(Sleep::new(1, 1));
+        let sleep = Arc::new(new_sleep(&[0], 1));
         let queue = Arc::new(AtomicUsize::new(0));
         let (s, q) = (Arc::clone(&sleep), Arc::clone(&queue));
         let w = thread::spawn(move || worker(&s, &q, 0));
-        queue.fetch_add(1, Ordering::Relaxed);
-        sleep.new_work(0);
+        sleep.push_and_wake(Owner::Node(0), Others::Origin(0), || {
+            queue.fetch_add(1, Ordering::Relaxed);
+        });
         w.join().unwrap();
     });
 }
@@ -65,84 +69,12 @@ struct Done {
     cv: Condvar,
 }
 
-/// A worker as the pool runs one: it searches again after every job and exits only when the
-/// pool terminates (README step 7).
-fn pool_worker(sleep: &Sleep, queue: &AtomicUsize, done: &Done, stop: &AtomicBool, index: usize) {
-    let finish = || {
-        *done.count.lock().unwrap() += 1;
-        done.cv.notify_all();
-    };
-    loop {
-        if take(queue) {
-            finish();
-            continue;
-        }
-        if stop.load(Ordering::SeqCst) {
-            return;
-        }
-        let sleepy = sleep.get_sleepy(index, 0);
-        if take(queue) {
-            let _ = sleep.cancel(sleepy);
-            finish();
-            continue;
-        }
-        if stop.load(Ordering::SeqCst) {
-            let _ = sleep.cancel(sleepy);
-            return;
-        }
-        let _ = sleep.park(sleepy);
-    }
-}
-
-/// Two workers and two pushes. A wake-up may reach a worker that found the other job in its
-/// re-search (it was still on the list): that worker is awake and searches again after its
-/// job, so nothing is stranded. (A model whose workers quit after one job deadlocks here:
-/// the README's "whoever is woken may not be the one who needs the task".) A job left in
-/// the queue with both workers parked would leave the producer waiting for ever: a deadlock.
-#[test]
-fn two_pushes_reach_two_workers() {
-    model(|| {
-        let sleep = Arc::new(Sleep::new(2, 1));
-        let queue = Arc::new(AtomicUsize::new(0));
-        let done = Arc::new(Done {
-            count: Mutex::new(0),
-            cv: Condvar::new(),
-        });
-        let stop = Arc::new(AtomicBool::new(false));
-        let workers: Vec<_> = (0..2)
-            .map(|i| {
-                let (s, q, d, t) = (
-                    Arc::clone(&sleep),
-                    Arc::clone(&queue),
-                    Arc::clone(&done),
-                    Arc::clone(&stop),
-                );
-                thread::spawn(move || pool_worker(&s, &q, &d, &t, i))
-            })
-            .collect();
-        for _ in 0..2 {
-            queue.fetch_add(1, Ordering::Relaxed);
-            sleep.new_work(0);
-        }
-        let mut n = done.count.lock().unwrap();
-        while *n < 2 {
-            n = done.cv.wait(n).unwrap();
-        }
-        drop(n);
-        stop.store(true, Ordering::SeqCst);
-        sleep.wake_all();
-        for w in workers {
-            w.join().unwrap();
-        }
-    });
-}
-
 /// The other half of the idle loop: a worker blocked in `join` waits on a latch, parks,
 /// and is woken by whoever sets it; the result written before the latch is set is seen.
 #[test]
 fn a_latch_set_wakes_its_sleeping_owner_and_publishes_the_result() {
     model(|| {
-        let sleep = Arc::new(Sleep::new(1, 1));
+        let sleep = Arc::new(new_sleep(&[0], 1));
         let latch = Arc::new(CoreLatch::new());
         let result = Arc::new(AtomicUsize::new(0));
         let (s, l, r) = (Arc::clone(&sleep), Arc::clone(&latch), Arc::clone(&result));
@@ -151,7 +83,7 @@ fn a_latch_set_wakes_its_sleeping_owner_and_publishes_the_result() {
                 if l.probe() {
                     break;
                 }
-                let sleepy = s.get_sleepy(0, 0);
+                let sleepy = s.get_sleepy(0);
                 if l.probe() || !l.fall_asleep() {
                     let _ = s.cancel(sleepy);
                     break;
@@ -170,9 +102,9 @@ fn a_latch_set_wakes_its_sleeping_owner_and_publishes_the_result() {
     });
 }
 
-// ---- The bounded searchers (README steps 0a–0c, 5') ----
+// ---- The searchers (README steps 0a–0c, 5') ----
 
-/// What a model of the bounded-search protocol shares: the sleep state, a queue per node
+/// What a model of the searching protocol shares: the sleep state, a queue per node
 /// (`queues[n]`: only workers of node `n` may take from it, the others are refused, as the
 /// policy refuses another zone's task), the jobs run, and the stop flag of step 7.
 struct Model {
@@ -188,9 +120,9 @@ struct Model {
 }
 
 impl Model {
-    fn new(workers: usize, nodes: usize, barrier: usize) -> Arc<Self> {
+    fn new(worker_node: &[u32], nodes: usize, barrier: usize) -> Arc<Self> {
         Arc::new(Self {
-            sleep: Sleep::new(workers, nodes),
+            sleep: new_sleep(worker_node, nodes),
             queues: (0..nodes).map(|_| AtomicUsize::new(0)).collect(),
             done: Done {
                 count: Mutex::new(0),
@@ -235,7 +167,7 @@ impl Model {
     }
 
     /// A worker's idle loop as `worker.rs` runs it (without spinning, and with every
-    /// queue behind the steal walk): become a searcher within the bound (0a), search; found
+    /// queue behind the steal walk): become a searcher (0a), search; found
     /// as a searcher: stop and maybe wake one more (0b); else stop searching — the last
     /// searcher notes it (0c) — get sleepy (1), search again (2), cancel (3) or wake a
     /// sleeper of refused work (0c) and park (4); a wake-up by `wake_one` makes it a
@@ -246,9 +178,10 @@ impl Model {
         let mut searching = false;
         loop {
             if !searching {
-                searching = s.try_search(n);
+                s.start_searching(n);
+                searching = true;
             }
-            if searching && self.search(node) == Ok(true) {
+            if self.search(node) == Ok(true) {
                 searching = false;
                 s.found_work(n);
                 self.job();
@@ -262,7 +195,7 @@ impl Model {
             }
             let last = searching && s.stop_searching(n);
             searching = false;
-            let sleepy = s.get_sleepy(index, n);
+            let sleepy = s.get_sleepy(index);
             match self.search(node) {
                 Ok(true) => {
                     if s.cancel(sleepy) {
@@ -310,29 +243,35 @@ impl Model {
     }
 }
 
-fn spawn_workers(m: &Arc<Model>, nodes: &[usize]) -> Vec<thread::JoinHandle<()>> {
+/// The sleep state of workers on `worker_node`, on `nodes` nodes in a line.
+fn new_sleep(worker_node: &[u32], nodes: usize) -> Sleep {
+    Sleep::new(worker_node, nodes, |a, b| 10 + 10 * a.abs_diff(b))
+}
+
+fn spawn_workers(m: &Arc<Model>, nodes: &[u32]) -> Vec<thread::JoinHandle<()>> {
     nodes
         .iter()
         .enumerate()
         .map(|(i, &node)| {
             let m = Arc::clone(m);
-            thread::spawn(move || m.worker(i, node))
+            thread::spawn(move || m.worker(i, node as usize))
         })
         .collect()
 }
 
-/// (a) Two workers, so at most one searches (2 * 1 < 2 fails): the other goes straight to
-/// sleep. A busy worker (the main thread) pushes on its own queue with `new_local_work`,
-/// which wakes nobody while someone searches (step 5'), and, as a pusher does before it
-/// could park, searches its own queue once. The job is run, by whoever: a lost wake-up
-/// would leave it queued with both workers parked.
+/// (a) Two workers, both searching when idle. A busy worker (the main thread) pushes on its
+/// own queue (`Owner::Pusher`: no fence, and no wake-up while someone searches, step 5'),
+/// and, as a pusher does before it could park, searches its own queue once. The job is
+/// run, by whoever: a lost wake-up would leave it queued with both workers parked.
 #[test]
 fn a_local_push_with_a_searcher_and_a_sleeper_is_run() {
     model(|| {
-        let m = Model::new(2, 1, 0);
+        let m = Model::new(&[0, 0], 1, 0);
         let workers = spawn_workers(&m, &[0, 0]);
-        m.queues[0].fetch_add(1, Ordering::Relaxed);
-        m.sleep.new_local_work(0);
+        m.sleep
+            .push_and_wake(Owner::Pusher { node: 0 }, Others::Origin(0), || {
+                m.queues[0].fetch_add(1, Ordering::Relaxed);
+            });
         if take(&m.queues[0]) {
             m.job();
         }
@@ -340,40 +279,78 @@ fn a_local_push_with_a_searcher_and_a_sleeper_is_run() {
     });
 }
 
-/// (b) Two workers (at most one searches: 2 * 1 < 2 fails, so the other sleeps at once;
-/// three workers, of which two may search, make a state space loom takes many minutes
-/// over), two pushes and a single wake-up (`new_work` once for both: the second push's wake-up
-/// skipped, as step 5' skips it while someone searches). Each job waits until both have
-/// started, so both must run at once on two workers: a worker woken for the first job
-/// that takes it is the last searcher and must wake one more (step 0b), or the second
-/// job waits for ever (loom: a deadlock; checked by hand with the wake of `found_work`
-/// removed).
+/// (b) Two workers, two jobs pushed at once with a single wake-up check (one
+/// `push_and_wake` for both: the second push's check skipped, as step 5' skips it while
+/// someone searches). Each job waits until both have started, so both must run at once
+/// on two workers: a worker woken for the first job that takes it is the last searcher and
+/// must wake one more (step 0b), or the second job waits for ever (loom: a deadlock;
+/// checked by hand with the wake of `found_work` removed).
 #[test]
 fn the_last_searcher_to_find_work_wakes_one_more() {
     model(|| {
-        let m = Model::new(2, 1, 2);
+        let m = Model::new(&[0, 0], 1, 2);
         let workers = spawn_workers(&m, &[0, 0]);
-        m.queues[0].fetch_add(2, Ordering::Relaxed);
-        m.sleep.new_work(0);
+        m.sleep
+            .push_and_wake(Owner::Node(0), Others::Origin(0), || {
+                m.queues[0].fetch_add(2, Ordering::Relaxed);
+            });
         m.finish(2, workers);
     });
 }
 
 /// (c) Worker 0 (node 0) and worker 1 (node 1); a job on node 1's queue, which worker 0 is
 /// refused. The producer fences and wakes nobody if any worker searches (a producer that
-/// relies on any searcher, as the per-node test of step 5' avoids, but the handshake of
+/// relies on any searcher, as the per-node test of step 5 avoids, but the handshake of
 /// step 0c must cover): if worker 0 is that searcher, it gives up, and as the last
 /// searcher with refused work in its final search, wakes worker 1 (`wake_node`).
 #[test]
 fn the_last_searcher_refused_work_wakes_a_worker_of_its_node() {
     model(|| {
-        let m = Model::new(2, 2, 0);
+        let m = Model::new(&[0, 1], 2, 0);
         let workers = spawn_workers(&m, &[0, 1]);
         m.queues[1].fetch_add(1, Ordering::Relaxed);
         loom::sync::atomic::fence(Ordering::SeqCst);
         if m.sleep.searching() == 0 {
-            m.sleep.new_work(1);
+            m.sleep.wake_node(1);
         }
         m.finish(1, workers);
+    });
+}
+
+/// (d) A task pushed on one worker's queue from another thread (an inbox, a refused task
+/// handed back: `Owner::Worker`, nobody else woken), while that worker, on node 1, goes to
+/// sleep and node 0's worker may not take it: the owner is claimed if it registered before
+/// the producer's fence, or its re-search sees the task.
+#[test]
+fn a_push_on_a_workers_queue_reaches_that_worker() {
+    model(|| {
+        let m = Model::new(&[0, 1], 2, 0);
+        let workers = spawn_workers(&m, &[0, 1]);
+        m.sleep.push_and_wake(Owner::Worker(1), Others::None, || {
+            m.queues[1].fetch_add(1, Ordering::Relaxed);
+        });
+        m.finish(1, workers);
+    });
+}
+
+/// Two workers and two pushes, each with its own wake-up check. A wake-up may reach a worker
+/// that found the other job in its re-search (it was still registered): that worker is
+/// awake and searches again after its job, so nothing is stranded; and the worker a push
+/// claims is a searcher, which must give its place back (0b, 0c) or the next push would
+/// wrongly trust it (a model worker that ignored its claim deadlocked here). A job left in
+/// the queue with both workers parked would leave the producer waiting for ever: a
+/// deadlock.
+#[test]
+fn two_pushes_reach_two_workers() {
+    model(|| {
+        let m = Model::new(&[0, 0], 1, 0);
+        let workers = spawn_workers(&m, &[0, 0]);
+        for _ in 0..2 {
+            m.sleep
+                .push_and_wake(Owner::Node(0), Others::Origin(0), || {
+                    m.queues[0].fetch_add(1, Ordering::Relaxed);
+                });
+        }
+        m.finish(2, workers);
     });
 }

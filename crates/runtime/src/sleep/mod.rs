@@ -1,10 +1,14 @@
-//! Parking idle workers without lost wake-ups. The protocol is written down in
-//! `README.md`, next to
-//! this file; the comments below cite its numbered steps.
+//! Parking idle workers without lost wake-ups, and the one push-and-wake function every
+//! queue of the pool is pushed through ([`Sleep::push_and_wake`]). The protocol is written
+//! down in `README.md`, next to this file; the comments below cite its numbered steps.
+//!
+//! No global lock: sleepers register in per-node bit sets (one bit per worker of the node),
+//! a waker claims one by clearing its bit, and each worker parks on a mutex and condition
+//! variable of its own.
 
 use std::sync::atomic::Ordering;
 
-use crate::sync::{fence, AtomicUsize, Condvar, Mutex, MutexGuard};
+use crate::sync::{fence, AtomicU64, AtomicUsize, Condvar, Mutex, MutexGuard};
 
 use crossbeam_utils::CachePadded;
 
@@ -16,24 +20,74 @@ struct WorkerSleep {
     cv: Condvar,
 }
 
+/// The sleepers of one node: a bit per worker of the node (its ordinal among them), set
+/// while that worker is registered as sleepy or parked (step 1), and their count.
+#[derive(Debug)]
+struct NodeSleepers {
+    /// How many bits of `bits` are set (a hint read without claiming: step 5).
+    count: AtomicUsize,
+    /// Searching workers of this node (step 0a), when the pool has more than one node.
+    searching: AtomicUsize,
+    bits: Box<[AtomicU64]>,
+    /// Ordinal → worker index.
+    workers: Box<[usize]>,
+}
+
+/// Who drains the queue a task is pushed on: the workers that take it from there without
+/// asking the policy. Their searchers make a wake-up unnecessary (steps 5, 5'), and they
+/// are woken first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Owner {
+    /// The pusher itself, a worker of `node`: its own deque or away queue (step 5': no
+    /// fence, the pusher drains the queue before it can park).
+    Pusher {
+        /// The pusher's node.
+        node: u32,
+    },
+    /// One worker, not the pusher: its inbox or its away queue.
+    Worker(usize),
+    /// The workers of a node: its injector.
+    Node(u32),
+    /// Every worker: the global injector.
+    Any,
+}
+
+/// Which sleepers besides the owners may be woken for a task: the ones the policy may let
+/// take it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Others {
+    /// Nobody else (a refused task handed back, a task the balancer gave to one worker, a
+    /// pinned one): only the owners.
+    None,
+    /// The workers of the nodes that may take a task whose origin is this node
+    /// ([`Sleep::set_takers`]), nearest to it first.
+    Origin(u32),
+}
+
 /// The pool's sleep state.
 #[derive(Debug)]
 pub(crate) struct Sleep {
-    /// Workers registered as sleepy or parked (step 1), as `(worker, node)`.
-    sleepers: Mutex<Vec<(usize, u32)>>,
-    /// `sleepers.len()`, readable without the lock (steps 2 and 5).
-    num_sleepers: AtomicUsize,
-    /// Searching workers (step 0a), the pool over: at most half of the workers search.
+    /// Registered sleepers, the pool over (steps 2 and 5): the producers' first check.
+    num_sleepers: CachePadded<AtomicUsize>,
+    /// Searching workers, the pool over (step 0a).
     searching: CachePadded<AtomicUsize>,
-    /// Searching workers per node (step 5'), when the pool has more than one node; with one
-    /// node, `searching` serves.
-    node_searching: Box<[CachePadded<AtomicUsize>]>,
+    /// Per node of the topology (an empty set for a node without workers).
+    nodes: Box<[CachePadded<NodeSleepers>]>,
+    /// Per worker: its node and its ordinal there.
+    slot: Box<[(u32, u32)]>,
+    /// Whether the pool has more than one node with workers: per-node searcher counts.
+    per_node: bool,
+    /// `takers[origin * nodes + node]`, bit-packed: whether workers of `node` may take a
+    /// task whose origin is `origin` (the policy's answer, [`set_takers`](Self::set_takers)).
+    takers: Box<[AtomicU64]>,
+    /// Per origin node: the nodes with workers, nearest first (ties: lowest id).
+    nearest: Box<[Box<[u32]>]>,
     workers: Box<[CachePadded<WorkerSleep>]>,
 }
 
-/// Evidence that a worker registered as sleepy (step 1); consumed by [`Sleep::park`] or
-/// [`Sleep::cancel`]. Producing one is evidence that the worker is in the sleepers list or
-/// has been notified.
+/// Evidence that a worker registered as sleepy (step 1); consumed by [`Sleep::park_for`] or
+/// [`Sleep::cancel`]. Producing one is evidence that the worker's bit is set or that a
+/// waker cleared it.
 #[must_use]
 #[derive(Debug)]
 pub(crate) struct Sleepy {
@@ -41,34 +95,247 @@ pub(crate) struct Sleepy {
 }
 
 impl Sleep {
-    /// The sleep state of `n` workers on `nodes` nodes.
-    pub(crate) fn new(n: usize, nodes: usize) -> Self {
-        let per_node = if nodes > 1 { nodes } else { 0 };
+    /// The sleep state of workers on `worker_node` (per worker, its node), on a machine of
+    /// `nodes` nodes whose distances `distance(a, b)` gives. Every worker may take every
+    /// task until [`set_takers`](Self::set_takers) says otherwise.
+    pub(crate) fn new(
+        worker_node: &[u32],
+        nodes: usize,
+        distance: impl Fn(u32, u32) -> u32,
+    ) -> Self {
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); nodes];
+        let mut slot = Vec::with_capacity(worker_node.len());
+        for (w, &n) in worker_node.iter().enumerate() {
+            let m = &mut members[n as usize];
+            slot.push((n, m.len() as u32));
+            m.push(w);
+        }
+        let with_workers: Vec<u32> = (0..nodes as u32)
+            .filter(|&n| !members[n as usize].is_empty())
+            .collect();
+        let nearest = (0..nodes as u32)
+            .map(|o| {
+                let mut v = with_workers.clone();
+                v.sort_by_key(|&n| (n != o, distance(o, n), n));
+                v.into_boxed_slice()
+            })
+            .collect();
+        let nodes_sleepers = members
+            .into_iter()
+            .map(|m| {
+                CachePadded::new(NodeSleepers {
+                    count: AtomicUsize::new(0),
+                    searching: AtomicUsize::new(0),
+                    bits: (0..m.len().div_ceil(64))
+                        .map(|_| AtomicU64::new(0))
+                        .collect(),
+                    workers: m.into_boxed_slice(),
+                })
+            })
+            .collect();
         Self {
-            sleepers: Mutex::new(Vec::with_capacity(n)),
-            num_sleepers: AtomicUsize::new(0),
+            num_sleepers: CachePadded::new(AtomicUsize::new(0)),
             searching: CachePadded::new(AtomicUsize::new(0)),
-            node_searching: (0..per_node)
-                .map(|_| CachePadded::new(AtomicUsize::new(0)))
+            nodes: nodes_sleepers,
+            slot: slot.into_boxed_slice(),
+            per_node: with_workers.len() > 1,
+            takers: (0..(nodes * nodes).div_ceil(64))
+                .map(|_| AtomicU64::new(u64::MAX))
                 .collect(),
-            workers: (0..n)
+            nearest,
+            workers: (0..worker_node.len())
                 .map(|_| CachePadded::new(WorkerSleep::default()))
                 .collect(),
         }
     }
 
+    /// Records which nodes' workers may take a task of which origin (`may_take(origin,
+    /// node)`): the policy's answer, given when the pool starts and at every policy switch.
+    /// A stale answer read by a concurrent wake-up costs one wake-up too many or too few for
+    /// parallelism, never a task: the owners of every queue are woken whatever it says.
+    pub(crate) fn set_takers(&self, may_take: impl Fn(u32, u32) -> bool) {
+        let nodes = self.nodes.len();
+        for (i, word) in self.takers.iter().enumerate() {
+            let mut v = 0u64;
+            for b in 0..64 {
+                let k = i * 64 + b;
+                if k < nodes * nodes && may_take((k / nodes) as u32, (k % nodes) as u32) {
+                    v |= 1 << b;
+                }
+            }
+            word.store(v, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether workers of `node` may take a task of `origin` ([`set_takers`](Self::set_takers)).
+    fn may_take(&self, origin: u32, node: u32) -> bool {
+        let k = origin as usize * self.nodes.len() + node as usize;
+        self.takers
+            .get(k / 64)
+            .is_some_and(|w| w.load(Ordering::Relaxed) & (1 << (k % 64)) != 0)
+    }
+
+    // ---- Pushing (steps 5, 5', 5'') ----
+
+    /// The one push-and-wake function: runs `push` (which queues work on a queue drained by
+    /// `owner`), then the wake-up check that queue kind needs (README steps 5, 5', 5''):
+    ///
+    /// - [`Owner::Pusher`]: no fence; wakes a sleeper only if no worker of the pusher's node
+    ///   searches (5').
+    /// - any other owner: `fence(SeqCst)` after the push (the Dekker handshake with a
+    ///   sleeper's fence, step 1), then: a sleeping owner worker is woken; otherwise, if no
+    ///   searcher of the owners would find the task (5), one sleeper of the owners — or of
+    ///   the `others` — is.
+    ///
+    /// Whom it wakes: the owners first, then the nearest node of `others` with a sleeper;
+    /// never anyone else, so that refused work does not wake workers who would refuse it.
+    #[inline]
+    pub(crate) fn push_and_wake(&self, owner: Owner, others: Others, push: impl FnOnce()) {
+        push();
+        match owner {
+            Owner::Pusher { node } => {
+                // Relaxed: see README step 5' (the pusher drains the queue itself).
+                if self.num_sleepers.load(Ordering::Relaxed) != 0
+                    && self.searching_on(node).load(Ordering::Relaxed) == 0
+                {
+                    self.wake_among(node, others);
+                }
+            }
+            _ => {
+                // SeqCst fence: pairs with the fence in `get_sleepy` (README step 5). After
+                // it, Relaxed loads suffice: if the sleeper's fence came first we see its
+                // registration (and its searcher place given back), otherwise its re-search
+                // sees our push.
+                fence(Ordering::SeqCst);
+                if self.num_sleepers.load(Ordering::Relaxed) != 0 {
+                    self.wake_for(owner, others);
+                }
+            }
+        }
+    }
+
+    /// Step 5 past the fence, with someone asleep.
+    #[cold]
+    fn wake_for(&self, owner: Owner, others: Others) {
+        match owner {
+            Owner::Worker(w) => {
+                if self.claim_worker(w) {
+                    self.notify(w);
+                    return;
+                }
+                // The owner is awake: it drains the queue before it parks (its re-search,
+                // step 2). More hands only if the task may go to others.
+                let node = self.slot[w].0;
+                if others != Others::None && self.searching_on(node).load(Ordering::Relaxed) == 0 {
+                    self.wake_among(node, others);
+                }
+            }
+            Owner::Node(n) | Owner::Pusher { node: n } => {
+                if self.searching_on(n).load(Ordering::Relaxed) == 0 {
+                    self.wake_among(n, others);
+                }
+            }
+            Owner::Any => {
+                if self.searching.load(Ordering::Relaxed) == 0 {
+                    if let Some(w) = (0..self.nodes.len()).find_map(|n| self.claim_in(n as u32)) {
+                        self.notify(w);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Wakes one sleeper of `node`, else of the nearest node that `others` allows.
+    #[cold]
+    fn wake_among(&self, node: u32, others: Others) {
+        let w = self.claim_in(node).or_else(|| match others {
+            Others::None => None,
+            Others::Origin(o) => self
+                .nearest
+                .get(o as usize)?
+                .iter()
+                .filter(|&&n| n != node && self.may_take(o, n))
+                .find_map(|&n| self.claim_in(n)),
+        });
+        if let Some(w) = w {
+            self.notify(w);
+        }
+    }
+
+    /// Takes one registered sleeper of `node` out of its set and counts it as a searcher
+    /// (a woken worker searches, step 0a): `Some(worker)`, to be notified.
+    fn claim_in(&self, node: u32) -> Option<usize> {
+        let ns = self.nodes.get(node as usize)?;
+        if ns.count.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
+        for (i, word) in ns.bits.iter().enumerate() {
+            let mut v = word.load(Ordering::Relaxed);
+            while v != 0 {
+                let bit = 1u64 << v.trailing_zeros();
+                // AcqRel: whoever clears a bit owns that registration (the worker itself in
+                // `deregister`, or one waker); the other sees it cleared.
+                let prev = word.fetch_and(!bit, Ordering::AcqRel);
+                if prev & bit != 0 {
+                    let w = ns.workers[i * 64 + bit.trailing_zeros() as usize];
+                    self.claimed(w);
+                    return Some(w);
+                }
+                v = prev & !bit;
+            }
+        }
+        None
+    }
+
+    /// Takes `worker` out of its node's set if it is registered there: `true` if it was
+    /// (counted as a searcher, to be notified).
+    fn claim_worker(&self, worker: usize) -> bool {
+        let (word, bit) = self.bit_of(worker);
+        if word.load(Ordering::Relaxed) & bit == 0 {
+            return false;
+        }
+        let took = word.fetch_and(!bit, Ordering::AcqRel) & bit != 0;
+        if took {
+            self.claimed(worker);
+        }
+        took
+    }
+
+    /// A waker cleared `worker`'s bit: the counts follow, and it becomes a searcher before
+    /// it is notified (so that other producers see someone searching meanwhile).
+    fn claimed(&self, worker: usize) {
+        let node = self.slot[worker].0;
+        self.nodes[node as usize]
+            .count
+            .fetch_sub(1, Ordering::Relaxed);
+        self.num_sleepers.fetch_sub(1, Ordering::Relaxed);
+        self.add_searcher(node);
+    }
+
+    fn bit_of(&self, worker: usize) -> (&AtomicU64, u64) {
+        let (node, ord) = self.slot[worker];
+        let ns = &self.nodes[node as usize];
+        (&ns.bits[ord as usize / 64], 1u64 << (ord % 64))
+    }
+
+    // ---- An idle worker (steps 0–4) ----
+
     /// Step 1: register as sleepy. The caller must then search every queue once more
     /// (step 2) before parking.
     #[cold]
-    pub(crate) fn get_sleepy(&self, worker: usize, node: u32) -> Sleepy {
+    pub(crate) fn get_sleepy(&self, worker: usize) -> Sleepy {
         // A stale token from an earlier registration only causes a spurious wake-up; a token
-        // for *this* registration cannot exist yet, as nobody has seen us in the list.
+        // for *this* registration cannot exist yet, as nobody has seen our bit.
         *lock(&self.workers[worker].notified) = false;
-        let mut list = lock(&self.sleepers);
-        list.push((worker, node));
-        // SeqCst (with the fence below): the Dekker handshake of step 2 vs step 5.
-        self.num_sleepers.fetch_add(1, Ordering::SeqCst);
-        drop(list);
+        let node = self.slot[worker].0;
+        // The counts first, then the bit: a waker that clears the bit decrements counts that
+        // are already there (a count never wraps below zero).
+        self.nodes[node as usize]
+            .count
+            .fetch_add(1, Ordering::Relaxed);
+        self.num_sleepers.fetch_add(1, Ordering::Relaxed);
+        let (word, bit) = self.bit_of(worker);
+        word.fetch_or(bit, Ordering::Relaxed);
         // SeqCst fence: orders our registration before our re-search of the queues; pairs
         // with the producer's fence after its push (step 5). See README, "Why no wake-up is
         // lost".
@@ -76,18 +343,18 @@ impl Sleep {
         Sleepy { worker }
     }
 
-    /// Step 3: the re-search found work (or the wait is over): leave the list. `true`: a
-    /// waker took us out of the list first (step 5) and made us a searcher (step 0a): the
-    /// caller now holds a searcher's place and must give it back (steps 0b, 0c).
+    /// Step 3: the re-search found work (or the wait is over): leave the set. `true`: a
+    /// waker took us out first (step 5) and made us a searcher (step 0a): the caller now
+    /// holds a searcher's place and must give it back (steps 0b, 0c).
     #[cold]
     #[must_use]
     pub(crate) fn cancel(&self, token: Sleepy) -> bool {
         !self.deregister(token.worker)
     }
 
-    /// Step 4: park until notified, then leave the list. `true`: woken by `wake_one` (a
+    /// Step 4: park until notified, then leave the set. `true`: woken by a claim (a
     /// producer or a searcher, steps 0b, 0c, 5), and made a searcher by the waker; `false`:
-    /// woken by a latch, a pinned task, shutdown, or a stale token (a spurious wake-up).
+    /// woken by a latch, shutdown, or a stale token (a spurious wake-up).
     /// (The model tests call it; the pool calls [`park_for`](Self::park_for).)
     #[cfg(all(test, zonal_loom))]
     #[cold]
@@ -97,10 +364,9 @@ impl Sleep {
     }
 
     /// [`park`](Self::park), for at most `timeout` when given (a displaced worker,
-    /// `displacement.rs`, step 5). A timeout is a spurious wake-up: the worker leaves the
-    /// list as after a stale token (`false`), unless a waker took it out first, which made
-    /// it a searcher (`true`, as for `park`); that waker's token then arrives later and is
-    /// stale.
+    /// `displacement.rs`). A timeout is a spurious wake-up: the worker leaves the set as
+    /// after a stale token (`false`), unless a waker took it out first, which made it a
+    /// searcher (`true`, as for `park`); that waker's token then arrives later and is stale.
     #[cold]
     #[must_use]
     pub(crate) fn park_for(&self, token: Sleepy, timeout: Option<std::time::Duration>) -> bool {
@@ -125,76 +391,69 @@ impl Sleep {
         !self.deregister(token.worker)
     }
 
-    /// Leaves the list; `false`: a waker (`wake_one`) took us out already, and counted us
-    /// as a searcher.
+    /// Leaves the set; `false`: a waker took us out already, and counted us as a searcher.
     fn deregister(&self, worker: usize) -> bool {
-        let mut list = lock(&self.sleepers);
-        if let Some(i) = list.iter().position(|&(w, _)| w == worker) {
-            list.swap_remove(i);
-            self.num_sleepers.fetch_sub(1, Ordering::Relaxed);
-            true
-        } else {
-            false
+        let (word, bit) = self.bit_of(worker);
+        if word.fetch_and(!bit, Ordering::AcqRel) & bit == 0 {
+            return false;
         }
-    }
-
-    /// The searcher count that a task of `node` cares about (step 5'): its node's, or the
-    /// pool's with one node (or for `u32::MAX`, any node).
-    #[inline]
-    fn searching_on(&self, node: u32) -> &AtomicUsize {
-        self.node_searching
-            .get(node as usize)
-            .map_or(&*self.searching, |c| &**c)
-    }
-
-    /// Step 0a: try to become a searcher, which only `2 * searching < workers` allows.
-    /// `true`: the caller searches (steals) and must give its place back (steps 0b, 0c).
-    #[inline]
-    pub(crate) fn try_search(&self, node: u32) -> bool {
-        let n = self.workers.len();
-        let mut s = self.searching.load(Ordering::Relaxed);
-        loop {
-            if 2 * s >= n {
-                return false;
-            }
-            // Relaxed: the counts are hints for parallelism; no wake-up that liveness needs
-            // depends on them (README, "Why no wake-up is lost").
-            match self.searching.compare_exchange_weak(
-                s,
-                s + 1,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => break,
-                Err(v) => s = v,
-            }
-        }
-        if let Some(c) = self.node_searching.get(node as usize) {
-            c.fetch_add(1, Ordering::Relaxed);
-        }
+        let node = self.slot[worker].0;
+        self.nodes[node as usize]
+            .count
+            .fetch_sub(1, Ordering::Relaxed);
+        self.num_sleepers.fetch_sub(1, Ordering::Relaxed);
         true
     }
 
-    /// Searching workers, the pool over (the model tests' producer of step 0c reads it).
-    #[cfg(all(test, zonal_loom))]
+    /// The searcher count that a queue drained by the workers of `node` cares about (steps
+    /// 5, 5'): its node's, or the pool's with one node.
+    #[inline]
+    fn searching_on(&self, node: u32) -> &AtomicUsize {
+        match self.nodes.get(node as usize) {
+            Some(ns) if self.per_node => &ns.searching,
+            _ => &self.searching,
+        }
+    }
+
+    /// Step 0a: an idle worker of `node` starts searching (there is no bound: every idle
+    /// worker searches, and spins, before it parks, as rayon's do). It must give its place
+    /// back (steps 0b, 0c).
+    #[inline]
+    pub(crate) fn start_searching(&self, node: u32) {
+        self.add_searcher(node);
+    }
+
+    /// Searching workers, the pool over (the model tests and the unit tests read it).
+    #[cfg(test)]
     pub(crate) fn searching(&self) -> usize {
         self.searching.load(Ordering::Relaxed)
     }
 
-    /// Counts a worker of `node` as searching (`wake_one` does it for the worker it wakes,
-    /// before the wake-up, so that no other producer wakes someone else meanwhile).
+    /// Registered sleepers, the pool over (the unit tests read it).
+    #[cfg(all(test, not(zonal_loom)))]
+    pub(crate) fn sleepers(&self) -> usize {
+        self.num_sleepers.load(Ordering::Relaxed)
+    }
+
+    /// Counts a worker of `node` as searching (the waker does it for the worker it claims,
+    /// before the wake-up, so that other producers see a searcher meanwhile).
     fn add_searcher(&self, node: u32) {
         self.searching.fetch_add(1, Ordering::Relaxed);
-        if let Some(c) = self.node_searching.get(node as usize) {
-            c.fetch_add(1, Ordering::Relaxed);
+        if self.per_node {
+            self.nodes[node as usize]
+                .searching
+                .fetch_add(1, Ordering::Relaxed);
         }
     }
 
-    /// Steps 0b, 0c: a searcher of `node` stops searching. `true`: it was the last one.
+    /// Steps 0b, 0c: a searcher of `node` stops searching. `true`: it was the last one, the
+    /// pool over.
     #[inline]
     pub(crate) fn stop_searching(&self, node: u32) -> bool {
-        if let Some(c) = self.node_searching.get(node as usize) {
-            let prev = c.fetch_sub(1, Ordering::Relaxed);
+        if self.per_node {
+            let prev = self.nodes[node as usize]
+                .searching
+                .fetch_sub(1, Ordering::Relaxed);
             debug_assert!(prev > 0, "searcher count of node {node} underflows");
         }
         let prev = self.searching.fetch_sub(1, Ordering::Relaxed);
@@ -203,8 +462,8 @@ impl Sleep {
     }
 
     /// Step 0b: a searcher of `node` found work. It stops searching and, if it was the last
-    /// searcher and someone sleeps, wakes one more worker (of its node if it can), which
-    /// searches: the chain that ramps parallelism up one worker at a time.
+    /// searcher and someone sleeps, wakes one more worker of its node (which searches: the
+    /// chain that ramps parallelism up one worker at a time).
     #[inline]
     pub(crate) fn found_work(&self, node: u32) {
         if self.stop_searching(node) {
@@ -212,8 +471,10 @@ impl Sleep {
             // registers while we stop either is seen here or sees, in its re-search, what
             // we left in the queue we took from (README step 0b).
             fence(Ordering::SeqCst);
-            if self.num_sleepers.load(Ordering::Relaxed) != 0 {
-                self.wake_one(node, Some(&self.searching));
+            if self.num_sleepers.load(Ordering::Relaxed) != 0
+                && self.searching_on(node).load(Ordering::Relaxed) == 0
+            {
+                self.wake_among(node, Others::Origin(node));
             }
         }
     }
@@ -223,84 +484,17 @@ impl Sleep {
     /// node is awake, and searches before it parks). `true`: one was woken.
     #[cold]
     pub(crate) fn wake_node(&self, node: u32) -> bool {
-        let abort = crate::unwind::AbortIfPanic;
-        let mut list = lock(&self.sleepers);
-        let woke = match list.iter().position(|&(_, n)| n == node) {
-            Some(i) => {
-                let (w, n) = list.swap_remove(i);
-                self.num_sleepers.fetch_sub(1, Ordering::Relaxed);
-                self.add_searcher(n);
-                drop(list);
+        match self.claim_in(node) {
+            Some(w) => {
                 self.notify(w);
                 true
             }
             None => false,
-        };
-        std::mem::forget(abort);
-        woke
-    }
-
-    /// Step 5: new work was pushed; wake one sleeper, preferring one on `node`
-    /// (`u32::MAX`: any). Call after the push.
-    #[inline]
-    pub(crate) fn new_work(&self, node: u32) {
-        // SeqCst fence: pairs with the fence in `get_sleepy` (README step 5). After it, a
-        // Relaxed load suffices: if the sleeper's fence came first we see its increment,
-        // otherwise its re-search sees our push.
-        fence(Ordering::SeqCst);
-        if self.num_sleepers.load(Ordering::Relaxed) != 0 {
-            self.wake_one(node, None);
         }
     }
 
-    /// Step 5': new work was pushed on a queue the pusher itself drains (its own deque or
-    /// away queue). No fence: a wake-up missed here costs parallelism, never liveness,
-    /// because the pusher is awake and searches its own queues before it can park (rayon's
-    /// `new_internal_jobs` makes the same trade). The load still sees every registration
-    /// that happened before it in the counter's modification order, so a worker long asleep
-    /// is woken.
-    ///
-    /// And only if no worker of `node` searches: a searcher finds the task (or, being the
-    /// last, wakes one more when it finds work, step 0b), so a burst of pushes wakes
-    /// workers one at a time, not one per push (README step 5').
-    #[inline]
-    pub(crate) fn new_local_work(&self, node: u32) {
-        if self.num_sleepers.load(Ordering::Relaxed) != 0
-            && self.searching_on(node).load(Ordering::Relaxed) == 0
-        {
-            self.wake_one(node, Some(self.searching_on(node)));
-        }
-    }
-
-    /// Takes one sleeper out of the list — one of `node` if there is one — counts it as a
-    /// searcher (step 0a: a woken worker searches whatever the bound) and wakes it. With
-    /// `unless`: not if that count is non-zero under the lock (someone else woke a searcher
-    /// since our unlocked check).
-    #[cold]
-    fn wake_one(&self, node: u32, unless: Option<&AtomicUsize>) {
-        // Runs inside user tasks (after a push): a bug here must not pass for a user panic.
-        let abort = crate::unwind::AbortIfPanic;
-        let mut list = lock(&self.sleepers);
-        if unless.is_some_and(|c| c.load(Ordering::Relaxed) != 0) {
-            drop(list);
-            std::mem::forget(abort);
-            return;
-        }
-        let pick = list
-            .iter()
-            .position(|&(_, n)| n == node)
-            .or_else(|| list.len().checked_sub(1));
-        if let Some(i) = pick {
-            let (w, n) = list.swap_remove(i);
-            self.num_sleepers.fetch_sub(1, Ordering::Relaxed);
-            self.add_searcher(n);
-            drop(list);
-            self.notify(w);
-        }
-        std::mem::forget(abort);
-    }
-
-    /// Wakes one specific worker (a latch it waits on was set, or work was pinned to it).
+    /// Wakes one specific worker whatever it is doing (a latch it waits on was set): its
+    /// token is set, and a registered worker stays registered (not a searcher).
     #[cold]
     pub(crate) fn wake_worker(&self, worker: usize) {
         self.notify(worker);
@@ -323,9 +517,12 @@ impl Sleep {
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Nothing panics while holding these locks (plain pushes and flag writes); recover anyway.
+    // Nothing panics while holding these locks (flag writes); recover anyway.
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(all(test, zonal_loom))]
 mod loom;
+
+#[cfg(all(test, not(zonal_loom)))]
+mod test;

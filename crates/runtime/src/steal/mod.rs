@@ -6,10 +6,13 @@ use crossbeam_deque::Steal;
 
 /// A victim's deque shorter than this gives one task, not a batch (`take_batch`).
 const BATCH_DEPTH: usize = 128;
-use zonal_policy::{MoveContext, Probe, Refusal, Source, StealWalker, TaskMeta, VictimQueues};
+use zonal_policy::{
+    MoveContext, Probe, Refusal, Source, StealWalker, TaskMeta, VictimQueues, BATCH_MAX,
+};
 use zonal_topology::{CpuId, Level};
 
 use crate::metrics::bump;
+use crate::queues::push::Helpers;
 use crate::queues::steal_loop;
 use crate::registry::{Registry, WorkerShared};
 use crate::task_meta::{Meta, Task, NO_ORIGIN};
@@ -50,11 +53,12 @@ impl WorkerThread {
             walker,
             slot_worker: &epoch.slot_worker[self.index],
             last_node: self.node,
-            kept: 0,
+            kept: [None; BATCH_MAX],
+            n_kept: 0,
         };
         let stolen = walker.walk(epoch.policy.steal_side(), &r.topo, ctx, &mut thief);
-        if thief.kept != 0 {
-            self.kept_batch(thief.kept);
+        if thief.n_kept != 0 {
+            self.kept_batch(&thief.kept[..thief.n_kept]);
         }
         let stolen = stolen?;
         // Where the task came from, and from which queue (a task taken from an away queue
@@ -79,13 +83,14 @@ impl WorkerThread {
         Some(self.took(stolen.task, from, queue, stolen.loads))
     }
 
-    /// A batch steal moved `n` tasks into our deque besides the one we run: counted apart
-    /// (not migrations), and a sleeper of our node may come and steal some (no fence: we
-    /// are awake and run them ourselves otherwise, as for any push on our own deque).
+    /// A batch steal took `kept` besides the task we run: onto our deque, oldest first (the
+    /// victim's order), counted apart (not migrations), and a sleeper of our node may come
+    /// and steal some (no fence: we are awake and run them ourselves otherwise, as for any
+    /// push on our own deque).
     #[cold]
-    fn kept_batch(&self, n: u64) {
-        bump(&self.counters().batch_moved, n);
-        self.registry.sleep.new_local_work(self.node);
+    fn kept_batch(&self, kept: &[Option<Task>]) {
+        bump(&self.counters().batch_moved, kept.len() as u64);
+        self.push_fresh_batch(kept.iter().flatten().copied());
     }
 
     /// The policies' clock for this walk: coarse (see `WorkerThread::clock_us`), refreshed
@@ -199,8 +204,10 @@ struct Thief<'a> {
     slot_worker: &'a [usize],
     /// The node of the previous slot: a node's injector is visited once, at its first slot.
     last_node: u32,
-    /// Tasks of batches moved into our deque (`keep`).
-    kept: u64,
+    /// Allowed tasks of a batch besides the steal (`keep`), oldest first: pushed on our
+    /// deque after the walk, with one wake-up check.
+    kept: [Option<Task>; BATCH_MAX],
+    n_kept: usize,
 }
 
 impl<'a> Thief<'a> {
@@ -249,7 +256,7 @@ impl VictimQueues for Thief<'_> {
             Source::Fresh => steal_loop(|| vs.stealer.steal()),
             Source::Away => vs.away.take(),
             _ => {
-                let t = steal_loop(|| r.node_injectors[vnode as usize].steal())?;
+                let t = r.node_injectors[vnode as usize].steal()?;
                 let mut m = t.meta(&r.fresh_meta[vnode as usize]);
                 if m.origin == NO_ORIGIN {
                     // Fixed in the header too: a refused task goes back queued.
@@ -301,11 +308,17 @@ impl VictimQueues for Thief<'_> {
     }
 
     /// An allowed task of a batch from a worker of our node: fresh at home in our deque too
-    /// (its bare job's implied metadata, `Meta::fresh(node)`, is the same on both).
+    /// (its bare job's implied metadata, `Meta::fresh(node)`, is the same on both), pushed
+    /// there after the walk (`kept_batch`; a batch holds at most `BATCH_MAX` tasks, the
+    /// steal included, but a full buffer is pushed at once whatever happens).
     #[inline]
     fn keep(&mut self, _slot: usize, t: Task) {
-        self.kept += 1;
-        self.me.deque.push(t);
+        if self.n_kept == BATCH_MAX {
+            self.me.kept_batch(&self.kept);
+            self.n_kept = 0;
+        }
+        self.kept[self.n_kept] = Some(t);
+        self.n_kept += 1;
     }
 
     #[inline]
@@ -324,31 +337,26 @@ impl VictimQueues for Thief<'_> {
     }
 
     /// A refused task goes back to a queue its owner drains, and only the owner is woken:
-    /// the victim worker for its deque or away queue (`wake_worker`: a no-op token if it is
-    /// awake, which it then searches its queues before it parks), a sleeper of the victim's
-    /// node for that node's injector (`wake_node`: none sleeps → every worker of the node
-    /// is awake and looks there before it parks). Not `new_work`: the task is not new, and
-    /// `new_work` falls back to *any* sleeper, often another worker the policy refuses the
-    /// same task, which wakes the next one in turn: idle workers would spin while the owner
-    /// is busy (`README.md` here, "Refused work"). The mutex of the sleep state orders the
-    /// push before the wake-up check, as the fence of `new_work` does.
+    /// the victim worker for its deque or away queue (if it sleeps; awake, it searches its
+    /// queues before it parks), a sleeper of the victim's node for that node's injector
+    /// (none sleeps → every worker of the node is awake and looks there before it parks):
+    /// the core's push-and-wake functions with `Helpers::OwnersOnly` (`queues/push.rs`).
+    /// Never another sleeper: the task is not new, and another worker is often refused it
+    /// too, and would wake the next one in turn: idle workers would spin while the owner is
+    /// busy (`README.md` here, "Refused work").
     #[inline]
     fn put_back(&mut self, slot: usize, from: Source, t: Task) {
-        let (vs, vnode) = self.victim(slot);
+        let (_, vnode) = self.victim(slot);
         let r = &*self.me.registry;
+        let owner = self.slot_worker[slot];
         match from {
             Source::Fresh => {
                 debug_assert!(!t.job.is_bare());
-                vs.away.push(t);
+                r.push_away(owner, Helpers::OwnersOnly, t);
             }
-            Source::Away => vs.away.put_back(t),
-            _ => {
-                r.node_injectors[vnode as usize].push(t);
-                r.sleep.wake_node(vnode);
-                return;
-            }
+            Source::Away => r.put_back_away(owner, t),
+            _ => r.push_node(vnode, Helpers::OwnersOnly, t),
         }
-        r.sleep.wake_worker(self.slot_worker[slot]);
     }
 
     #[inline]

@@ -1,5 +1,10 @@
-//! The pool's queue types, each keeping its own invariants, and the one rule for which of a
-//! worker's own queues a task waits in (core).
+//! The pool's queue types, each keeping its own invariants, the one rule for which of a
+//! worker's own queues a task waits in, and (in [`push`]) the one push-and-wake function of
+//! each queue kind (core).
+//!
+//! No queue of the pool can be pushed to from outside this module: the types' `push`
+//! methods are private to it, and [`push`] pairs every push with its wake-up
+//! (`sleep/README.md`, steps 5, 5', 5'').
 //!
 //! - [`AwayQueue`]: a worker's queue of tasks away from home or already migrated, with the
 //!   length bound thieves and the balancer read instead of the queue itself. The bound is
@@ -7,13 +12,16 @@
 //! - [`OwnQueue::of`]: aged → the worker's inbox, which no thief sees; else → its away queue.
 //!   Every path that puts a non-fresh task on a worker's own queues asks it (`route.rs`: new
 //!   and woken tasks; `balance/driver.rs`: moved and held-back tasks).
-//! - [`FifoQueue`]: the jobs of FIFO spawns waiting for their proxies (`fifo.rs`).
+//! - [`Deque`]: a worker's LIFO deque of fresh tasks at home; [`SharedQueue`]: an injector
+//!   any thread pushes to (a worker's inbox, a node's injector, the global one).
+//! - [`FifoQueue`]: the jobs of FIFO spawns waiting for their proxies (`fifo.rs`), which
+//!   are not the pool's queues: what is queued is their proxy.
 //! - [`pop_injector`], [`steal_loop`]: taking from crossbeam's queues.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-use crossbeam_deque::{Injector, Steal};
+use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use zonal_policy::Ageing;
 
 use crate::task_meta::{Meta, Task};
@@ -42,9 +50,9 @@ impl Default for AwayQueue {
 }
 
 impl AwayQueue {
-    /// Queues `task` (the bound first).
+    /// Queues `task` (the bound first). Only [`push`]'s functions call it.
     #[inline]
-    pub(crate) fn push(&self, task: Task) {
+    fn push(&self, task: Task) {
         self.len.fetch_add(1, Ordering::Relaxed);
         self.queue.push(task);
     }
@@ -70,9 +78,10 @@ impl AwayQueue {
         self.len.fetch_sub(1, Ordering::Relaxed);
     }
 
-    /// A task of [`take`](Self::take) was refused and goes back (still counted).
+    /// A task of [`take`](Self::take) was refused and goes back (still counted). Only
+    /// [`push`]'s functions call it.
     #[inline]
-    pub(crate) fn put_back(&self, task: Task) {
+    fn put_back(&self, task: Task) {
         self.queue.push(task);
     }
 
@@ -85,6 +94,84 @@ impl AwayQueue {
     /// The queue's own count of its tasks (for metrics snapshots).
     pub(crate) fn len(&self) -> usize {
         self.queue.len()
+    }
+}
+
+/// A worker's deque of fresh tasks at home: LIFO for its owner, FIFO for thieves (through
+/// its [`Stealer`]). Only the owner pushes, through [`push`].
+#[derive(Debug)]
+pub(crate) struct Deque(Worker<Task>);
+
+impl Deque {
+    /// A new LIFO deque.
+    pub(crate) fn new_lifo() -> Self {
+        Self(Worker::new_lifo())
+    }
+
+    /// The thieves' end.
+    pub(crate) fn stealer(&self) -> Stealer<Task> {
+        self.0.stealer()
+    }
+
+    #[inline]
+    fn push(&self, task: Task) {
+        self.0.push(task);
+    }
+
+    /// The newest task.
+    #[inline]
+    pub(crate) fn pop(&self) -> Option<Task> {
+        self.0.pop()
+    }
+
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// An injector any thread pushes to, through [`push`]: a worker's inbox (only its owner
+/// pops), a node's injector, or the global one.
+#[derive(Debug, Default)]
+pub(crate) struct SharedQueue(Injector<Task>);
+
+impl SharedQueue {
+    #[inline]
+    fn push(&self, task: Task) {
+        self.0.push(task);
+    }
+
+    /// The oldest task, if any ([`pop_injector`]).
+    #[inline]
+    pub(crate) fn pop(&self) -> Option<Task> {
+        pop_injector(&self.0)
+    }
+
+    /// The oldest task, without the emptiness check first (a thief that probed it).
+    #[inline]
+    pub(crate) fn steal(&self) -> Option<Task> {
+        steal_loop(|| self.0.steal())
+    }
+
+    /// Up to `limit` tasks into `dest`, the first returned ([`Injector`]'s batch steal).
+    #[inline]
+    pub(crate) fn steal_batch_into(&self, dest: &Worker<Task>, limit: usize) -> Option<Task> {
+        steal_loop(|| self.0.steal_batch_with_limit_and_pop(dest, limit))
+    }
+
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
     }
 }
 
@@ -151,6 +238,8 @@ pub(crate) fn steal_loop(mut f: impl FnMut() -> Steal<Task>) -> Option<Task> {
         }
     }
 }
+
+pub(crate) mod push;
 
 #[cfg(test)]
 mod test {
