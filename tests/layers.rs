@@ -876,7 +876,10 @@ fn every_push_goes_through_the_cores_push_and_wake_function() {
             );
         }
     }
-    assert_eq!(pushes, 4, "AwayQueue's push and put_back, Deque's and SharedQueue's push");
+    assert_eq!(
+        pushes, 4,
+        "AwayQueue's push and put_back, Deque's and SharedQueue's push"
+    );
     let mut problems = Vec::new();
     for (f, src) in &code {
         if f != "queues/push.rs" && !f.starts_with("sleep/") && src.contains("push_and_wake(") {

@@ -111,7 +111,10 @@ fn idle_workers_take_queued_work_without_parking_first() {
     release.store(true, Ordering::SeqCst);
     let done = || ran.iter().filter(|r| r.load(Ordering::SeqCst) > 0).count();
     wait_for("the other workers run worker 0's queued tasks", || {
-        done() == n || first[1..].iter().all(|f| f.load(Ordering::SeqCst) != u64::MAX)
+        done() == n
+            || first[1..]
+                .iter()
+                .all(|f| f.load(Ordering::SeqCst) != u64::MAX)
     });
     release0.store(true, Ordering::SeqCst);
     wait_for("every task runs", || done() == n);
