@@ -208,7 +208,7 @@ fn registry(
         node_has_workers: node_has_workers(&topo, &cpus),
         worker_nodes: worker_nodes(&topo, &cpus, adopted),
         next_node: CachePadded::new(AtomicUsize::new(0)),
-        global: SharedQueue::default(),
+        placed_on: placed_on(&topo, &cpus),
         sleep,
         terminate: AtomicBool::new(false),
         pending: CachePadded::new(AtomicUsize::new(0)),
@@ -227,6 +227,21 @@ fn registry(
     });
     registry.refresh_takers();
     registry
+}
+
+/// Per node: itself if a worker sits on it, else the nearest node with workers (smallest
+/// distance, lowest id on ties), whose injector takes work placed there (`route.rs`).
+fn placed_on(topo: &Topology, cpus: &[CpuId]) -> Box<[u32]> {
+    let has = node_has_workers(topo, cpus);
+    let with: Vec<u32> = (0..has.len() as u32).filter(|&n| has[n as usize]).collect();
+    (0..has.len() as u32)
+        .map(|n| {
+            with.iter()
+                .copied()
+                .min_by_key(|&m| (topo.distance(NodeId(n), NodeId(m)), m))
+                .unwrap_or(n)
+        })
+        .collect()
 }
 
 /// Each worker's shared half, around the stealer of its deque.

@@ -45,6 +45,8 @@ pub(crate) struct WorkerCounters {
     pub(crate) refused_by_level: Box<[AtomicU64]>,
     pub(crate) beyond_zone: AtomicU64,
     pub(crate) farther: AtomicU64,
+    /// Tasks with a header run outside their root's zone (`WorkerThread::execute_with`).
+    pub(crate) outside_zone: AtomicU64,
     pub(crate) aged_kept: AtomicU64,
     pub(crate) idle_ns: AtomicU64,
     pub(crate) parks: AtomicU64,
@@ -79,6 +81,7 @@ impl WorkerCounters {
             refused_by_level: zeros(levels),
             beyond_zone: AtomicU64::new(0),
             farther: AtomicU64::new(0),
+            outside_zone: AtomicU64::new(0),
             aged_kept: AtomicU64::new(0),
             idle_ns: AtomicU64::new(0),
             parks: AtomicU64::new(0),
@@ -145,6 +148,7 @@ impl WorkerCounters {
             refused_by_level: self.refused_by_level.iter().map(ld).collect(),
             migrations_beyond_zone: ld(&self.beyond_zone),
             moves_farther_from_origin: ld(&self.farther),
+            executions_outside_zone: ld(&self.outside_zone),
             aged_kept: ld(&self.aged_kept),
             idle_ns: ld(&self.idle_ns),
             parks: ld(&self.parks),
@@ -253,6 +257,11 @@ pub struct WorkerMetrics {
     pub migrations_beyond_zone: u64,
     /// Steals that took a task already away from home farther from its origin.
     pub moves_farther_from_origin: u64,
+    /// Tasks it ran outside their root's zone: tasks with a header (placed roots, their
+    /// children, async tasks, …) whose origin — the node their computation is rooted on —
+    /// is not in its node's zone. A root placed on a node without workers runs on the
+    /// nearest node with workers, and counts here when that node's zone does not hold it.
+    pub executions_outside_zone: u64,
     /// Tasks it queued as aged (kept in its inbox, never stolen).
     pub aged_kept: u64,
     /// Time spent searching or parked, ns (from the second fruitless search on).
@@ -315,6 +324,7 @@ impl WorkerMetrics {
         self.refused.add(&o.refused);
         self.migrations_beyond_zone += o.migrations_beyond_zone;
         self.moves_farther_from_origin += o.moves_farther_from_origin;
+        self.executions_outside_zone += o.executions_outside_zone;
         self.aged_kept += o.aged_kept;
         self.idle_ns += o.idle_ns;
         self.parks += o.parks;

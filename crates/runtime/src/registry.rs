@@ -9,7 +9,8 @@
 //!   injector of tasks that migrated or live away from their origin;
 //! - per NUMA node: an injector of work aimed at the node (`spawn_on`, `par_for`), and of
 //!   work from outside the pool (spread round-robin over the nodes that have workers);
-//! - one global injector for work aimed at a node without workers.
+//! Work aimed at a node without workers goes to the injector of the nearest node with
+//! workers (`Registry::placed_on`).
 
 use std::any::Any;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
@@ -79,7 +80,10 @@ pub(crate) struct Registry {
     pub(crate) worker_nodes: Box<[u32]>,
     /// The round-robin counter over `worker_nodes`.
     pub(crate) next_node: CachePadded<AtomicUsize>,
-    pub(crate) global: SharedQueue,
+    /// Per node of the topology: the node whose injector takes work placed there — itself
+    /// if it has workers, else the nearest node with workers (smallest distance, lowest id
+    /// on ties; `route.rs`).
+    pub(crate) placed_on: Box<[u32]>,
     pub(crate) sleep: Sleep,
     pub(crate) terminate: AtomicBool,
     /// Spawned (`'static`) tasks accepted and not yet finished.

@@ -12,10 +12,23 @@
 //! queues it, else in the pool's `injected` — and pushes it (see `steal/README.md` for who
 //! may take from which queue):
 //!
+//! **Placed roots.** A root placed on node `N` — `spawn_on`, `spawn_with` with an origin, a
+//! pool's or a scope's `spawn_on`, a node part of a parallel loop (`par_for`) — is queued
+//! where `N`'s zone takes it, whoever spawns it: from outside the pool, from a worker of any
+//! node, or from inside another placed computation. The one table, also in the user docs
+//! (`ThreadPool::spawn_on`):
+//!
+//! | placed on `N` | queued on |
+//! |---|---|
+//! | `N` has workers, spawned by a worker of `N` | that worker's own queues (its deque, fresh at home: `N`'s workers and thieves of `N`'s zone take it from there) |
+//! | `N` has workers, spawned anywhere else (outside the pool, a worker of another node, any computation) | `N`'s injector |
+//! | `N` has no workers | the injector of the nearest node with workers (smallest distance to `N`, lowest id on ties; `Registry::placed_on`); the task keeps `N` as its origin, and its executions count in `executions_outside_zone` where that node's zone does not hold `N` |
+//!
+//! Every other target:
+//!
 //! | target | on a worker of the pool | from outside |
 //! |---|---|---|
-//! | `Here` | origin named in the options and not its node → its away queue; else never migrated → its deque (a child of a computation rooted elsewhere carries that origin in its header); aged (`StealSide::ageing`) → its inbox; else → its away queue | a named origin as `Node(origin)`; none → the injector of the next node with workers, round-robin, which becomes its origin |
-//! | `Node(n)` (origin `n`) | `n` is its node → as `Here`; `n` has no worker → the global injector (origin kept); else → `n`'s injector | likewise |
+//! | `Here`, no origin named | never migrated → its deque (a child of a computation rooted elsewhere carries that origin in its header); aged (`StealSide::ageing`) → its inbox; else → its away queue | the injector of the next node with workers, round-robin, which becomes its origin |
 //! | `Worker(w)` | `w`'s inbox (never stolen) | likewise |
 //!
 //! On a worker, a task's origin is its parent's — the task the worker runs — unless the
@@ -68,8 +81,6 @@ pub(crate) enum Queue {
     Inbox(u32),
     /// A node's injector.
     Node(NodeId),
-    /// The global injector.
-    Global,
 }
 
 /// A new task's route: its metadata and its queue, decided once; [`queue`](Self::queue)
@@ -126,11 +137,13 @@ fn route_on_worker(
     };
     let meta = opts.resolve(Some(w.current.get()), pinned);
     let queue = match target {
-        // A task placed on another node by its options (`spawn_with(origin)`): queued
-        // with us, away from home, where that node's thieves and the balancing passes
-        // find it, as before it ran anywhere.
-        Target::Here if opts.named_origin().is_some_and(|o| o.0 != w.node) => away_queue(w, &meta),
-        Target::Here => own_queue(w, &meta),
+        // A root placed on another node by its options (`spawn_with(origin)`): that node's
+        // injector, as from outside the pool (the placed roots' table above). Queued with
+        // us, only we could take it back past the zone's edge.
+        Target::Here => match opts.named_origin() {
+            Some(o) if o.0 != w.node => node_queue(registry, o),
+            _ => own_queue(w, &meta),
+        },
         Target::Node(n) if n.0 == w.node => own_queue(w, &meta),
         Target::Node(n) => node_queue(registry, n),
         Target::Worker(x) => Queue::Inbox(x as u32),
@@ -173,16 +186,12 @@ fn next_node(registry: &Registry) -> NodeId {
     NodeId(nodes[i])
 }
 
-/// Aimed at `node` from elsewhere: its injector; if no worker sits on it, the global
-/// injector (the task keeps its origin, but that node's injector could lie outside
-/// every worker's zone).
+/// Placed on `node` from elsewhere: its injector; if no worker sits on it, the injector of
+/// the nearest node with workers (`Registry::placed_on`; the task keeps `node` as its
+/// origin).
 #[inline]
 fn node_queue(registry: &Registry, node: NodeId) -> Queue {
-    if registry.node_has_workers[node.index()] {
-        Queue::Node(node)
-    } else {
-        Queue::Global
-    }
+    Queue::Node(NodeId(registry.placed_on[node.index()]))
 }
 
 /// Spawns `job` as a heap job (or a bare job when it may be one, `job.rs`) routed to
@@ -289,14 +298,14 @@ impl<'a> Route<'a> {
             Some(w) => {
                 bump(&w.counters().spawned, 1);
                 if self.queue == Queue::Deque {
-                    w.push_fresh(task);
+                    w.push_fresh(self.meta.origin, task);
                 } else {
                     push_own(w, self.queue, self.meta.origin, task);
                 }
             }
             None => {
                 r.injected.fetch_add(1, Ordering::Relaxed);
-                push_shared(r, self.queue, task);
+                push_shared(r, self.queue, self.meta.origin, task);
             }
         }
     }
@@ -310,7 +319,7 @@ fn push_own(worker: &WorkerThread, queue: Queue, origin: u32, task: Task) {
     match queue {
         Queue::Kept => worker.push_own(OwnQueue::Inbox, origin, task),
         Queue::Away => worker.push_own(OwnQueue::Away, origin, task),
-        _ => push_shared(&worker.registry, queue, task),
+        _ => push_shared(&worker.registry, queue, origin, task),
     }
 }
 
@@ -349,17 +358,17 @@ pub(crate) fn requeue(
     }
 }
 
-/// Pushes on a queue any thread may push to — a worker's inbox, a node's injector, the
-/// global one — through the core's push-and-wake function of that queue
+/// Pushes on a queue any thread may push to — a worker's inbox, a node's injector —
+/// through the core's push-and-wake function of that queue
 /// (`queues/push.rs`).
-fn push_shared(registry: &Registry, queue: Queue, task: Task) {
+/// (`origin`: the task's, which decides who besides the node's workers may be woken).
+fn push_shared(registry: &Registry, queue: Queue, origin: u32, task: Task) {
     match queue {
         Queue::Inbox(worker) => registry.push_inbox(worker as usize, task),
-        Queue::Node(node) => registry.push_node(node.0, Helpers::Origin(node.0), task),
-        Queue::Deque | Queue::Kept | Queue::Away | Queue::Global => {
-            debug_assert_eq!(queue, Queue::Global, "own queues need a worker");
-            registry.push_global(task);
-        }
+        Queue::Node(node) => registry.push_node(node.0, Helpers::Origin(origin), task),
+        // `route_from_outside` never chooses a worker's own queues, and `push_own` takes
+        // them on a worker: a bug of this file, not of the caller.
+        Queue::Deque | Queue::Kept | Queue::Away => unreachable!("own queues need a worker"),
     }
 }
 
@@ -422,9 +431,12 @@ mod test {
             decide(none, Target::Node(with)),
             (with.0, Queue::Node(with))
         );
+        // A node without workers: the nearest node with workers takes it, origin kept.
+        let near = NodeId(r.placed_on[without.index()]);
+        assert!(r.node_has_workers[near.index()]);
         assert_eq!(
             decide(none, Target::Node(without)),
-            (without.0, Queue::Global)
+            (without.0, Queue::Node(near))
         );
         assert_eq!(
             decide(none, Target::Worker(3)),
@@ -463,11 +475,11 @@ mod test {
                     decide(none, Target::Node(NodeId(w.node))),
                     (w.node, Queue::Deque, false)
                 );
-                // Placed on another node by the options: our away queue; aimed at a
-                // node: its injector, or the global one when no worker sits there.
+                // Placed on another node by the options or by the target: its injector, or
+                // the nearest node's with workers when no worker sits there.
                 assert_eq!(
                     decide(none.origin(with), Target::Here),
-                    (with.0, Queue::Away, false)
+                    (with.0, Queue::Node(with), false)
                 );
                 // A child of a task of a computation rooted on another node inherits that
                 // origin (and its placement): our deque, with a header.
@@ -489,9 +501,14 @@ mod test {
                     decide(none, Target::Node(with)),
                     (with.0, Queue::Node(with), false)
                 );
+                let near = NodeId(r.placed_on[without.index()]);
                 assert_eq!(
                     decide(none, Target::Node(without)),
-                    (without.0, Queue::Global, false)
+                    (without.0, Queue::Node(near), false)
+                );
+                assert_eq!(
+                    decide(none.origin(without), Target::Here),
+                    (without.0, Queue::Node(near), false)
                 );
                 assert_eq!(
                     decide(none, Target::Worker(3)),

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use crossbeam_deque::{Stealer, Worker};
 use zonal_policy::Ageing;
-use zonal_topology::CpuId;
+use zonal_topology::{CpuId, NodeId};
 
 use crate::blocks::LocalBlocks;
 use crate::displacement::{Check, PinWatch, DISPLACED_PARK};
@@ -112,6 +112,9 @@ pub(crate) struct WorkerThread {
     /// Whether this is a thread adopted as worker 0 (`use_current_thread`), which runs no
     /// worker loop.
     adopted: bool,
+    /// Per node of the topology: whether our node's zone holds it (`Topology::origin_in_zone`),
+    /// to count the tasks we run outside their root's zone (`execute_with`).
+    in_zone: Box<[bool]>,
 }
 
 /// Steal walks between two refreshes of [`WorkerThread::clock_us`].
@@ -150,7 +153,12 @@ impl WorkerThread {
         let batch = Worker::new_lifo();
         let node = registry.worker_node[index];
         let epoch = registry.policy.current();
+        let topo = &registry.topo;
+        let in_zone = (0..topo.node_count() as u32)
+            .map(|o| topo.origin_in_zone(NodeId(node), NodeId(o)))
+            .collect();
         Self {
+            in_zone,
             policy_gen: Cell::new(epoch.generation),
             ageing: Cell::new(epoch.ageing),
             policy: RefCell::new(epoch),
@@ -273,6 +281,9 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn execute_with(&self, task: Task, meta: Meta) {
         bump(&self.counters().tasks_run, 1);
+        if !task.job.is_bare() {
+            self.count_placement(meta.origin);
+        }
         if self.pin.tick() {
             self.check_pin(Check::Cpu);
         }
@@ -285,8 +296,18 @@ impl WorkerThread {
         self.current.set(prev);
     }
 
-    /// Finds a task and its metadata: own deque, inbox, away queue, node injector, global
-    /// injector, steal.
+    /// Counts a task with a header that runs outside its root's zone: its origin (the node
+    /// its computation is rooted on) is not in our node's zone. (A bare job runs on its
+    /// spawner's node or where a thief took it, which `steals_by_level` counts; a `join`
+    /// half popped back runs where its parent runs.)
+    #[inline]
+    fn count_placement(&self, origin: u32) {
+        if !self.in_zone.get(origin as usize).copied().unwrap_or(true) {
+            bump(&self.counters().outside_zone, 1);
+        }
+    }
+
+    /// Finds a task and its metadata: own deque, inbox, away queue, node injector, steal.
     #[inline]
     pub(crate) fn find_work(&self) -> Option<(Task, Meta)> {
         if let Some(t) = self.take_local() {
@@ -355,8 +376,8 @@ impl WorkerThread {
         Some((t, t.meta(&self.home)))
     }
 
-    /// Our node's injector (a batch, [`batch_injected`](Self::batch_injected)), then the
-    /// global one. A task injected without an origin takes our node (not a migration).
+    /// Our node's injector (a batch, [`batch_injected`](Self::batch_injected)). A task
+    /// injected without an origin takes our node (not a migration).
     #[inline]
     fn pop_injected(&self) -> Option<(Task, Meta)> {
         let r = &*self.registry;
@@ -366,7 +387,7 @@ impl WorkerThread {
         } else {
             self.batch_injected(own)
         };
-        let t = t.or_else(|| r.global.pop())?;
+        let t = t?;
         let mut meta = t.meta(&self.home);
         if meta.origin == NO_ORIGIN {
             meta.origin = self.node;
@@ -534,9 +555,10 @@ impl WorkerThread {
         let r = &*self.registry;
         // Step 0c: a searcher gives its place back before it registers, so that a producer
         // that no longer sees it searching wakes a sleeper instead.
-        let last = idle.searching && r.sleep.stop_searching(self.node);
+        if idle.searching {
+            let _ = r.sleep.stop_searching(self.node);
+        }
         idle.searching = false;
-        let refusals = if last { self.refusals() } else { 0 };
         let sleepy = r.sleep.get_sleepy(self.index);
         if self.idle_done(latch) {
             // Granted a searcher's place by a waker meanwhile: `idle_loop` passes it on.
@@ -551,13 +573,6 @@ impl WorkerThread {
             idle.found(self);
             self.execute_with(t, meta);
             return true;
-        }
-        if last && self.refusals() != refusals {
-            // Step 0c: the last searcher saw, in its final search, work the policy refused
-            // it: wake a sleeper of that work's node.
-            if let Some(node) = self.refused_work_node() {
-                r.sleep.wake_node(node);
-            }
         }
         if let Some(l) = latch {
             if !l.fall_asleep() {
@@ -589,31 +604,6 @@ impl WorkerThread {
     #[cold]
     fn check_pin(&self, check: Check) {
         self.pin.check(check, self.index, self.counters());
-    }
-
-    /// Refusals met in steal walks so far (our own counters: we are their only writer).
-    fn refusals(&self) -> u64 {
-        let c = self.counters();
-        c.refused.iter().map(|r| r.load(Ordering::Relaxed)).sum()
-    }
-
-    /// Step 0c: a node other than ours with visible work — its injector, or a worker's deque
-    /// or away queue — the work a walk may have been refused (a zone refusal is always about
-    /// another node; a refusal on our own node is about load, and the busy victim runs that
-    /// work itself).
-    #[cold]
-    fn refused_work_node(&self) -> Option<u32> {
-        let r = &*self.registry;
-        let other = |n: u32| n != self.node;
-        let injected = (0..r.node_injectors.len() as u32)
-            .find(|&n| other(n) && !r.node_injectors[n as usize].is_empty());
-        injected.or_else(|| {
-            r.shared
-                .iter()
-                .zip(r.worker_node.iter())
-                .find(|(s, &n)| other(n) && (s.away.len_bound() > 0 || !s.stealer.is_empty()))
-                .map(|(_, &n)| n)
-        })
     }
 }
 

@@ -5,13 +5,12 @@
 //!
 //! | queue | function | drained by ([`Owner`]) | who else may be woken ([`Others`]) |
 //! |---|---|---|---|
-//! | a worker's own deque | [`WorkerThread::push_fresh`], [`WorkerThread::push_fresh_batch`] | the pusher (no fence) | workers of nodes that may take a task of the pusher's node |
+//! | a worker's own deque | [`WorkerThread::push_fresh`], [`WorkerThread::push_fresh_batch`] | the pusher (no fence) | workers of nodes that may take a task of its origin |
 //! | a worker's own away queue | [`WorkerThread::push_own`] | the pusher (no fence) | workers of nodes that may take a task of its origin |
 //! | a worker's own inbox | [`WorkerThread::push_own`] | the pusher | nobody (no wake-up: only it pops there) |
 //! | another worker's inbox | [`Registry::push_inbox`] | that worker | nobody |
 //! | another worker's away queue | [`Registry::push_away`] | that worker | those of its origin (a woken async task), or nobody (a balancer's move, a refused task handed back) |
-//! | a node's injector | [`Registry::push_node`] | the node's workers | those of the node (new work), or nobody (a refused task handed back) |
-//! | the global injector | [`Registry::push_global`] | every worker | — |
+//! | a node's injector | [`Registry::push_node`] | the node's workers | those of its origin (new work), or nobody (a refused task handed back) |
 //!
 //! The queue types' `push` methods are private to `queues`: no other file can push without
 //! its wake-up.
@@ -44,13 +43,14 @@ impl From<Helpers> for Others {
 }
 
 impl WorkerThread {
-    /// Pushes a fresh task at home on our deque (step 5').
+    /// Pushes a task that never migrated on our deque (step 5'): fresh at home, or a child
+    /// of a computation rooted on `origin` (another node, whose zone may take it).
     #[inline]
-    pub(crate) fn push_fresh(&self, task: Task) {
+    pub(crate) fn push_fresh(&self, origin: u32, task: Task) {
         let node = self.node;
         self.registry
             .sleep
-            .push_and_wake(Owner::Pusher { node }, Others::Origin(node), || {
+            .push_and_wake(Owner::Pusher { node }, Others::Origin(origin), || {
                 self.deque.push(task)
             });
     }
@@ -127,12 +127,5 @@ impl Registry {
             .push_and_wake(Owner::Node(node), helpers.into(), || {
                 self.node_injectors[node as usize].push(task)
             });
-    }
-
-    /// Pushes a task on the global injector (work aimed at a node without workers), which
-    /// every worker pops: a sleeper is woken if nobody searches (step 5).
-    pub(crate) fn push_global(&self, task: Task) {
-        self.sleep
-            .push_and_wake(Owner::Any, Others::None, || self.global.push(task));
     }
 }

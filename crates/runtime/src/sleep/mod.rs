@@ -48,8 +48,6 @@ pub(crate) enum Owner {
     Worker(usize),
     /// The workers of a node: its injector.
     Node(u32),
-    /// Every worker: the global injector.
-    Any,
 }
 
 /// Which sleepers besides the owners may be woken for a task: the ones the policy may let
@@ -189,16 +187,16 @@ impl Sleep {
     ///
     /// Whom it wakes: the owners first, then the nearest node of `others` with a sleeper;
     /// never anyone else, so that refused work does not wake workers who would refuse it.
+    /// Nothing else in the pool wakes a worker for work (latches and shutdown wake their
+    /// own): so once no queued task is allowed to an idle worker, no wake-up is issued.
     #[inline]
     pub(crate) fn push_and_wake(&self, owner: Owner, others: Others, push: impl FnOnce()) {
         push();
         match owner {
             Owner::Pusher { node } => {
                 // Relaxed: see README step 5' (the pusher drains the queue itself).
-                if self.num_sleepers.load(Ordering::Relaxed) != 0
-                    && self.searching_on(node).load(Ordering::Relaxed) == 0
-                {
-                    self.wake_among(node, others);
+                if self.num_sleepers.load(Ordering::Relaxed) != 0 {
+                    self.wake_thieves(node, others);
                 }
             }
             _ => {
@@ -225,38 +223,51 @@ impl Sleep {
                 }
                 // The owner is awake: it drains the queue before it parks (its re-search,
                 // step 2). More hands only if the task may go to others.
-                let node = self.slot[w].0;
-                if others != Others::None && self.searching_on(node).load(Ordering::Relaxed) == 0 {
-                    self.wake_among(node, others);
+                if others != Others::None {
+                    self.wake_thieves(self.slot[w].0, others);
                 }
             }
-            Owner::Node(n) | Owner::Pusher { node: n } => {
+            Owner::Node(n) => {
+                // The node's workers pop its injector without asking the policy.
                 if self.searching_on(n).load(Ordering::Relaxed) == 0 {
-                    self.wake_among(n, others);
+                    self.wake_among(Some(n), others);
                 }
             }
-            Owner::Any => {
-                if self.searching.load(Ordering::Relaxed) == 0 {
-                    if let Some(w) = (0..self.nodes.len()).find_map(|n| self.claim_in(n as u32)) {
-                        self.notify(w);
-                    }
-                }
-            }
+            Owner::Pusher { node } => self.wake_thieves(node, others),
         }
     }
 
-    /// Wakes one sleeper of `node`, else of the nearest node that `others` allows.
+    /// A task on a queue of a worker of `node` that its owner drains: other workers take it
+    /// as thieves, which the policy checks. A searcher of `node` makes a wake-up
+    /// unnecessary only if the policy lets `node` take the task (it finds it first: own-node
+    /// victims come first in every walk); a sleeper of `node` is woken first only then too.
     #[cold]
-    fn wake_among(&self, node: u32, others: Others) {
-        let w = self.claim_in(node).or_else(|| match others {
-            Others::None => None,
-            Others::Origin(o) => self
-                .nearest
-                .get(o as usize)?
-                .iter()
-                .filter(|&&n| n != node && self.may_take(o, n))
-                .find_map(|&n| self.claim_in(n)),
-        });
+    fn wake_thieves(&self, node: u32, others: Others) {
+        let allowed = match others {
+            Others::None => return,
+            Others::Origin(o) => self.may_take(o, node),
+        };
+        if allowed && self.searching_on(node).load(Ordering::Relaxed) != 0 {
+            return;
+        }
+        self.wake_among(allowed.then_some(node), others);
+    }
+
+    /// Wakes one sleeper of `first` if given, else of the nearest node that `others`
+    /// allows.
+    #[cold]
+    fn wake_among(&self, first: Option<u32>, others: Others) {
+        let w = first
+            .and_then(|n| self.claim_in(n))
+            .or_else(|| match others {
+                Others::None => None,
+                Others::Origin(o) => self
+                    .nearest
+                    .get(o as usize)?
+                    .iter()
+                    .filter(|&&n| Some(n) != first && self.may_take(o, n))
+                    .find_map(|&n| self.claim_in(n)),
+            });
         if let Some(w) = w {
             self.notify(w);
         }
@@ -429,6 +440,12 @@ impl Sleep {
         self.searching.load(Ordering::Relaxed)
     }
 
+    /// Whether `worker`'s wake-up token is set (the wake model reads it, `wake_model.rs`).
+    #[cfg(all(test, not(zonal_loom)))]
+    pub(crate) fn notified(&self, worker: usize) -> bool {
+        *lock(&self.workers[worker].notified)
+    }
+
     /// Registered sleepers, the pool over (the unit tests read it).
     #[cfg(all(test, not(zonal_loom)))]
     pub(crate) fn sleepers(&self) -> usize {
@@ -474,22 +491,8 @@ impl Sleep {
             if self.num_sleepers.load(Ordering::Relaxed) != 0
                 && self.searching_on(node).load(Ordering::Relaxed) == 0
             {
-                self.wake_among(node, Others::Origin(node));
+                self.wake_among(Some(node), Others::Origin(node));
             }
-        }
-    }
-
-    /// Step 0c: the last searcher gives up after seeing work it was refused (another zone's):
-    /// wakes a sleeper of `node`, the work's, if there is one (none: every worker of that
-    /// node is awake, and searches before it parks). `true`: one was woken.
-    #[cold]
-    pub(crate) fn wake_node(&self, node: u32) -> bool {
-        match self.claim_in(node) {
-            Some(w) => {
-                self.notify(w);
-                true
-            }
-            None => false,
         }
     }
 
@@ -526,3 +529,6 @@ mod loom;
 
 #[cfg(all(test, not(zonal_loom)))]
 mod test;
+
+#[cfg(all(test, not(zonal_loom)))]
+mod wake_model;

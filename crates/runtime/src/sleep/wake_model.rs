@@ -1,0 +1,481 @@
+//! A deterministic model of the pool's wake-up decisions (no threads): the real [`Sleep`],
+//! driven by model workers that follow the idle loop of `worker.rs` one step at a time, on
+//! random multi-node machines, worker sets, placements, blocked owners and spawn sources.
+//!
+//! A model worker searches its own deque, its node's injector, then the other workers'
+//! deques and nodes' injectors, and takes a task there only if the policy lets its node take
+//! a task of that origin (`may_take`, the same relation given to [`Sleep::set_takers`]); a
+//! task it is refused stays queued, and the refusal is handed to the push-and-wake function
+//! as `Thief::put_back` does (owners only). Tasks are placed as `route.rs` places roots: on
+//! the spawner's deque when it is a worker of the placement node, else on the injector of
+//! that node (or of the nearest node with workers).
+//!
+//! The laws, for every generated case:
+//! - **Quiescence.** While the owners are blocked, the idle workers all park within a
+//!   bounded number of steps, with no token pending: once nothing queued is allowed to an
+//!   idle worker, no wake-up is issued (a ring of refused workers waking each other never
+//!   parks, and fails here).
+//! - **No lost wake-up.** At quiescence no queued task is allowed to a parked worker.
+//! - **Exactly once.** When the owners return, every task runs exactly once.
+//!
+//! The model also carries the rule an earlier version had — the last searcher that met
+//! refused work woke a sleeper of that work's node, whether or not that sleeper could take
+//! it — to show that the laws catch it (`the_old_refusal_wake_never_quiesces`).
+
+use std::time::Duration;
+
+use proptest::prelude::*;
+
+use super::{Others, Owner, Sleep, Sleepy};
+
+/// A queued task: its id and its origin node.
+#[derive(Clone, Copy, Debug)]
+struct Task {
+    id: usize,
+    origin: u32,
+}
+
+#[derive(Debug)]
+enum State {
+    /// Blocked in user code (an owner): runs nothing until released.
+    Blocked,
+    /// Idle, searching (or not yet, if displaced… never here), `rounds` fruitless searches.
+    Idle { searching: bool, rounds: u32 },
+    /// Registered and parked.
+    Parked(Sleepy),
+}
+
+/// One generated case.
+#[derive(Clone, Debug)]
+struct Case {
+    /// Distances between nodes (symmetric, 10 on the diagonal).
+    distance: Vec<Vec<u32>>,
+    /// `may_take[origin][node]`.
+    may_take: Vec<Vec<bool>>,
+    /// Per worker, its node.
+    worker_node: Vec<u32>,
+    /// Per worker, whether it is a blocked owner at the start.
+    blocked: Vec<bool>,
+    /// Spawns: (source: `None` outside the pool, or a blocked worker; the task's origin;
+    /// whether it is a child of the source's computation rooted on that origin — on the
+    /// source's deque — rather than a root placed there).
+    spawns: Vec<(Option<usize>, u32, bool)>,
+    /// The scheduler's choices (which worker steps next), cycled.
+    schedule: Vec<usize>,
+}
+
+struct Model<'a> {
+    case: &'a Case,
+    sleep: Sleep,
+    deques: Vec<Vec<Task>>,
+    injectors: Vec<Vec<Task>>,
+    state: Vec<State>,
+    ran: Vec<u32>,
+    /// Wake-ups observed: parked workers that found their token set.
+    wakeups: u64,
+    /// The earlier rule (module docs).
+    old_refusal_wake: bool,
+}
+
+/// Fruitless searches before an idle worker registers (the pool's `SPIN_ROUNDS`, shortened).
+const SPIN: u32 = 3;
+
+impl<'a> Model<'a> {
+    fn new(case: &'a Case, old_refusal_wake: bool) -> Self {
+        let nodes = case.distance.len();
+        let sleep = Sleep::new(&case.worker_node, nodes, |a, b| {
+            case.distance[a as usize][b as usize]
+        });
+        sleep.set_takers(|o, n| case.may_take[o as usize][n as usize]);
+        let state = case
+            .blocked
+            .iter()
+            .map(|&b| {
+                if b {
+                    State::Blocked
+                } else {
+                    State::Idle {
+                        searching: false,
+                        rounds: 0,
+                    }
+                }
+            })
+            .collect();
+        Self {
+            case,
+            sleep,
+            deques: vec![Vec::new(); case.worker_node.len()],
+            injectors: vec![Vec::new(); nodes],
+            state,
+            ran: vec![0; case.spawns.len()],
+            wakeups: 0,
+            old_refusal_wake,
+        }
+    }
+
+    fn node(&self, w: usize) -> u32 {
+        self.case.worker_node[w]
+    }
+
+    /// Where a root placed on `n` is queued (`Registry::placed_on`): `n` if it has workers,
+    /// else the nearest node with workers, lowest id on ties.
+    fn placed_on(&self, n: u32) -> u32 {
+        let with = |m: u32| self.case.worker_node.contains(&m);
+        (0..self.injectors.len() as u32)
+            .filter(|&m| with(m))
+            .min_by_key(|&m| (self.case.distance[n as usize][m as usize], m))
+            .expect("some node has workers")
+    }
+
+    /// Spawn `id`, as `route.rs` routes a placed root, with its push-and-wake.
+    fn spawn(&mut self, id: usize) {
+        let (source, placed, child) = self.case.spawns[id];
+        let task = Task { id, origin: placed };
+        let dest = self.placed_on(placed);
+        match source {
+            Some(w) if child || self.node(w) == dest => {
+                let dest = self.node(w);
+                self.deques[w].push(task);
+                self.sleep.push_and_wake(
+                    Owner::Pusher { node: dest },
+                    Others::Origin(placed),
+                    || {},
+                );
+            }
+            _ => {
+                self.injectors[dest as usize].push(task);
+                self.sleep
+                    .push_and_wake(Owner::Node(dest), Others::Origin(placed), || {});
+            }
+        }
+    }
+
+    fn may_take(&self, w: usize, t: Task) -> bool {
+        self.case.may_take[t.origin as usize][self.node(w) as usize]
+    }
+
+    /// One search by worker `w` (own deque, own node's injector, then — searching — the
+    /// others, checked by the policy). `Ok(task)`, or `Err(refused)`: whether it met work it
+    /// was refused.
+    fn search(&mut self, w: usize, steal: bool) -> Result<Task, bool> {
+        if let Some(t) = self.deques[w].pop() {
+            return Ok(t);
+        }
+        let node = self.node(w) as usize;
+        if !self.injectors[node].is_empty() {
+            return Ok(self.injectors[node].remove(0));
+        }
+        if !steal {
+            return Err(false);
+        }
+        let mut refused = false;
+        for v in 0..self.deques.len() {
+            if v == w || self.deques[v].is_empty() {
+                continue;
+            }
+            let t = self.deques[v][0];
+            if self.may_take(w, t) {
+                return Ok(self.deques[v].remove(0));
+            }
+            refused = true;
+            // `Thief::put_back`: back on the victim's queue, its owner only.
+            self.sleep
+                .push_and_wake(Owner::Worker(v), Others::None, || {});
+        }
+        for n in 0..self.injectors.len() {
+            if n == node || self.injectors[n].is_empty() {
+                continue;
+            }
+            let t = self.injectors[n][0];
+            if self.may_take(w, t) {
+                return Ok(self.injectors[n].remove(0));
+            }
+            refused = true;
+            self.sleep
+                .push_and_wake(Owner::Node(n as u32), Others::None, || {});
+        }
+        Err(refused)
+    }
+
+    fn run(&mut self, t: Task) {
+        self.ran[t.id] += 1;
+    }
+
+    /// One step of worker `w`'s idle loop (`worker.rs`: `run_found`, `spin`, `sleep`).
+    fn step(&mut self, w: usize) {
+        let node = self.node(w);
+        match std::mem::replace(&mut self.state[w], State::Blocked) {
+            State::Blocked => self.state[w] = State::Blocked,
+            State::Idle {
+                mut searching,
+                rounds,
+            } => {
+                if !searching {
+                    self.sleep.start_searching(node);
+                    searching = true;
+                }
+                match self.search(w, true) {
+                    Ok(t) => {
+                        self.sleep.found_work(node);
+                        self.run(t);
+                        self.state[w] = State::Idle {
+                            searching: false,
+                            rounds: 0,
+                        };
+                    }
+                    Err(_) if rounds + 1 < SPIN => {
+                        self.state[w] = State::Idle {
+                            searching,
+                            rounds: rounds + 1,
+                        };
+                    }
+                    Err(_) => self.give_up(w),
+                }
+            }
+            State::Parked(token) => {
+                if !self.sleep.notified(w) {
+                    self.state[w] = State::Parked(token);
+                    return;
+                }
+                self.wakeups += 1;
+                let searching = self.sleep.park_for(token, Some(Duration::ZERO));
+                self.state[w] = State::Idle {
+                    searching,
+                    rounds: 0,
+                };
+            }
+        }
+    }
+
+    /// Steps 0c–4: stop searching, get sleepy, search in full once more, then cancel and run
+    /// what it found, or park.
+    fn give_up(&mut self, w: usize) {
+        let node = self.node(w);
+        let last = self.sleep.stop_searching(node);
+        let token = self.sleep.get_sleepy(w);
+        match self.search(w, true) {
+            Ok(t) => {
+                if self.sleep.cancel(token) {
+                    self.sleep.found_work(node);
+                }
+                self.run(t);
+                self.state[w] = State::Idle {
+                    searching: false,
+                    rounds: 0,
+                };
+            }
+            Err(refused) => {
+                if self.old_refusal_wake && last && refused {
+                    // The earlier step 0c: wake a sleeper of a node (not ours) with visible
+                    // work, whether it may take that work or not.
+                    let other = (0..self.injectors.len() as u32).find(|&n| {
+                        n != node
+                            && (!self.injectors[n as usize].is_empty()
+                                || (0..self.deques.len())
+                                    .any(|v| self.node(v) == n && !self.deques[v].is_empty()))
+                    });
+                    if let Some(n) = other {
+                        self.sleep.wake_among(n, Others::None);
+                    }
+                }
+                self.state[w] = State::Parked(token);
+            }
+        }
+    }
+
+    /// Whether every idle worker is parked with no token pending.
+    fn quiescent(&self) -> bool {
+        self.state.iter().enumerate().all(|(w, s)| match s {
+            State::Blocked => true,
+            State::Parked(_) => !self.sleep.notified(w),
+            State::Idle { .. } => false,
+        })
+    }
+
+    /// Steps workers in the case's schedule order until quiescent; `false` if `max` steps
+    /// did not get there.
+    fn settle(&mut self, cursor: &mut usize, max: usize) -> bool {
+        let n = self.state.len();
+        for _ in 0..max {
+            if self.quiescent() {
+                return true;
+            }
+            let pick = self.case.schedule[*cursor % self.case.schedule.len()] % n;
+            *cursor += 1;
+            // Step the picked worker, or the next one that is not blocked-and-quiet.
+            self.step(pick);
+        }
+        self.quiescent()
+    }
+
+    /// Releases the blocked owners: they become idle and drain their queues.
+    fn release(&mut self) {
+        for s in &mut self.state {
+            if matches!(s, State::Blocked) {
+                *s = State::Idle {
+                    searching: false,
+                    rounds: 0,
+                };
+            }
+        }
+    }
+
+    fn queued(&self) -> impl Iterator<Item = (Option<usize>, u32, Task)> + '_ {
+        let d = self
+            .deques
+            .iter()
+            .enumerate()
+            .flat_map(|(w, q)| q.iter().map(move |&t| (Some(w), self.node(w), t)));
+        let i = self
+            .injectors
+            .iter()
+            .enumerate()
+            .flat_map(|(n, q)| q.iter().map(move |&t| (None, n as u32, t)));
+        d.chain(i)
+    }
+}
+
+/// What one run of a case found.
+#[derive(Debug)]
+struct Outcome {
+    quiesced: bool,
+    /// Queued tasks allowed to some parked worker at quiescence: lost wake-ups.
+    stranded: Vec<usize>,
+    ran: Vec<u32>,
+}
+
+fn run_case(case: &Case, old_refusal_wake: bool) -> Outcome {
+    let mut m = Model::new(case, old_refusal_wake);
+    let mut cursor = 0;
+    // Spawns interleaved with steps.
+    for id in 0..case.spawns.len() {
+        m.spawn(id);
+        for _ in 0..3 {
+            let pick = case.schedule[cursor % case.schedule.len()] % m.state.len();
+            cursor += 1;
+            m.step(pick);
+        }
+    }
+    let budget = 200 * m.state.len() * (case.spawns.len() + 1);
+    let quiesced = m.settle(&mut cursor, budget);
+    let mut stranded = Vec::new();
+    if quiesced {
+        for (owner, node, t) in m.queued() {
+            let parked_may = (0..m.state.len()).any(|w| {
+                matches!(m.state[w], State::Parked(_))
+                    && (Some(w) == owner
+                        || (owner.is_none() && m.node(w) == node)
+                        || m.may_take(w, t))
+            });
+            if parked_may {
+                stranded.push(t.id);
+            }
+        }
+    }
+    // The owners return: everything runs.
+    m.release();
+    let _ = m.settle(&mut cursor, budget);
+    Outcome {
+        quiesced,
+        stranded,
+        ran: m.ran,
+    }
+}
+
+/// Random cases: 2–5 nodes (some without workers), 2–6 workers, random distances and a
+/// zone relation (each node takes its own tasks), blocked owners, spawns from outside or
+/// from blocked owners, placed on any node.
+fn cases() -> impl Strategy<Value = Case> {
+    (2usize..=5, 2usize..=6).prop_flat_map(|(nodes, workers)| {
+        (
+            proptest::collection::vec(12u32..=40, nodes * nodes),
+            proptest::collection::vec(any::<bool>(), nodes * nodes),
+            proptest::collection::vec(0..nodes as u32, workers),
+            proptest::collection::vec(any::<bool>(), workers),
+            proptest::collection::vec(
+                (
+                    any::<Option<prop::sample::Index>>(),
+                    0..nodes as u32,
+                    any::<bool>(),
+                ),
+                1..12,
+            ),
+            proptest::collection::vec(0usize..64, 1..64),
+        )
+            .prop_map(move |(d, take, worker_node, blocked, spawns, schedule)| {
+                let distance = (0..nodes)
+                    .map(|a| {
+                        (0..nodes)
+                            .map(|b| match a.cmp(&b) {
+                                std::cmp::Ordering::Equal => 10,
+                                std::cmp::Ordering::Less => d[a * nodes + b],
+                                std::cmp::Ordering::Greater => d[b * nodes + a],
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let may_take = (0..nodes)
+                    .map(|o| (0..nodes).map(|n| o == n || take[o * nodes + n]).collect())
+                    .collect();
+                let owners: Vec<usize> = (0..workers).filter(|&w| blocked[w]).collect();
+                let spawns = spawns
+                    .into_iter()
+                    .map(|(src, placed, child)| {
+                        let source = src
+                            .filter(|_| !owners.is_empty())
+                            .map(|i| owners[i.index(owners.len())]);
+                        (source, placed, child)
+                    })
+                    .collect();
+                Case {
+                    distance,
+                    may_take,
+                    worker_node,
+                    blocked,
+                    spawns,
+                    schedule,
+                }
+            })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn refused_work_wakes_nobody_who_would_refuse_it(case in cases()) {
+        let out = run_case(&case, false);
+        prop_assert!(out.quiesced, "idle workers kept waking each other: {case:?}");
+        prop_assert!(out.stranded.is_empty(), "tasks {:?} wait while a parked worker may take them: {case:?}", out.stranded);
+        for (id, &n) in out.ran.iter().enumerate() {
+            prop_assert_eq!(n, 1, "task {} ran {} times: {:?}", id, n, case);
+        }
+    }
+}
+
+/// The two-owner case of the pool (`tests/refusals.rs`): nodes 0 and 1, two workers each;
+/// one worker of each node blocked, each with a task of a computation rooted on node 2 on
+/// its deque (node 2 has no workers, and neither node may take its tasks). The earlier
+/// refusal wake — the last searcher wakes a sleeper of the node whose work it was refused
+/// — makes the two idle workers wake each other for ever; the push-and-wake rule parks
+/// them, and the owners run their tasks when they return.
+#[test]
+fn the_old_refusal_wake_never_quiesces() {
+    let case = Case {
+        distance: vec![vec![10, 20, 40], vec![20, 10, 40], vec![40, 40, 10]],
+        may_take: vec![
+            vec![true, true, false],
+            vec![true, true, false],
+            vec![false, false, true],
+        ],
+        worker_node: vec![0, 0, 1, 1],
+        blocked: vec![true, false, true, false],
+        spawns: vec![(Some(0), 2, true), (Some(2), 2, true)],
+        schedule: (0..64).collect(),
+    };
+    let old = run_case(&case, true);
+    assert!(!old.quiesced, "the old rule was expected to ring: {old:?}");
+    let new = run_case(&case, false);
+    assert!(new.quiesced && new.stranded.is_empty(), "{new:?}");
+    assert_eq!(new.ran, [1, 1]);
+}
