@@ -205,7 +205,6 @@ fn registry(
             .map(|_| CachePadded::new(SharedQueue::default()))
             .collect(),
         fresh_meta: (0..nodes).map(|n| Meta::fresh(n as u32)).collect(),
-        node_has_workers: node_has_workers(&topo, &cpus),
         worker_nodes: worker_nodes(&topo, &cpus, adopted),
         next_node: CachePadded::new(AtomicUsize::new(0)),
         placed_on: placed_on(&topo, &cpus),

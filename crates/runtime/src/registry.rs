@@ -72,9 +72,6 @@ pub(crate) struct Registry {
     /// Per node: `Meta::fresh(node)`, the metadata of the bare jobs of that node's deques
     /// (`Task::meta`).
     pub(crate) fresh_meta: Box<[Meta]>,
-    /// Per node: whether any worker sits on it (work aimed at a node without workers goes to
-    /// the global injector).
-    pub(crate) node_has_workers: Box<[bool]>,
     /// The nodes that have a worker, ascending: work from outside the pool without an origin
     /// is spread over their injectors, round-robin (`route.rs`).
     pub(crate) worker_nodes: Box<[u32]>,

@@ -394,7 +394,7 @@ mod test {
     /// A node with workers other than `node`, and a node without any.
     fn other_nodes(r: &Registry, node: u32) -> (NodeId, NodeId) {
         let with = r.worker_node.iter().copied().find(|&n| n != node);
-        let without = r.node_has_workers.iter().position(|&h| !h);
+        let without = (0..r.placed_on.len()).position(|n| r.placed_on[n] != n as u32);
         (
             NodeId(with.expect("two nodes with workers")),
             NodeId(without.expect("a node without workers") as u32),
@@ -433,7 +433,7 @@ mod test {
         );
         // A node without workers: the nearest node with workers takes it, origin kept.
         let near = NodeId(r.placed_on[without.index()]);
-        assert!(r.node_has_workers[near.index()]);
+        assert_eq!(r.placed_on[near.index()], near.0, "a node with workers");
         assert_eq!(
             decide(none, Target::Node(without)),
             (without.0, Queue::Node(near))

@@ -68,6 +68,8 @@ struct Model<'a> {
     case: &'a Case,
     sleep: Sleep,
     deques: Vec<Vec<Task>>,
+    /// Per worker: its away queue, where a task refused from its deque goes.
+    aways: Vec<Vec<Task>>,
     injectors: Vec<Vec<Task>>,
     state: Vec<State>,
     ran: Vec<u32>,
@@ -105,6 +107,7 @@ impl<'a> Model<'a> {
             case,
             sleep,
             deques: vec![Vec::new(); case.worker_node.len()],
+            aways: vec![Vec::new(); case.worker_node.len()],
             injectors: vec![Vec::new(); nodes],
             state,
             ran: vec![0; case.spawns.len()],
@@ -161,6 +164,9 @@ impl<'a> Model<'a> {
         if let Some(t) = self.deques[w].pop() {
             return Ok(t);
         }
+        if !self.aways[w].is_empty() {
+            return Ok(self.aways[w].remove(0));
+        }
         let node = self.node(w) as usize;
         if !self.injectors[node].is_empty() {
             return Ok(self.injectors[node].remove(0));
@@ -170,27 +176,44 @@ impl<'a> Model<'a> {
         }
         let mut refused = false;
         for v in 0..self.deques.len() {
-            if v == w || self.deques[v].is_empty() {
+            if v == w {
                 continue;
             }
-            let t = self.deques[v][0];
-            if self.may_take(w, t) {
-                return Ok(self.deques[v].remove(0));
+            // The oldest of the victim's deque; refused, it goes to the victim's away queue
+            // (`Thief::put_back`), its owner only woken.
+            if let Some(&t) = self.deques[v].first() {
+                let t_taken = self.deques[v].remove(0);
+                debug_assert_eq!(t_taken.id, t.id);
+                if self.may_take(w, t) {
+                    return Ok(t);
+                }
+                refused = true;
+                self.aways[v].push(t);
+                self.sleep
+                    .push_and_wake(Owner::Worker(v), Others::None, || {});
             }
-            refused = true;
-            // `Thief::put_back`: back on the victim's queue, its owner only.
-            self.sleep
-                .push_and_wake(Owner::Worker(v), Others::None, || {});
+            // Its away queue, task by task; a refused one goes back, its owner only woken.
+            if let Some(i) = self.aways[v].iter().position(|&t| self.may_take(w, t)) {
+                return Ok(self.aways[v].remove(i));
+            }
+            if !self.aways[v].is_empty() {
+                refused = true;
+                self.sleep
+                    .push_and_wake(Owner::Worker(v), Others::None, || {});
+            }
         }
         for n in 0..self.injectors.len() {
             if n == node || self.injectors[n].is_empty() {
                 continue;
             }
-            let t = self.injectors[n][0];
+            // The oldest; refused, it goes to the back (`Thief::put_back`), the node's
+            // workers only woken.
+            let t = self.injectors[n].remove(0);
             if self.may_take(w, t) {
-                return Ok(self.injectors[n].remove(0));
+                return Ok(t);
             }
             refused = true;
+            self.injectors[n].push(t);
             self.sleep
                 .push_and_wake(Owner::Node(n as u32), Others::None, || {});
         }
@@ -271,11 +294,13 @@ impl<'a> Model<'a> {
                     let other = (0..self.injectors.len() as u32).find(|&n| {
                         n != node
                             && (!self.injectors[n as usize].is_empty()
-                                || (0..self.deques.len())
-                                    .any(|v| self.node(v) == n && !self.deques[v].is_empty()))
+                                || (0..self.deques.len()).any(|v| {
+                                    self.node(v) == n
+                                        && !(self.deques[v].is_empty() && self.aways[v].is_empty())
+                                }))
                     });
                     if let Some(n) = other {
-                        self.sleep.wake_among(n, Others::None);
+                        self.sleep.wake_among(Some(n), Others::None);
                     }
                 }
                 self.state[w] = State::Parked(token);
@@ -283,27 +308,39 @@ impl<'a> Model<'a> {
         }
     }
 
-    /// Whether every idle worker is parked with no token pending.
-    fn quiescent(&self) -> bool {
-        self.state.iter().enumerate().all(|(w, s)| match s {
+    /// Whether worker `w` has nothing to do: blocked, or parked with no token.
+    fn quiet(&self, w: usize) -> bool {
+        match self.state[w] {
             State::Blocked => true,
             State::Parked(_) => !self.sleep.notified(w),
             State::Idle { .. } => false,
-        })
+        }
+    }
+
+    /// Whether every idle worker is parked with no token pending.
+    fn quiescent(&self) -> bool {
+        (0..self.state.len()).all(|w| self.quiet(w))
+    }
+
+    /// One step of the worker the schedule picks, or of the next one (cyclically) that has
+    /// something to do.
+    fn step_next(&mut self, cursor: &mut usize) {
+        let n = self.state.len();
+        let start = self.case.schedule[*cursor % self.case.schedule.len()] % n;
+        *cursor += 1;
+        if let Some(w) = (0..n).map(|k| (start + k) % n).find(|&w| !self.quiet(w)) {
+            self.step(w);
+        }
     }
 
     /// Steps workers in the case's schedule order until quiescent; `false` if `max` steps
     /// did not get there.
     fn settle(&mut self, cursor: &mut usize, max: usize) -> bool {
-        let n = self.state.len();
         for _ in 0..max {
             if self.quiescent() {
                 return true;
             }
-            let pick = self.case.schedule[*cursor % self.case.schedule.len()] % n;
-            *cursor += 1;
-            // Step the picked worker, or the next one that is not blocked-and-quiet.
-            self.step(pick);
+            self.step_next(cursor);
         }
         self.quiescent()
     }
@@ -325,7 +362,8 @@ impl<'a> Model<'a> {
             .deques
             .iter()
             .enumerate()
-            .flat_map(|(w, q)| q.iter().map(move |&t| (Some(w), self.node(w), t)));
+            .chain(self.aways.iter().enumerate())
+            .flat_map(move |(w, q)| q.iter().map(move |&t| (Some(w), self.node(w), t)));
         let i = self
             .injectors
             .iter()
@@ -351,9 +389,7 @@ fn run_case(case: &Case, old_refusal_wake: bool) -> Outcome {
     for id in 0..case.spawns.len() {
         m.spawn(id);
         for _ in 0..3 {
-            let pick = case.schedule[cursor % case.schedule.len()] % m.state.len();
-            cursor += 1;
-            m.step(pick);
+            m.step_next(&mut cursor);
         }
     }
     let budget = 200 * m.state.len() * (case.spawns.len() + 1);
@@ -440,7 +476,7 @@ fn cases() -> impl Strategy<Value = Case> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
     fn refused_work_wakes_nobody_who_would_refuse_it(case in cases()) {
