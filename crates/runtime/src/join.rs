@@ -75,6 +75,7 @@ where
     // SAFETY: `job_b` lives on this frame, and we do not leave it before its latch is set
     // or we have taken the job back from the deque (below, also on A's panic).
     let job_b_task = unsafe { job_b.as_task() };
+    let origin_b = route.meta.origin;
     route.queue(job_b_task);
 
     let status_a = unwind::halt_unwinding(|| a(FnContext::new(injected)));
@@ -84,6 +85,11 @@ where
             if t == job_b_task {
                 // One counter for "popped back and run inline" (a local pop and a run).
                 bump(&wt.counters().joins_inline, 1);
+                if origin_b != wt.node {
+                    // A half of a computation rooted on another node: counted like any task
+                    // with a header (`WorkerThread::execute_with`).
+                    wt.count_placement(origin_b);
+                }
                 let result_b = job_b.run_inline(false);
                 return (ok_or_resume(status_a), result_b);
             }

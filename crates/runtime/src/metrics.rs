@@ -237,7 +237,7 @@ pub struct WorkerMetrics {
     pub local_pops: u64,
     /// Tasks taken from its own inbox (pinned and aged tasks).
     pub inbox_pops: u64,
-    /// Tasks taken from its node's injector or the global one.
+    /// Tasks taken from its node's injector.
     pub injector_pops: u64,
     /// Tasks moved into its deque by a batch, besides the one it ran at once: from the deque
     /// of a worker of its node (a batch steal: a same-node move of fresh tasks at home, level

@@ -209,8 +209,21 @@ impl ThreadPool {
         Ok(())
     }
 
-    /// Spawns onto `node`: the task's origin is `node`, and it is queued on the node's
-    /// injector, where the node's workers take it first.
+    /// Spawns onto `node`: the task's origin is `node` — it is the root of a computation
+    /// placed there, whose every task carries that origin and stays in `node`'s
+    /// load-balancing zone — and it is queued where that zone takes it, whoever calls.
+    /// The same rule holds for [`spawn_with`](Self::spawn_with) with an origin, the free
+    /// [`spawn_with`](crate::spawn_with), a scope's [`spawn_on`](crate::Scope::spawn_on) and
+    /// the node parts of [`par_for`](Self::par_for):
+    ///
+    /// | placed on `N` | queued on |
+    /// |---|---|
+    /// | `N` has workers, spawned by a worker of `N` | that worker's own queues (its deque, fresh at home: `N`'s workers and thieves of `N`'s zone take it from there) |
+    /// | `N` has workers, spawned anywhere else (outside the pool, a worker of another node, any computation) | `N`'s injector |
+    /// | `N` has no workers | the injector of the nearest node with workers (smallest distance to `N`, lowest id on ties; `Registry::placed_on`); the task keeps `N` as its origin, and its executions count in `executions_outside_zone` where that node's zone does not hold `N` |
+    ///
+    /// [`PoolMetrics`]'s `executions_outside_zone` counts the executions of tasks outside
+    /// their root's zone.
     ///
     /// # Panics
     /// If `node` is not a node of the pool's topology; see

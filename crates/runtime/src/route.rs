@@ -531,6 +531,25 @@ mod test {
         });
     }
 
+    /// The placed roots' table is written once for the user docs (`ThreadPool::spawn_on`)
+    /// and once here: the same rows.
+    #[test]
+    fn the_placed_roots_table_is_the_same_in_the_user_docs() {
+        let rows = |src: &str, prefix: &str| -> Vec<String> {
+            let start = src.find(&format!("{prefix}| placed on `N` | queued on |")).unwrap();
+            src[start..]
+                .lines()
+                .take_while(|l| l.trim_start().starts_with(prefix.trim()))
+                .map(|l| l.trim_start().trim_start_matches(prefix.trim()).trim().to_owned())
+                .take_while(|l| l.starts_with('|'))
+                .collect()
+        };
+        let here = rows(include_str!("route.rs"), "//! ");
+        let docs = rows(include_str!("pool.rs"), "    /// ");
+        assert_eq!(here.len(), 5, "{here:#?}");
+        assert_eq!(here, docs);
+    }
+
     /// Every path counts its task once: a worker's `spawned`, or the pool's `injected`.
     #[test]
     fn every_path_counts_its_task_once() {

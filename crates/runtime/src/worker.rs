@@ -298,10 +298,10 @@ impl WorkerThread {
 
     /// Counts a task with a header that runs outside its root's zone: its origin (the node
     /// its computation is rooted on) is not in our node's zone. (A bare job runs on its
-    /// spawner's node or where a thief took it, which `steals_by_level` counts; a `join`
-    /// half popped back runs where its parent runs.)
+    /// spawner's node or where a thief took it, which `steals_by_level` counts. A `join`
+    /// half popped back and run inline is counted by `join.rs`.)
     #[inline]
-    fn count_placement(&self, origin: u32) {
+    pub(crate) fn count_placement(&self, origin: u32) {
         if !self.in_zone.get(origin as usize).copied().unwrap_or(true) {
             bump(&self.counters().outside_zone, 1);
         }

@@ -13,8 +13,8 @@ pub enum Yield {
     Idle,
 }
 
-/// `yield_now` on `worker`: looks once for a task, where the worker's loop looks (its queues, its node's and
-/// the global injector, then a steal walk), and runs it.
+/// `yield_now` on `worker`: looks once for a task, where the worker's loop looks (its queues, its node's
+/// injector, then a steal walk), and runs it.
 pub(crate) fn run_one(worker: &WorkerThread) -> Yield {
     match worker.find_work() {
         Some((task, meta)) => {

@@ -68,7 +68,7 @@ fn static_fifo_spawns_from_a_worker_run_in_spawn_order() {
         rx.recv().unwrap();
     }
     assert_eq!(*order.lock().unwrap(), (0..20).collect::<Vec<_>>());
-    // From outside the pool: the global injector, FIFO too.
+    // From outside the pool: a node's injector, FIFO too.
     order.lock().unwrap().clear();
     for i in 0..20 {
         let (o, t) = (Arc::clone(&order), tx.clone());

@@ -13,7 +13,7 @@
 //!   Every path that puts a non-fresh task on a worker's own queues asks it (`route.rs`: new
 //!   and woken tasks; `balance/driver.rs`: moved and held-back tasks).
 //! - [`Deque`]: a worker's LIFO deque of fresh tasks at home; [`SharedQueue`]: an injector
-//!   any thread pushes to (a worker's inbox, a node's injector, the global one).
+//!   any thread pushes to (a worker's inbox, a node's injector).
 //! - [`FifoQueue`]: the jobs of FIFO spawns waiting for their proxies (`fifo.rs`), which
 //!   are not the pool's queues: what is queued is their proxy.
 //! - [`pop_injector`], [`steal_loop`]: taking from crossbeam's queues.
@@ -136,7 +136,7 @@ impl Deque {
 }
 
 /// An injector any thread pushes to, through [`push`]: a worker's inbox (only its owner
-/// pops), a node's injector, or the global one.
+/// pops) or a node's injector.
 #[derive(Debug, Default)]
 pub(crate) struct SharedQueue(Injector<Task>);
 

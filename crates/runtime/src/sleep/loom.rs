@@ -52,9 +52,8 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
 /// The searcher models (two model workers and a producer, each worker looping until it
 /// parks): with at most 1 preemption per execution, unless `LOOM_MAX_PREEMPTIONS` says
 /// otherwise. Every idle worker searches, so both workers run the whole protocol at once,
-/// and a bound of 2 takes loom well over ten minutes on two cores; every lost wake-up these
-/// tests were written for shows at 1 (checked by hand: without the wake of `found_work`,
-/// (b) deadlocks at 1).
+/// and a bound of 2 takes loom well over ten minutes on two shared cores (run it so before
+/// changing the protocol: `LOOM_MAX_PREEMPTIONS=2`).
 fn model_searchers(f: impl Fn() + Sync + Send + 'static) {
     loom_support::model(1, f);
 }
