@@ -158,6 +158,7 @@ pub(crate) struct CollectFolder<'c, T> {
 impl<'c, T> Folder<T> for CollectFolder<'c, T> {
     type Result = CollectResult<'c, T>;
 
+    #[inline]
     fn consume(mut self, item: T) -> Self {
         let run = &mut self.result.run;
         if run.len < self.slots && self.result.more.is_empty() {
@@ -170,6 +171,28 @@ impl<'c, T> Folder<T> for CollectFolder<'c, T> {
                 Some(Segment::Spill(items)) => items.push(item),
                 _ => self.result.more.push(Segment::Spill(vec![item])),
             }
+        }
+        self
+    }
+
+    /// The hot loop: each item written to the next slot, the run grown right after (so a
+    /// panic in `iter` drops exactly the items written), then the rest spilled.
+    #[inline]
+    fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
+        let mut iter = iter.into_iter();
+        if self.result.more.is_empty() {
+            let run = &mut self.result.run;
+            while run.len < self.slots {
+                let Some(item) = iter.next() else {
+                    return self;
+                };
+                // SAFETY: as in `consume`: slot `run.len` is the piece's next free slot.
+                unsafe { run.start.add(run.len).write(item) };
+                run.len += 1;
+            }
+        }
+        for item in iter {
+            self = self.consume(item);
         }
         self
     }
