@@ -210,7 +210,8 @@ where
             (self.buf.get(), self.v.get())
         };
         // The halves put their results in `src` (they are told `!into_buf`), and so do
-        // they when they unwind: the guard then moves the whole range to `dest`.
+        // they when they unwind: the guard then moves the whole range to `dest`. (`join`
+        // returns or unwinds only once both halves are done: the guard never races one.)
         let guard = CopyOnDrop {
             // SAFETY: `start` is within both the slice and the buffer (same length).
             src: unsafe { src.add(start) },
