@@ -34,7 +34,9 @@ fn collect_vec<I: IntoParallelIterator>(iter: I) -> Vec<I::Item> {
 /// iterator knows its length ([`consumer`]), else gathered as the pieces' vectors first.
 fn extend_vec<I: IntoParallelIterator>(vec: &mut Vec<I::Item>, iter: I) {
     let iter = iter.into_par_iter();
-    if let Some(len) = iter.opt_len() {
+    // A length the vector cannot reserve (an iterator's wrong `opt_len`) takes the
+    // gathering path, as an unknown one does.
+    if let Some(len) = iter.opt_len().filter(|&len| vec.try_reserve(len).is_ok()) {
         consumer::extend_in_place(vec, len, iter);
         return;
     }

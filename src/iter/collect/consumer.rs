@@ -23,7 +23,9 @@
 //! by a slower path: a piece that runs out of slots, or was split off without any, keeps
 //! its items in a `Vec` of its own (a *spill*), and a result is then a list of segments in
 //! order (runs of slots and spills); the root moves them into the vector one after the
-//! other. The fast path (one run) is what every indexed iterator of Zonal's takes.
+//! other. The fast path (one run) is what every indexed iterator of Zonal's takes. A length
+//! the vector cannot even reserve goes the gathering way of unindexed iterators instead (the
+//! caller, `collect.rs`, tries the reservation first).
 
 use std::marker::PhantomData;
 use std::mem::{self, MaybeUninit};

@@ -107,7 +107,7 @@ impl ParallelIterator for Liar {
 fn a_wrong_length_or_an_unindexed_split_still_collects_in_order() {
     let n = if cfg!(miri) { 50 } else { 10_000 };
     let pool = pool(4);
-    for claimed in [0, 1, n / 2, n - 1, n, n + 1, 3 * n] {
+    for claimed in [0, 1, n / 2, n - 1, n, n + 1, 3 * n, usize::MAX / 2] {
         let got: Vec<usize> = pool.install(|| {
             Liar {
                 items: 0..n,
