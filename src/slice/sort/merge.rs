@@ -2,9 +2,9 @@
 //! ping-pong between the slice and one scratch buffer.
 //!
 //! # The algorithm
-//! [`sort_range`] halves the range down to leaves of at most `leaf` elements, which std's
+//! [`Sort::sort_range`] halves the range down to leaves of at most `leaf` elements, which std's
 //! stable sort sorts in place; the two sorted halves of a range are then merged by
-//! [`par_merge`]: the longer run is cut at its midpoint, the cut's element is looked up by
+//! [`Sort::par_merge`]: the longer run is cut at its midpoint, the cut's element is looked up by
 //! binary search in the other run, and the two pairs of pieces are merged by `join`,
 //! recursively, down to a sequential merge of at most `cutoff` elements.
 //!
@@ -18,7 +18,7 @@
 //! The scratch buffer has the slice's length; it is allocated once, uninitialised and
 //! untouched: its first touch is each leaf's or merge's own write, on the worker that runs
 //! it (so the pages are spread over the merging workers, not faulted by one thread). A
-//! call to [`sort_range`] is told where its result goes (`into_buf`): its halves put theirs
+//! call to [`Sort::sort_range`] is told where its result goes (`into_buf`): its halves put theirs
 //! in the other place, so each level moves every element exactly once (from the slice into
 //! the buffer or back), and the top call puts its result in the slice.
 //!
@@ -28,7 +28,7 @@
 //! elements): `O(log² n)` levels of `join` in all. Every sequential pass (a leaf's sort and
 //! copy, a merge below the cutoff) handles at most `max(leaf, cutoff)` elements; the binary
 //! searches add `O(log n)` comparisons per merge level (`O(log³ n)` comparisons on the
-//! critical path, against `O(n)` for a merge on one thread). [`SpanProbe`] observes both
+//! critical path, against `O(n)` for a merge on one thread). `SpanProbe` observes both
 //! (tests).
 //!
 //! # Panic safety
@@ -56,7 +56,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 /// What the sort reports about its shape: a no-op in the sort itself ([`NoProbe`]), the
-/// recursion depth and the longest sequential pass in tests ([`SpanProbe`]).
+/// recursion depth and the longest sequential pass in tests (`SpanProbe`).
 pub(crate) trait Probe: Sync {
     /// A sequential pass (a leaf, a merge below the cutoff) of `len` elements, at `depth`
     /// levels of `join` below the top.
@@ -306,7 +306,7 @@ where
     /// Merges `left` and `right` into `dest` on this thread.
     ///
     /// # Safety
-    /// As [`par_merge`](Self::par_merge).
+    /// As [`Sort::par_merge`](Self::par_merge).
     unsafe fn merge(&self, left: Run<T>, right: Run<T>, dest: *mut T) {
         let mut state = MergeState {
             left: left.ptr.get(),
