@@ -110,3 +110,85 @@ fn a_panicking_comparison_reaches_the_caller_and_loses_nothing() {
         assert_eq!(a, b, "still a permutation (stable: {stable})");
     }
 }
+
+/// A 16-worker pool of logical workers (unpinned: any machine has them).
+fn sixteen() -> ThreadPool {
+    ThreadPoolBuilder::new()
+        .num_threads(16)
+        .build()
+        .expect("sixteen logical workers")
+}
+
+#[test]
+fn stable_on_sixteen_workers() {
+    let pool = sixteen();
+    // Few keys, many equal elements: every merge meets ties across its runs.
+    for (len, keys) in [(300_000usize, 3u32), (100_000, 1_000), (70_001, u32::MAX)] {
+        let v: Vec<(u32, usize)> = (0..len)
+            .map(|i| ((i as u32).wrapping_mul(2_654_435_761) % keys, i))
+            .collect();
+        let mut want = v.clone();
+        want.sort_by_key(|p| p.0);
+        let mut got = v.clone();
+        pool.install(|| got.par_sort_by_key(|p| p.0));
+        assert_eq!(got, want, "{len} elements, {keys} keys");
+        let mut got = v;
+        pool.install(|| got.par_sort_by(|a, b| b.0.cmp(&a.0)));
+        want.sort_by_key(|p| std::cmp::Reverse(p.0));
+        assert_eq!(got, want, "descending, {len} elements, {keys} keys");
+    }
+}
+
+/// An element that counts its drops by its id.
+struct Counted {
+    key: u32,
+    id: usize,
+    drops: std::sync::Arc<Vec<AtomicUsize>>,
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.drops[self.id].fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn a_panicking_comparison_drops_every_element_once() {
+    let n = 40_000;
+    for workers in [2, 16] {
+        let pool = if workers == 16 { sixteen() } else { pool(2) };
+        // Panics in the leaves' sorts (early), in the merges (late), and in between.
+        for point in [10, 50_000, 300_000, 450_000, 560_000] {
+            let drops = std::sync::Arc::new((0..n).map(|_| AtomicUsize::new(0)).collect());
+            let mut v: Vec<Counted> = (0..n)
+                .map(|id| Counted {
+                    key: (id as u32).wrapping_mul(2_654_435_761) % 1_000,
+                    id,
+                    drops: std::sync::Arc::clone(&drops),
+                })
+                .collect();
+            let calls = AtomicUsize::new(0);
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                pool.install(|| {
+                    v.par_sort_by(|a, b| {
+                        if calls.fetch_add(1, Ordering::Relaxed) == point {
+                            panic!("comparison {point} fails");
+                        }
+                        a.key.cmp(&b.key)
+                    });
+                });
+            }));
+            let made = calls.load(Ordering::Relaxed);
+            assert!(r.is_err(), "panic at {point} of {made} reached the caller");
+            let mut ids: Vec<usize> = v.iter().map(|c| c.id).collect();
+            ids.sort_unstable();
+            assert!(ids.into_iter().eq(0..n), "a permutation (panic at {point})");
+            assert!(drops.iter().all(|d| d.load(Ordering::Relaxed) == 0));
+            drop(v);
+            assert!(
+                drops.iter().all(|d| d.load(Ordering::Relaxed) == 1),
+                "every element dropped once (panic at {point}, {workers} workers)"
+            );
+        }
+    }
+}

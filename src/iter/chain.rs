@@ -26,8 +26,15 @@ where
 
     fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         let Chain { a, b } = self;
-        let left = consumer.split_off_left();
-        let reducer = consumer.to_reducer();
+        // When `a` knows its length, split at it: a consumer that places items by index
+        // (collect into a `Vec`) then gives each side its own part.
+        let (left, consumer, reducer) = match a.opt_len() {
+            Some(len) => consumer.split_at(len),
+            None => {
+                let reducer = consumer.to_reducer();
+                (consumer.split_off_left(), consumer, reducer)
+            }
+        };
         join_reduce(
             reducer,
             move || a.drive_unindexed(left),

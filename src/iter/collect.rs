@@ -1,5 +1,7 @@
 //! Collecting: the pieces' items gathered as a list of vectors, in order, then moved into
-//! the collection ([`FromParallelIterator`], [`ParallelExtend`]); `unzip`.
+//! the collection ([`FromParallelIterator`], [`ParallelExtend`]); `unzip`. A `Vec` of an
+//! iterator of known length is written in place instead, each piece into its own part of
+//! the vector's spare capacity ([`consumer`]).
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
@@ -11,6 +13,8 @@ use std::sync::Arc;
 use super::plumbing::{split_ignoring_index, Consumer, Folder, Reducer, UnindexedConsumer};
 use super::{Either, FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator};
 
+mod consumer;
+
 /// The items of `iter`, as the pieces' vectors in order.
 pub(super) fn collect_list<I>(iter: I) -> LinkedList<Vec<I::Item>>
 where
@@ -21,15 +25,32 @@ where
 
 /// The items of `iter` in one vector, in order.
 fn collect_vec<I: IntoParallelIterator>(iter: I) -> Vec<I::Item> {
-    let list = collect_list(iter);
-    if list.len() == 1 {
-        return list.into_iter().next().unwrap_or_default();
-    }
-    let mut v = Vec::with_capacity(list.iter().map(Vec::len).sum());
-    for mut part in list {
-        v.append(&mut part);
-    }
+    let mut v = Vec::new();
+    extend_vec(&mut v, iter);
     v
+}
+
+/// Appends the items of `iter` to `vec`, in order: written in place by the pieces when the
+/// iterator knows its length ([`consumer`]), else gathered as the pieces' vectors first.
+fn extend_vec<I: IntoParallelIterator>(vec: &mut Vec<I::Item>, iter: I) {
+    let iter = iter.into_par_iter();
+    // A length the vector cannot reserve (an iterator's wrong `opt_len`) takes the
+    // gathering path, as an unknown one does.
+    if let Some(len) = iter.opt_len().filter(|&len| vec.try_reserve(len).is_ok()) {
+        consumer::extend_in_place(vec, len, iter);
+        return;
+    }
+    let mut list = collect_list(iter);
+    if vec.is_empty() && list.len() == 1 {
+        if let Some(part) = list.pop_front() {
+            *vec = part;
+            return;
+        }
+    }
+    vec.reserve(list.iter().map(Vec::len).sum());
+    for mut part in list {
+        vec.append(&mut part);
+    }
 }
 
 struct ListConsumer;
@@ -138,11 +159,14 @@ impl<T: Send> FromParallelIterator<T> for Vec<T> {
 
 impl<T: Send> ParallelExtend<T> for Vec<T> {
     fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
-        let list = collect_list(par_iter);
-        self.reserve(list.iter().map(Vec::len).sum());
-        for mut part in list {
-            self.append(&mut part);
-        }
+        extend_vec(self, par_iter);
+    }
+}
+
+/// Copies the items in place, as [`ParallelExtend<T>`] does.
+impl<'a, T: Copy + Send + Sync + 'a> ParallelExtend<&'a T> for Vec<T> {
+    fn par_extend<I: IntoParallelIterator<Item = &'a T>>(&mut self, par_iter: I) {
+        extend_vec(self, par_iter.into_par_iter().copied());
     }
 }
 
@@ -334,7 +358,6 @@ macro_rules! extend_only {
 }
 
 extend_only! {
-    impl['a, T: Copy + Send + Sync + 'a] &'a T => Vec<T>;
     impl['a, T: Copy + Send + Sync + 'a] &'a T => VecDeque<T>;
     impl['a, T: Copy + Send + Sync + 'a] &'a T => LinkedList<T>;
     impl['a, T: Copy + Ord + Send + Sync + 'a] &'a T => BTreeSet<T>;

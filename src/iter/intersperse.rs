@@ -220,7 +220,10 @@ impl<T: Clone + Send, C: Consumer<T>> Consumer<T> for IntersperseConsumer<C, T> 
     type Result = C::Result;
 
     fn split_at(self, index: usize) -> (Self, Self, Self::Reducer) {
-        let (left_base, right_base, reducer) = self.base.split_at(index);
+        // `index` counts the base's items: the left piece passes on each with a separator
+        // before it, but the first when it does not start with one.
+        let base_index = index + index.saturating_sub(usize::from(!self.clone_first.get()));
+        let (left_base, right_base, reducer) = self.base.split_at(base_index);
         let left = IntersperseConsumer {
             base: left_base,
             item: self.item.clone(),

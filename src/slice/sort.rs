@@ -1,19 +1,21 @@
 //! Parallel sorts over [`zonal_runtime::join`]: a stable merge sort (`par_sort*`) and an
-//! unstable quicksort (`par_sort_unstable*`). No `unsafe`: the sequential work (the leaves,
-//! the merges, the partitions) is the standard library's.
+//! unstable quicksort (`par_sort_unstable*`).
 //!
 //! # Stable: merge sort
-//! Halve, sort both halves in parallel, then merge. The merge is `slice::sort_by` on the
-//! whole range: std's stable sort finds the two sorted runs and merges them in one linear
-//! pass (its documented behaviour on "two or more sorted sequences concatenated"), and it
-//! is skipped when the halves are already in order. Leaves of at most [`leaf_len`] elements
-//! are sorted by std directly.
+//! [`merge`]: leaves sorted by std's stable sort, then parallel merges (the longer run cut
+//! at its midpoint, the other at the matching point found by binary search, both halves
+//! merged by `join`), ping-ponging between the slice and one scratch buffer of the slice's
+//! length whose pages each merging worker touches first. Its span is `O(log² n)` levels of
+//! `join` over sequential passes of at most a leaf's length (the module's docs).
 //!
 //! # Unstable: quicksort
 //! Partition around the median of three (a branchless Lomuto partition); when the split is
 //! lopsided (fewer than an eighth on one side: many equal keys or an adversarial input),
 //! partition at the exact median instead (`select_nth_unstable_by`, linear), so the depth
-//! stays logarithmic. Both sides are sorted in parallel; leaves by `sort_unstable_by`.
+//! stays logarithmic. Both sides are sorted in parallel; leaves by `sort_unstable_by`. No
+//! `unsafe`: the sequential work (the partitions, the leaves) is the standard library's.
+//! The partitions are sequential (the top one reads the whole slice on one thread), as in
+//! rayon's `par_sort_unstable`.
 //!
 //! # Panics
 //! A panic in the comparison reaches the caller (through `join`); the slice then holds a
@@ -21,8 +23,10 @@
 
 use std::cmp::Ordering;
 
+mod merge;
+
 /// The smallest piece worth a task of its own.
-const MIN_LEAF: usize = 1 << 12;
+const MIN_LEAF: usize = if cfg!(miri) { 1 << 4 } else { 1 << 12 };
 
 /// The length under which a piece of a `len`-element sort is sorted sequentially: about
 /// sixteen pieces per worker, so that stealing evens out unequal pieces, and never tiny.
@@ -33,36 +37,22 @@ fn leaf_len(len: usize) -> usize {
     (len / pieces).max(MIN_LEAF)
 }
 
+/// The merge sort's shape for `len` elements on the current pool: leaves and sequential
+/// merges of at most [`leaf_len`] elements (a merge above it is cut into about sixteen
+/// pieces per worker, as the sort is).
+pub(crate) fn merge_shape(len: usize) -> merge::Shape {
+    let leaf = leaf_len(len);
+    merge::Shape { leaf, cutoff: leaf }
+}
+
 /// Sorts `v` stably by `compare`, in parallel.
 pub(crate) fn par_merge_sort<T, F>(v: &mut [T], compare: &F)
 where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
 {
-    let leaf = leaf_len(v.len());
-    merge_sort(v, compare, leaf);
-}
-
-fn merge_sort<T, F>(v: &mut [T], compare: &F, leaf: usize)
-where
-    T: Send,
-    F: Fn(&T, &T) -> Ordering + Sync,
-{
-    if v.len() <= leaf {
-        v.sort_by(compare);
-        return;
-    }
-    let mid = v.len() / 2;
-    let (a, b) = v.split_at_mut(mid);
-    zonal_runtime::join(
-        || merge_sort(a, compare, leaf),
-        || merge_sort(b, compare, leaf),
-    );
-    // Already in order: nothing to merge.
-    if compare(&v[mid - 1], &v[mid]) != Ordering::Greater {
-        return;
-    }
-    v.sort_by(compare);
+    let shape = merge_shape(v.len());
+    merge::merge_sort(v, compare, shape, &merge::NoProbe);
 }
 
 /// Sorts `v` by `compare`, in parallel, not keeping the order of equal elements.
@@ -167,7 +157,8 @@ mod test {
         let mut y = x.clone();
         let mut s = x.clone();
         s.sort();
-        merge_sort(&mut x, &Ord::cmp, 1);
+        let shape = merge::Shape { leaf: 1, cutoff: 1 };
+        merge::merge_sort(&mut x, &Ord::cmp, shape, &merge::NoProbe);
         quicksort(&mut y, &Ord::cmp, 3);
         assert_eq!(x, s);
         assert_eq!(y, s);

@@ -1,0 +1,215 @@
+//! The merge sort's laws on small shapes (every path: leaves of one element, merges split
+//! down to single elements), its panic safety with drop-counting elements, and its span.
+
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::Arc;
+
+use super::*;
+use zonal_runtime::{ThreadPool, ThreadPoolBuilder};
+
+fn pool(workers: usize) -> ThreadPool {
+    ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .build()
+        .expect("a pool of logical workers")
+}
+
+/// Pseudo-random `u32`s (xorshift), reproducible.
+fn noise(n: usize, seed: u64) -> Vec<u32> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u32
+        })
+        .collect()
+}
+
+const SHAPES: [Shape; 5] = [
+    Shape { leaf: 1, cutoff: 1 },
+    Shape { leaf: 1, cutoff: 7 },
+    Shape { leaf: 5, cutoff: 2 },
+    Shape {
+        leaf: 16,
+        cutoff: 64,
+    },
+    Shape {
+        leaf: 300,
+        cutoff: 1,
+    },
+];
+
+#[test]
+fn stable_like_std_on_every_shape() {
+    let n = if cfg!(miri) { 40 } else { 3_000 };
+    for workers in [1, 3, 16] {
+        let pool = pool(workers);
+        for shape in SHAPES {
+            for (seed, keys) in [(1, 4u32), (2, 100), (3, u32::MAX)] {
+                // (key, original index): equal keys must keep their order.
+                let v: Vec<(u32, usize)> = noise(n, seed)
+                    .into_iter()
+                    .map(|x| x % keys)
+                    .enumerate()
+                    .map(|(i, k)| (k, i))
+                    .collect();
+                let mut want = v.clone();
+                want.sort_by_key(|p| p.0);
+                let mut got = v.clone();
+                pool.install(|| merge_sort(&mut got, &|a, b| a.0.cmp(&b.0), shape, &NoProbe));
+                assert_eq!(got, want, "{shape:?}, {workers} workers, {keys} keys");
+            }
+        }
+    }
+}
+
+#[test]
+fn edge_lengths_and_sorted_inputs() {
+    let pool = pool(4);
+    for len in 0..40usize {
+        for shape in SHAPES {
+            for v in [
+                (0..len).collect::<Vec<_>>(),
+                (0..len).rev().collect(),
+                vec![7; len],
+                (0..len).map(|i| i % 3).collect(),
+            ] {
+                let mut want = v.clone();
+                want.sort();
+                let mut got = v;
+                pool.install(|| merge_sort(&mut got, &Ord::cmp, shape, &NoProbe));
+                assert_eq!(got, want, "{shape:?}, len {len}");
+            }
+        }
+    }
+    // Zero-sized elements: std's sort.
+    let mut units = vec![(); 100];
+    merge_sort(&mut units, &Ord::cmp, SHAPES[0], &NoProbe);
+    assert_eq!(units.len(), 100);
+}
+
+/// An element that counts its drops in a shared table, by its id.
+struct Counted {
+    key: u32,
+    id: usize,
+    drops: Arc<Vec<AtomicUsize>>,
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.drops[self.id].fetch_add(1, AtomicOrdering::Relaxed);
+    }
+}
+
+#[test]
+fn a_panicking_comparison_loses_and_duplicates_nothing() {
+    let n = if cfg!(miri) { 30 } else { 2_000 };
+    let keys = noise(n, 9);
+    // Roughly how many comparisons one sort makes, to spread the panic points over it.
+    let total = {
+        let calls = AtomicUsize::new(0);
+        let mut v = keys.clone();
+        merge_sort(
+            &mut v,
+            &|a: &u32, b: &u32| {
+                calls.fetch_add(1, AtomicOrdering::Relaxed);
+                a.cmp(b)
+            },
+            SHAPES[1],
+            &NoProbe,
+        );
+        calls.into_inner()
+    };
+    for workers in [1, 16] {
+        let pool = pool(workers);
+        for shape in SHAPES {
+            for point in [
+                0,
+                1,
+                total / 7,
+                total / 3,
+                total / 2,
+                total - total / 5,
+                total - 1,
+            ] {
+                let drops: Arc<Vec<AtomicUsize>> =
+                    Arc::new((0..n).map(|_| AtomicUsize::new(0)).collect());
+                let mut v: Vec<Counted> = keys
+                    .iter()
+                    .enumerate()
+                    .map(|(id, &key)| Counted {
+                        key,
+                        id,
+                        drops: Arc::clone(&drops),
+                    })
+                    .collect();
+                let calls = AtomicUsize::new(0);
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    pool.install(|| {
+                        let cmp = |a: &Counted, b: &Counted| {
+                            if calls.fetch_add(1, AtomicOrdering::Relaxed) == point {
+                                panic!("comparison {point} fails");
+                            }
+                            a.key.cmp(&b.key)
+                        };
+                        merge_sort(&mut v, &cmp, shape, &NoProbe);
+                    });
+                }));
+                let panicked = r.is_err();
+                assert!(
+                    panicked || calls.load(AtomicOrdering::Relaxed) <= point,
+                    "a panic at comparison {point} reaches the caller"
+                );
+                assert!(
+                    drops.iter().all(|d| d.load(AtomicOrdering::Relaxed) == 0),
+                    "nothing dropped during the sort ({shape:?}, point {point})"
+                );
+                let mut ids: Vec<usize> = v.iter().map(|c| c.id).collect();
+                ids.sort_unstable();
+                assert!(
+                    ids.iter().copied().eq(0..n),
+                    "a permutation ({shape:?}, {workers} workers, point {point})"
+                );
+                drop(v);
+                assert!(
+                    drops.iter().all(|d| d.load(AtomicOrdering::Relaxed) == 1),
+                    "every element dropped once ({shape:?}, point {point})"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_span_is_polylogarithmic() {
+    // Large enough that a merge on one thread would be the whole input.
+    let log = if cfg!(miri) { 8 } else { 20 };
+    let n = 1usize << log;
+    let pool = pool(16);
+    let mut v = noise(n, 5);
+    let mut want = v.clone();
+    want.sort();
+    let probe = SpanProbe::default();
+    let shape = pool.install(|| {
+        let shape = crate::slice::sort::merge_shape(n);
+        merge_sort(&mut v, &Ord::cmp, shape, &probe);
+        shape
+    });
+    assert_eq!(v, want);
+    let depth = probe.max_depth.into_inner();
+    let pass = probe.max_pass.into_inner();
+    let passes = probe.passes.into_inner();
+    // The longest sequential pass is a leaf or a merge below the cutoff: a sixteenth of a
+    // worker's share here, far from the whole input that a one-thread merge handles.
+    assert!(pass <= n / 8, "longest sequential pass {pass} of {n}");
+    assert!(passes >= 16, "{passes} sequential passes");
+    // log2(n / leaf) sort levels, each merge at most log_{4/3}(n / cutoff) levels deep.
+    assert!(depth <= log * log, "depth {depth} for 2^{log} elements");
+    let levels = (n / shape.leaf).ilog2() as usize;
+    assert!(
+        depth > levels,
+        "depth {depth}: {levels} sort levels, and the top merge splits"
+    );
+}
