@@ -3,9 +3,12 @@
 //! (`/proc/self/task/<tid>/schedstat`: nanoseconds each thread ran), not from a clock.
 //!
 //! The pool is virtual S1 with workers on CPUs 0–3 (nodes 0 and 1) under conservative-hard.
-//! Worker 0 queues a task whose origin is node 8 (outside the zone of nodes 0 and 1: every
-//! other worker is refused it) and stays busy; the other three are idle. For comparison, the
-//! same pool fully idle, and a rayon pool of 4 threads with one blocked. Each scenario is
+//! A root placed on node 8 (no workers, outside the zone of nodes 0 and 1) runs on node 0,
+//! queues a child of origin 8 (every other worker is refused it) and stays busy; the other
+//! three are idle. The two-owner case: workers on nodes 0 and 2, a refused child on a worker
+//! of each node, the other two idle (an earlier refusal wake had them wake each other for
+//! ever). For comparison, the same pool fully idle, and a rayon pool of 4 threads with one
+//! blocked. Each scenario is
 //! measured over one second of wall time after a settling pause, three times; the report is
 //! the CPU time the idle workers used per second (ms/s: 1000 is one core spinning).
 //!
@@ -48,31 +51,45 @@ fn cpu_ms_per_s(prefix: &str) -> f64 {
     (b - a) as f64 / 1e6
 }
 
-fn zonal_pool() -> zonal_runtime::ThreadPool {
+/// A virtual S1 pool with workers on `cpus`, under conservative-hard.
+fn zonal_pool_on(cpus: [u32; 4]) -> zonal_runtime::ThreadPool {
     zonal_runtime::ThreadPoolBuilder::new()
         .preset("s1")
-        .worker_cpus([0, 1, 2, 3])
+        .worker_cpus(cpus)
         .policy_config(zonal_policy::PolicyConfig::named("conservative-hard").expect("policy"))
         .thread_name(|i| format!("zidle-{i}"))
         .build()
         .expect("pool on s1")
 }
 
-/// Worker 0 queues a task of node 8 and blocks (using no CPU) until `gate` is dropped.
-fn refused_task_outstanding(pool: &zonal_runtime::ThreadPool) -> mpsc::Sender<()> {
-    let (gate, wait) = mpsc::channel::<()>();
-    let queued = Arc::new(AtomicBool::new(false));
-    let q = Arc::clone(&queued);
-    pool.spawn_pinned(0, move || {
-        let origin = zonal_runtime::TaskOptions::new().origin(zonal_topology::NodeId(8));
-        zonal_runtime::spawn_with(origin, || {});
-        q.store(true, Ordering::SeqCst);
-        let _ = wait.recv();
-    });
-    while !queued.load(Ordering::SeqCst) {
-        std::thread::yield_now();
+/// A root placed on each of `far` (nodes without workers, outside the zones of the pool's
+/// nodes) runs on a worker of the nearest node with workers, queues a child (which inherits
+/// the root's origin: every other worker is refused it) and blocks (using no CPU) until the
+/// returned gates are dropped.
+fn refused_tasks_outstanding(
+    pool: &zonal_runtime::ThreadPool,
+    far: &[u32],
+) -> Vec<mpsc::Sender<()>> {
+    let mut gates = Vec::new();
+    for &node in far {
+        let (gate, wait) = mpsc::channel::<()>();
+        let queued = Arc::new(AtomicBool::new(false));
+        let q = Arc::clone(&queued);
+        pool.spawn_on(zonal_topology::NodeId(node), move || {
+            zonal_runtime::spawn(|| {});
+            q.store(true, Ordering::SeqCst);
+            let _ = wait.recv();
+        });
+        while !queued.load(Ordering::SeqCst) {
+            std::thread::yield_now();
+        }
+        gates.push(gate);
     }
-    gate
+    gates
+}
+
+fn zonal_pool() -> zonal_runtime::ThreadPool {
+    zonal_pool_on([0, 1, 2, 3])
 }
 
 fn main() {
@@ -93,12 +110,23 @@ fn main() {
     }
     {
         let pool = zonal_pool();
-        let gate = refused_task_outstanding(&pool);
-        // Worker 0 is busy (blocked in its task, using no CPU): what is measured is the
-        // three idle workers.
+        // Node 8: the nearest node with workers is 0, outside its zone. The owner is busy
+        // (blocked in its task, using no CPU): what is measured is the three idle workers.
+        let gates = refused_tasks_outstanding(&pool, &[8]);
         let runs: Vec<f64> = (0..3).map(|_| cpu_ms_per_s("zidle-")).collect();
         rows.push(("zonal, refused task outstanding (3 idle)", runs));
-        drop(gate);
+        drop(gates);
+        drop(pool);
+    }
+    {
+        // Two owners on two nodes: workers on nodes 0 and 2 (CPUs 0, 1, 4, 5); roots placed
+        // on nodes 10 and 8, whose nearest nodes with workers are 0 and 2, both outside the
+        // zones of nodes 0 and 2. Each idle worker is refused both children.
+        let pool = zonal_pool_on([0, 1, 4, 5]);
+        let gates = refused_tasks_outstanding(&pool, &[10, 8]);
+        let runs: Vec<f64> = (0..3).map(|_| cpu_ms_per_s("zidle-")).collect();
+        rows.push(("zonal, refused tasks on two nodes (2 idle)", runs));
+        drop(gates);
         drop(pool);
     }
     {

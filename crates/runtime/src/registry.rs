@@ -9,6 +9,7 @@
 //!   injector of tasks that migrated or live away from their origin;
 //! - per NUMA node: an injector of work aimed at the node (`spawn_on`, `par_for`), and of
 //!   work from outside the pool (spread round-robin over the nodes that have workers);
+//!
 //! Work aimed at a node without workers goes to the injector of the nearest node with
 //! workers (`Registry::placed_on`).
 

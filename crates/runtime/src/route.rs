@@ -536,11 +536,18 @@ mod test {
     #[test]
     fn the_placed_roots_table_is_the_same_in_the_user_docs() {
         let rows = |src: &str, prefix: &str| -> Vec<String> {
-            let start = src.find(&format!("{prefix}| placed on `N` | queued on |")).unwrap();
+            let start = src
+                .find(&format!("{prefix}| placed on `N` | queued on |"))
+                .unwrap();
             src[start..]
                 .lines()
                 .take_while(|l| l.trim_start().starts_with(prefix.trim()))
-                .map(|l| l.trim_start().trim_start_matches(prefix.trim()).trim().to_owned())
+                .map(|l| {
+                    l.trim_start()
+                        .trim_start_matches(prefix.trim())
+                        .trim()
+                        .to_owned()
+                })
                 .take_while(|l| l.starts_with('|'))
                 .collect()
         };

@@ -192,7 +192,10 @@ fn refused_work_on_two_nodes_wakes_nobody_who_would_refuse_it() {
         });
     }
     let deadline = Instant::now() + Duration::from_secs(30);
-    while owners.iter().any(|o| o.load(Ordering::SeqCst) == usize::MAX) {
+    while owners
+        .iter()
+        .any(|o| o.load(Ordering::SeqCst) == usize::MAX)
+    {
         assert!(Instant::now() < deadline, "the owners never queued");
         std::thread::yield_now();
     }
@@ -215,7 +218,10 @@ fn refused_work_on_two_nodes_wakes_nobody_who_would_refuse_it() {
         if refused > 0 && parks > wakeups + 1 {
             break;
         }
-        assert!(Instant::now() < deadline, "the idle workers never parked: {m:#?}");
+        assert!(
+            Instant::now() < deadline,
+            "the idle workers never parked: {m:#?}"
+        );
         std::thread::sleep(Duration::from_millis(5));
         m = pool.metrics();
     }
@@ -225,9 +231,15 @@ fn refused_work_on_two_nodes_wakes_nobody_who_would_refuse_it() {
         let m = pool.metrics();
         let (wakeups, parks, _) = idle(&m);
         assert!(wakeups <= 2, "idle workers woken {wakeups} times: {m:#?}");
-        assert!(parks <= wakeups + 2, "idle workers parked {parks} times: {m:#?}");
+        assert!(
+            parks <= wakeups + 2,
+            "idle workers parked {parks} times: {m:#?}"
+        );
     }
-    assert!(ran.iter().all(|r| r.load(Ordering::SeqCst) == 0), "taken while refused");
+    assert!(
+        ran.iter().all(|r| r.load(Ordering::SeqCst) == 0),
+        "taken while refused"
+    );
     gate.store(true, Ordering::SeqCst);
     let mut by = Vec::new();
     for _ in 0..2 {
