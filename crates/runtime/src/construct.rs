@@ -33,6 +33,9 @@ use crate::thread_builder::{
 };
 use crate::worker::WorkerThread;
 
+mod caller;
+pub(crate) use caller::{give_back as give_back_caller, Caller};
+
 /// The user's handlers, moved into the registry.
 pub(crate) struct Hooks {
     pub(crate) panic_handler: Option<Box<PanicHandler>>,
@@ -76,9 +79,21 @@ pub(crate) fn start(
     mut layout: Layout,
 ) -> Result<ThreadPool, BuildError> {
     let adopt = threads.adopt;
-    if adopt && WorkerThread::with_current(|w| w.is_some()) {
+    let in_a_pool = WorkerThread::with_current(|w| w.is_some());
+    if adopt && in_a_pool {
         return Err(BuildError::new(ErrorKind::CurrentThreadAlreadyInPool));
     }
+    // Before anything is pinned: the building thread's own mask, for the helper threads
+    // (a worker of another pool has one CPU, no mask for helpers), and, when it becomes
+    // worker 0, to be given back at the pool's end (`construct/caller.rs`).
+    if !in_a_pool {
+        crate::os::note_builder_cpus();
+    }
+    let caller = match (adopt, targets.first()) {
+        (true, Some(Some(_))) => Caller::save_current(),
+        (true, _) => Caller::adopted_unpinned(),
+        (false, _) => Caller::none(),
+    };
     let mut deques: Vec<Worker<Task>> = (0..cpus.len()).map(|_| Worker::new_lifo()).collect();
     let stealers: Vec<Stealer<Task>> = deques.iter().map(Worker::stealer).collect();
     let required = threads.pin_required;
@@ -114,7 +129,7 @@ pub(crate) fn start(
     if started.stopped.is_none() && !failed.pins.is_empty() {
         fall_back(&mut layout, &failed.pins, targets, &pins);
     }
-    let registry = registry(topo, policy, cpus, &pins, stealers, hooks, adopt);
+    let registry = registry(topo, policy, cpus, &pins, stealers, hooks, caller);
     for go in started.go.drain(..) {
         // Every started worker waits for this; one that is gone (it could only have
         // panicked) has nothing to run.
@@ -186,8 +201,9 @@ fn registry(
     pins: &[Option<u32>],
     stealers: Vec<Stealer<Task>>,
     hooks: Hooks,
-    adopted: bool,
+    caller: Caller,
 ) -> Arc<Registry> {
+    let adopted = caller.adopted();
     let n = cpus.len();
     let shared = worker_shared(stealers, topo.mal_count(), pins);
     let worker_node: Box<[u32]> = cpus.iter().map(|&c| topo.node_of(c).0).collect();
@@ -221,6 +237,7 @@ fn registry(
         extensions: Box::new([
             Box::new(AsyncTasks::default()) as Extension,
             Box::new(Balancer::default()),
+            Box::new(caller),
         ]),
     })
 }
