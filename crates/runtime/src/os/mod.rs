@@ -254,9 +254,11 @@ pub fn can_bind_memory() -> bool {
 
 /// The most CPUs and nodes the masks here describe (Debian's `CONFIG_NR_CPUS` is 8,192 and
 /// `NODES_SHIFT` 10; Zonal's models stop at 4,096 of each).
+#[cfg_attr(miri, allow(dead_code))] // the Miri stubs use no mask
 pub(crate) const MASK_BITS: usize = 8_192;
 
 /// A bit mask of `MASK_BITS` bits with `ids` set, or `InvalidInput` naming an id beyond it.
+#[cfg_attr(miri, allow(dead_code))] // the Miri stubs use no mask
 pub(crate) fn mask_of(ids: &[u32]) -> io::Result<Vec<u64>> {
     let mut mask = vec![0u64; MASK_BITS / 64];
     for &id in ids {
@@ -273,6 +275,7 @@ pub(crate) fn mask_of(ids: &[u32]) -> io::Result<Vec<u64>> {
 }
 
 /// The ids set in `mask`, ascending.
+#[cfg_attr(miri, allow(dead_code))] // the Miri stubs use no mask
 pub(crate) fn ids_of(mask: &[u64]) -> Vec<u32> {
     let mut out = Vec::new();
     for (w, &word) in mask.iter().enumerate() {
