@@ -2,13 +2,13 @@
 //! first touch put them, as the kernel says?
 //!
 //! For every node, a buffer with `MemoryPolicy::FirstTouch` (no policy: every page goes to
-//! the node of the thread that first writes it) of `--mib` MiB (default 2): the placement
+//! the node of the thread that first writes it) of `--mib` MiB (default 1): the placement
 //! Zonal reports, the first-touch nodes it reports (`NodeBuffer::first_touch_nodes`), the
 //! workers that ran the fill and the CPUs they ran it on (`sched_getcpu`, sampled every
 //! page), the kernel's policy for it (`get_mempolicy`) and the node of every page
-//! (`move_pages`). Beside it, a bound buffer's first-touch report (written on the node too),
-//! and an empty buffer and one of zero-sized elements (no page: `move_pages` is asked
-//! nothing).
+//! (`move_pages`). Beside it, a bound buffer's first-touch report (64 KiB, written on the
+//! node too), and an empty buffer and one of zero-sized elements (no page: `move_pages` is
+//! asked nothing).
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;
@@ -21,7 +21,7 @@ use zonal_topology::NodeId;
 use crate::work::{self, PREFIX};
 
 pub(crate) fn run(args: &[String]) -> crate::Outcome {
-    let mib = work::num_arg(args, "--mib", 2)?;
+    let mib = work::num_arg(args, "--mib", 1)?;
     let bytes = usize::try_from(mib << 20).map_err(|e| format!("--mib {mib}: {e}"))?;
     let pool = work::pool(None, PREFIX)?;
     let topo = pool.topology().clone();
@@ -33,7 +33,7 @@ pub(crate) fn run(args: &[String]) -> crate::Outcome {
             .filter(|&w| pool.worker_node(w) == node)
             .collect();
         let first_touch = buffer(&pool, node, bytes, MemoryPolicy::FirstTouch)?;
-        let bound = buffer(&pool, node, bytes, MemoryPolicy::Bind)?;
+        let bound = buffer(&pool, node, 64 << 10, MemoryPolicy::Bind)?;
         nodes.push(json!({
             "node": n,
             "node_os_id": work::os_of_node(&topo, node),

@@ -150,7 +150,7 @@ pub fn assert_first_touch_on_every_node(r: &Value) {
             pages,
             "{n}"
         );
-        // Split over every worker of the node (2 MiB: more pages than workers), each on
+        // Split over every worker of the node (1 MiB: more pages than workers), each on
         // its own CPU of the node.
         let workers = n["workers"].as_array().expect("workers");
         assert!(!workers.is_empty(), "{n}");
