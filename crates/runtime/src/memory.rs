@@ -59,8 +59,9 @@ pub enum MemoryPlacement {
     FirstTouch(String),
     /// Initialised by the workers of a virtual node (not real memory placement).
     Virtual,
-    /// The node has no worker and the memory could not be bound: initialised by the calling
-    /// thread, wherever it ran.
+    /// The node has no worker to fill it and the memory is not bound (the bind failed, or
+    /// [`MemoryPolicy::FirstTouch`] asked for none): initialised by the calling thread,
+    /// wherever it ran ([`NodeBuffer::first_touch_nodes`] says where).
     Unplaced,
 }
 

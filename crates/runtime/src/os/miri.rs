@@ -73,8 +73,10 @@ pub(super) fn area_policy(_: *const u8) -> io::Result<KernelPolicy> {
 pub(super) fn map(len: usize) -> io::Result<*mut u8> {
     let layout = std::alloc::Layout::from_size_align(len, page_size())
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    // SAFETY: `len > 0` (PageRegion never maps zero bytes).
-    let p = unsafe { std::alloc::alloc_zeroed(layout) };
+    // SAFETY: `len > 0` (PageRegion never maps zero bytes). Not zeroed, unlike `mmap`'s
+    // pages: nothing reads a region before writing it (NodeBuffer fills first; a pool's
+    // headroom is never touched), and Miri would report a read of uninitialised memory.
+    let p = unsafe { std::alloc::alloc(layout) };
     if p.is_null() {
         Err(io::Error::new(
             io::ErrorKind::OutOfMemory,
