@@ -59,6 +59,7 @@ pub(crate) fn run(args: &[String]) -> crate::Outcome {
         let want = match p.policy {
             MemoryPolicy::Bind => format!("bind:{os}"),
             MemoryPolicy::Preferred => format!("prefer:{os}"),
+            MemoryPolicy::FirstTouch => "default".to_owned(),
         };
         let mut r = p.report.clone();
         r["numa_maps"] = json!(line);

@@ -303,8 +303,10 @@ impl<S> ThreadPoolBuilder<S> {
     /// mode only if it can be (otherwise it runs unpinned and counts in
     /// [`ThreadPool::pin_fallback_workers`]), with `pin(true)` a failure is the build's
     /// error, with `pin(false)` it is left alone —, once every other worker has started
-    /// (so a failed build leaves its affinity as it was). Its pinning lasts as long as it
-    /// is worker 0. Its spawns, joins and scopes are a worker's (its node is their origin),
+    /// (so a failed build leaves its affinity as it was). Its pinning lasts as long as the
+    /// pool: when the pool is dropped (or shut down), from whichever thread, the thread
+    /// gets back the affinity it had before the build (read with `sched_getaffinity` of the
+    /// thread before anything was pinned), and the pool never pins it again. Its spawns, joins and scopes are a worker's (its node is their origin),
     /// but work from outside the pool is spread over the other workers' nodes only (a node
     /// whose only worker is this thread would keep it until the thread comes back). It runs
     /// no [`start_handler`](Self::start_handler) or [`exit_handler`](Self::exit_handler)

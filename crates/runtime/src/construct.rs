@@ -33,6 +33,9 @@ use crate::thread_builder::{
 };
 use crate::worker::WorkerThread;
 
+mod caller;
+pub(crate) use caller::{give_back as give_back_caller, Caller};
+
 /// The user's handlers, moved into the registry.
 pub(crate) struct Hooks {
     pub(crate) panic_handler: Option<Box<PanicHandler>>,
@@ -76,9 +79,31 @@ pub(crate) fn start(
     mut layout: Layout,
 ) -> Result<ThreadPool, BuildError> {
     let adopt = threads.adopt;
-    if adopt && WorkerThread::with_current(|w| w.is_some()) {
+    let in_a_pool = WorkerThread::with_current(|w| w.is_some());
+    if adopt && in_a_pool {
         return Err(BuildError::new(ErrorKind::CurrentThreadAlreadyInPool));
     }
+    // Before anything is pinned: the building thread's own mask, for the helper threads
+    // (a worker of another pool has one CPU, no mask for helpers), and, when it becomes
+    // worker 0, to be given back at the pool's end (`construct/caller.rs`).
+    if !in_a_pool {
+        crate::os::note_builder_cpus();
+    }
+    let caller = match (adopt, targets.first()) {
+        (true, Some(Some(_))) => Caller::save_current(),
+        (true, _) => Caller::adopted_unpinned(),
+        (false, _) => Caller::none(),
+    };
+    // The pool's largest allocation (each worker's steal walk over every other worker:
+    // quadratic in the workers, some 500 MiB for 4,096) is made before any thread is
+    // started: where the OS runs short (an address-space or commit limit), the threads'
+    // stacks are then what it refuses, and a refused thread is the build's typed error
+    // (`ErrorKind::Spawn`), where a refused allocation after them would abort the process.
+    let policy = PolicySlot::new(policy, &topo, &cpus);
+    // And what the pool allocates after its threads are started (the rest of the registry,
+    // each worker's own state once it runs) is kept back while they are started, then
+    // given back before anything needs it (`Headroom`).
+    let headroom = Headroom::keep(cpus.len())?;
     let mut deques: Vec<Deque> = (0..cpus.len()).map(|_| Deque::new_lifo()).collect();
     let stealers: Vec<Stealer<Task>> = deques.iter().map(Deque::stealer).collect();
     let required = threads.pin_required;
@@ -114,12 +139,15 @@ pub(crate) fn start(
     if started.stopped.is_none() && !failed.pins.is_empty() {
         fall_back(&mut layout, &failed.pins, targets, &pins);
     }
-    let registry = registry(topo, policy, cpus, &pins, stealers, hooks, adopt);
+    drop(headroom);
+    let (gate, hooks) = StartGate::around(hooks);
+    let registry = registry(topo, policy, cpus, &pins, stealers, hooks, caller);
     for go in started.go.drain(..) {
         // Every started worker waits for this; one that is gone (it could only have
         // panicked) has nothing to run.
         let _ = go.send(Arc::clone(&registry));
     }
+    gate.open();
     let pool = ThreadPool::from_parts(Arc::clone(&registry), exits, layout);
     match started.stopped {
         None => {
@@ -135,6 +163,86 @@ pub(crate) fn start(
                 Stopped::Panicked(payload) => std::panic::resume_unwind(payload),
             }
         }
+    }
+}
+
+/// Holds the workers that have their registry back until every worker has it: each waits
+/// at its start (before the start handler, which it wraps) for the build to open it. A
+/// worker let loose at once searches for work (steal walks over every other worker) and,
+/// with thousands of workers on a few cores, takes the CPU the building thread needs to
+/// hand the registry to the rest: a 4,096-worker pool on 2 cores spent 12 of its 16 s of
+/// build there.
+#[derive(Default)]
+struct StartGate {
+    open: std::sync::Mutex<bool>,
+    opened: std::sync::Condvar,
+}
+
+impl StartGate {
+    /// A gate, and `hooks` with a start handler that waits at it first.
+    fn around(mut hooks: Hooks) -> (Arc<Self>, Hooks) {
+        let gate = Arc::new(Self::default());
+        let at = Arc::clone(&gate);
+        let user = hooks.start_handler.take();
+        hooks.start_handler = Some(Box::new(move |i| {
+            at.wait();
+            if let Some(h) = &user {
+                h(i);
+            }
+        }));
+        (gate, hooks)
+    }
+
+    fn wait(&self) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        while !*open {
+            open = self.opened.wait(open).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn open(&self) {
+        *self.open.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.opened.notify_all();
+    }
+}
+
+/// Memory kept back while a pool's threads are started: a mapping, never touched, of
+/// [`HEADROOM_BASE`] plus [`HEADROOM_PER_WORKER`] per worker — more than the registry's
+/// per-worker queues and counters and each worker's own state (its batch deque, job blocks,
+/// policy epoch: a few KiB each) take once the threads run. Where the process's address
+/// space or the system's commit is limited (`ulimit -v`, `vm.overcommit_memory=2`), 4,096
+/// threads' stacks (2 MiB each by default) can use up the rest: with the headroom kept
+/// back, a stack is what the OS refuses, a typed error ([`ErrorKind::Spawn`]), never one of
+/// the small allocations after it (which would abort the process: measured with `ulimit -v
+/// 8000000` and 4,096 workers, a worker's first deque). Released (unmapped) before the
+/// registry is built and the workers run. Refused itself: the build's error, before any
+/// thread is started.
+struct Headroom(#[allow(dead_code)] crate::os::PageRegion);
+
+/// The headroom every pool keeps back, whatever its size.
+const HEADROOM_BASE: usize = 16 << 20;
+/// The headroom kept back per worker.
+const HEADROOM_PER_WORKER: usize = 64 << 10;
+
+impl Headroom {
+    fn keep(workers: usize) -> Result<Self, BuildError> {
+        let bytes = HEADROOM_PER_WORKER
+            .saturating_mul(workers)
+            .saturating_add(HEADROOM_BASE);
+        crate::os::PageRegion::new(bytes).map(Self).map_err(|e| {
+            let mib = bytes >> 20;
+            BuildError::new(ErrorKind::Spawn {
+                worker: 0,
+                workers,
+                source: std::io::Error::new(
+                    e.kind(),
+                    format!(
+                        "the OS refuses the {mib} MiB kept back for {workers} workers beyond \
+                         their stacks: {e}"
+                    ),
+                ),
+            })
+        })
     }
 }
 
@@ -181,13 +289,14 @@ pub(crate) type NameFn = Box<dyn FnMut(usize) -> String>;
 /// the CPU worker `i` is pinned to, if it is.
 fn registry(
     topo: Arc<Topology>,
-    policy: Arc<dyn Policy>,
+    policy: PolicySlot,
     cpus: Vec<CpuId>,
     pins: &[Option<u32>],
     stealers: Vec<Stealer<Task>>,
     hooks: Hooks,
-    adopted: bool,
+    caller: Caller,
 ) -> Arc<Registry> {
+    let adopted = caller.adopted();
     let shared = worker_shared(stealers, topo.mal_count(), pins);
     let worker_node: Box<[u32]> = cpus.iter().map(|&c| topo.node_of(c).0).collect();
     let nodes = topo.node_count();
@@ -200,7 +309,7 @@ fn registry(
         worker_cpu: cpus.clone().into_boxed_slice(),
         worker_pin: pins.into(),
         worker_node,
-        policy: PolicySlot::new(policy, &topo, &cpus),
+        policy,
         node_injectors: (0..nodes)
             .map(|_| CachePadded::new(SharedQueue::default()))
             .collect(),
@@ -222,6 +331,7 @@ fn registry(
         extensions: Box::new([
             Box::new(AsyncTasks::default()) as Extension,
             Box::new(Balancer::default()),
+            Box::new(caller),
         ]),
     });
     registry.refresh_takers();

@@ -34,10 +34,23 @@
 //!    running tasks wherever the kernel puts it. It succeeds once the CPU is back (or at
 //!    once when the mask was only widened): `pin_state = PINNED`, `repins += 1`, a
 //!    `tracing::info!`.
-//! 5. **A displaced worker never parks for good**: it parks with a timeout of
-//!    [`DISPLACED_PARK`] (`Sleep::park_for`), so that an idle pool still re-pins within
-//!    that time of the CPU's return. A timeout is a spurious wake-up for the sleep protocol
-//!    (`sleep/README.md`): the worker leaves the sleepers list, searches, and parks again.
+//! 5. **A displaced worker never parks for good, and backs off**: it parks with a timeout
+//!    ([`PinWatch::park_timeout`]: [`DISPLACED_PARK`] at first, doubled at each displaced
+//!    park up to [`DISPLACED_PARK_MAX`], back to the start once it is pinned again), so an
+//!    idle pool still re-pins after the CPU's return, but a worker whose CPU never comes
+//!    back (taken out of the cgroup's cpuset for good) wakes about once a second rather
+//!    than twenty times. The price: an idle displaced worker re-pins up to
+//!    [`DISPLACED_PARK_MAX`] after its CPU is back (a busy one, at its next check of steps
+//!    1–2). A timeout is a spurious wake-up for the sleep protocol (`sleep/README.md`), and
+//!    a displaced worker ([`PinWatch::is_displaced`]) takes no searcher place when it wakes:
+//!    a wake-up that is only the back-off's is no reason to walk the other workers' queues.
+//! 6. **Released** (the caller's thread adopted as worker 0, `use_current_thread`, at its
+//!    pool's end: `construct/caller.rs`): the thread's affinity is given back and its
+//!    `pin_state` set to `UNPINNED` by whichever thread drops the pool, under [`REPIN`]; a
+//!    watch that finds `UNPINNED` (under the same lock, before it would report or re-pin)
+//!    stops watching for good, so the thread is never pinned again by a pool that is gone.
+//!    Every re-pin (step 4) holds [`REPIN`] from that read to its `PINNED`, so a release
+//!    never lands between a watch's read and its `sched_setaffinity`.
 //!
 //! Nothing moves a task: displacement only changes where the thread runs, so the
 //! exactly-once guarantee of the queues is untouched. Unpinned workers (virtual topologies,
@@ -50,9 +63,10 @@
 
 use std::cell::Cell;
 use std::sync::atomic::Ordering;
+use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::metrics::{bump, WorkerCounters, DISPLACED, PINNED};
+use crate::metrics::{bump, WorkerCounters, DISPLACED, PINNED, UNPINNED};
 
 /// Tasks run between two `sched_getcpu` checks of a pinned worker (step 1).
 pub(crate) const CHECK_EVERY: u32 = 1024;
@@ -60,19 +74,42 @@ pub(crate) const CHECK_EVERY: u32 = 1024;
 /// Parks between two affinity reads of a pinned worker (step 2).
 pub(crate) const AFFINITY_EVERY: u32 = 64;
 
-/// How long a displaced worker parks at most before it tries to re-pin again (step 5).
+/// How long a displaced worker parks at most before it tries to re-pin again, the first
+/// time (step 5).
 pub(crate) const DISPLACED_PARK: Duration = Duration::from_millis(50);
+
+/// The longest a displaced worker's park timeout grows to (step 5): 50 ms doubled four
+/// times is 800 ms, the fifth doubling stops here.
+pub(crate) const DISPLACED_PARK_MAX: Duration = Duration::from_secs(1);
+
+/// Held from a watch's release check to its re-pin (steps 4 and 6), and by the thread
+/// that releases a worker: a release never lands between the two. Re-pinning is rare (a
+/// displaced worker's checks) and so is a release (once per pool that adopted its caller):
+/// one lock for the process costs nothing on any hot path.
+pub(crate) static REPIN: Mutex<()> = Mutex::new(());
+
+/// Step 6: marks the worker whose counters are `counters` released (its watch stops at its
+/// next check) and runs `give_back` (which restores the thread's affinity), both under
+/// [`REPIN`].
+pub(crate) fn release(counters: &WorkerCounters, give_back: impl FnOnce()) {
+    let _g = REPIN.lock().unwrap_or_else(|e| e.into_inner());
+    counters.pin_state.store(UNPINNED, Ordering::Relaxed);
+    give_back();
+}
 
 /// A worker's own half of the protocol (its thread only).
 #[derive(Debug)]
 pub(crate) struct PinWatch {
-    /// The CPU (OS index) the worker is pinned to; `None`: unpinned, nothing to watch.
-    target: Option<u32>,
+    /// The CPU (OS index) the worker is pinned to; `None`: unpinned, nothing to watch (or
+    /// released, step 6).
+    target: Cell<Option<u32>>,
     /// Tasks until the next periodic check (step 1).
     countdown: Cell<u32>,
     /// Parks until the next affinity read (step 2).
     parks: Cell<u32>,
     displaced: Cell<bool>,
+    /// The next displaced park's timeout (step 5).
+    backoff: Cell<Duration>,
 }
 
 /// How thorough a check is.
@@ -88,10 +125,11 @@ impl PinWatch {
     /// The watch of a worker pinned to `target` (OS index), or of an unpinned one.
     pub(crate) fn new(target: Option<u32>) -> Self {
         Self {
-            target,
+            target: Cell::new(target),
             countdown: Cell::new(CHECK_EVERY),
             parks: Cell::new(0),
             displaced: Cell::new(false),
+            backoff: Cell::new(DISPLACED_PARK),
         }
     }
 
@@ -101,7 +139,7 @@ impl PinWatch {
         let n = self.countdown.get();
         if n == 0 {
             self.countdown.set(CHECK_EVERY);
-            self.target.is_some()
+            self.target.get().is_some()
         } else {
             self.countdown.set(n - 1);
             false
@@ -122,26 +160,52 @@ impl PinWatch {
         }
     }
 
-    /// Whether the worker is displaced now (it then parks with a timeout, step 5).
+    /// Whether the worker is displaced now (it then parks with a timeout and takes no
+    /// searcher place, step 5).
     #[inline]
     pub(crate) fn is_displaced(&self) -> bool {
         self.displaced.get()
     }
 
-    /// Steps 1–4 for worker `worker`, publishing into `counters`.
+    /// Step 5: the timeout of the park about to start — `None` (park until woken) for a
+    /// worker that is not displaced; for a displaced one, [`DISPLACED_PARK`] at its first
+    /// park, doubled at each further one up to [`DISPLACED_PARK_MAX`] (reset when it is
+    /// pinned again).
+    #[inline]
+    pub(crate) fn park_timeout(&self) -> Option<Duration> {
+        if !self.displaced.get() {
+            return None;
+        }
+        let t = self.backoff.get();
+        self.backoff.set((t * 2).min(DISPLACED_PARK_MAX));
+        Some(t)
+    }
+
+    /// Steps 1–4 and 6 for worker `worker`, publishing into `counters`.
     #[cold]
     pub(crate) fn check(&self, check: Check, worker: usize, counters: &WorkerCounters) {
-        let Some(cpu) = self.target else { return };
+        let Some(cpu) = self.target.get() else { return };
+        let mut widened = None;
         if !self.displaced.get() {
             if check == Check::Cpu && crate::os::current_cpu().is_none_or(|c| c == cpu) {
                 return;
             }
-            let mask = match crate::os::thread_affinity() {
-                Ok(m) if m != [cpu] => m,
+            match crate::os::thread_affinity() {
+                Ok(m) if m != [cpu] => widened = Some(m),
                 // Still `[cpu]`, or the kernel will not say: nothing to report.
                 _ => return,
-            };
+            }
+        }
+        let _g = REPIN.lock().unwrap_or_else(|e| e.into_inner());
+        if counters.pin_state.load(Ordering::Relaxed) == UNPINNED {
+            // Step 6: released; the mask is the thread's own again. Never watched again.
+            self.target.set(None);
+            self.displaced.set(false);
+            return;
+        }
+        if let Some(mask) = widened {
             self.displaced.set(true);
+            self.backoff.set(DISPLACED_PARK);
             counters.pin_state.store(DISPLACED, Ordering::Relaxed);
             bump(&counters.displacements, 1);
             tracing::warn!(
@@ -155,6 +219,7 @@ impl PinWatch {
         }
         if crate::os::pin_current_thread(cpu).is_ok() {
             self.displaced.set(false);
+            self.backoff.set(DISPLACED_PARK);
             counters.pin_state.store(PINNED, Ordering::Relaxed);
             bump(&counters.repins, 1);
             tracing::info!(
@@ -167,11 +232,59 @@ impl PinWatch {
     }
 }
 
+// The behaviour tests' "cannot run here" rule (one copy: `tests/support/required.rs`).
+#[cfg(all(test, target_os = "linux", not(zonal_loom)))]
+#[path = "../tests/support/required.rs"]
+mod required;
+
+#[cfg(all(test, not(zonal_loom)))]
+mod backoff_tests {
+    use super::*;
+
+    /// A watch displaced as step 3 leaves it, without touching this thread's affinity.
+    fn displaced_watch() -> PinWatch {
+        let watch = PinWatch::new(Some(0));
+        watch.displaced.set(true);
+        watch
+    }
+
+    #[test]
+    fn a_pinned_or_unpinned_worker_parks_until_woken() {
+        assert_eq!(PinWatch::new(Some(0)).park_timeout(), None);
+        assert_eq!(PinWatch::new(None).park_timeout(), None);
+    }
+
+    #[test]
+    fn a_displaced_worker_doubles_its_park_up_to_about_a_second() {
+        let watch = displaced_watch();
+        let parks: Vec<u64> = (0..8)
+            .map(|_| watch.park_timeout().unwrap().as_millis() as u64)
+            .collect();
+        assert_eq!(parks, [50, 100, 200, 400, 800, 1000, 1000, 1000]);
+        assert!(watch.is_displaced());
+    }
+
+    #[test]
+    fn the_back_off_starts_again_once_pinned_again() {
+        let watch = displaced_watch();
+        for _ in 0..4 {
+            watch.park_timeout();
+        }
+        // What a successful re-pin (step 4) does to the watch.
+        watch.displaced.set(false);
+        watch.backoff.set(DISPLACED_PARK);
+        assert_eq!(watch.park_timeout(), None);
+        watch.displaced.set(true);
+        assert_eq!(watch.park_timeout(), Some(DISPLACED_PARK));
+    }
+}
+
 #[cfg(all(test, target_os = "linux", not(zonal_loom)))]
 mod tests {
     use std::sync::mpsc;
     use std::time::{Duration, Instant};
 
+    use super::required::cannot_run;
     use super::*;
     use crate::ThreadPoolBuilder;
 
@@ -186,11 +299,14 @@ mod tests {
     }
 
     /// The CPUs this thread may use, if there are at least two (else the test cannot move
-    /// a thread off its CPU and is skipped).
+    /// a thread off its CPU: it fails where required, `tests/support/required.rs`, and is
+    /// skipped elsewhere).
     fn two_cpus() -> Option<Vec<u32>> {
-        let cpus = crate::os::thread_affinity().ok()?;
+        let cpus = crate::os::thread_affinity().unwrap();
         if cpus.len() < 2 {
-            eprintln!("skipped: needs two CPUs, this thread may use {cpus:?}");
+            cannot_run(&format!(
+                "the test needs two CPUs; this thread may use {cpus:?}"
+            ));
             return None;
         }
         Some(cpus)
@@ -224,19 +340,25 @@ mod tests {
         assert_eq!(counters.repins.load(Ordering::Relaxed), 1);
         assert_eq!(counters.pin_state.load(Ordering::Relaxed), PINNED);
         assert!(!watch.is_displaced());
+        assert_eq!(watch.park_timeout(), None);
         assert_eq!(crate::os::thread_affinity().unwrap(), [cpu]);
         crate::os::set_thread_affinity(&cpus).unwrap();
     }
 
     #[test]
-    fn a_worker_stays_displaced_while_its_cpu_is_gone() {
-        // CPU 4095 is not online here (the mask holds 4096 bits; no test machine has that
-        // many): pinning to it fails as for an offline CPU.
+    fn a_worker_stays_displaced_while_its_cpu_is_gone_and_backs_off() {
+        // CPU 8000 is not online here (the masks hold `MASK_BITS`, 8,192, bits; no test
+        // machine has that many CPUs): pinning to it fails as for an offline CPU, and the
+        // thread's own mask is untouched.
+        let before = crate::os::thread_affinity().unwrap();
         let counters = WorkerCounters::new(1, true);
-        let watch = PinWatch::new(Some(4095));
-        for _ in 0..3 {
+        let watch = PinWatch::new(Some(8000));
+        let mut parks = Vec::new();
+        for _ in 0..7 {
             watch.check(Check::Affinity, 7, &counters);
+            parks.push(watch.park_timeout().unwrap().as_millis());
         }
+        assert_eq!(parks, [50, 100, 200, 400, 800, 1000, 1000]);
         assert!(watch.is_displaced());
         assert_eq!(counters.pin_state.load(Ordering::Relaxed), DISPLACED);
         assert_eq!(
@@ -247,14 +369,39 @@ mod tests {
         assert_eq!(counters.repins.load(Ordering::Relaxed), 0);
         let m = counters.snapshot(7, 0, 0, 0, 0);
         assert!(m.displaced && !m.pinned);
+        assert_eq!(crate::os::thread_affinity().unwrap(), before);
     }
 
-    /// A pool with a pinned worker 0 (`None`: the test cannot run here and is skipped).
+    #[test]
+    fn a_released_worker_is_never_watched_or_pinned_again() {
+        let Some(cpus) = two_cpus() else { return };
+        let cpu = cpus[0];
+        std::thread::spawn(move || {
+            crate::os::pin_current_thread(cpu).unwrap();
+            let counters = WorkerCounters::new(1, true);
+            let watch = PinWatch::new(Some(cpu));
+            // Step 6, as a pool's end does it for its adopted caller.
+            release(&counters, || crate::os::set_thread_affinity(&cpus).unwrap());
+            for check in [Check::Cpu, Check::Affinity, Check::Cpu] {
+                watch.check(check, 0, &counters);
+            }
+            assert_eq!(crate::os::thread_affinity().unwrap(), cpus);
+            assert_eq!(counters.pin_state.load(Ordering::Relaxed), UNPINNED);
+            assert_eq!(counters.displacements.load(Ordering::Relaxed), 0);
+            assert_eq!(counters.repins.load(Ordering::Relaxed), 0);
+            assert!(!watch.is_displaced());
+            assert!((0..2 * (CHECK_EVERY + 1)).all(|_| !watch.tick()));
+        })
+        .join()
+        .unwrap();
+    }
+
+    /// A pool with a pinned worker 0 (`None`: the test cannot run here).
     fn pinned_pool() -> Option<(crate::ThreadPool, u32, Vec<u32>)> {
         let cpus = two_cpus()?;
         let pool = ThreadPoolBuilder::new().no_policy().build().unwrap();
         let Some(cpu) = pool.registry().worker_pin[0] else {
-            eprintln!("skipped: worker 0 is not pinned");
+            cannot_run("worker 0 of a pool of this machine could not be pinned");
             return None;
         };
         assert!(pool.metrics().workers[0].pinned);

@@ -7,23 +7,39 @@
 //! 2. **Bound before first touch.** `mbind(2)` sets the policy the caller chose
 //!    ([`MemoryPolicy::Bind`], the default, or [`MemoryPolicy::Preferred`]) for the node
 //!    on the whole mapping, before anything writes to it: every page is then allocated under
-//!    that policy wherever the writing thread runs.
-//! 3. **Filled on the node.** The elements are initialised by a task spawned on the node,
-//!    so that a failed bind still leaves first touch on the right node; a node without
-//!    workers (memory only, or no allowed or online CPU) is filled by the calling thread,
-//!    and its pages still go to the node through the policy.
+//!    that policy wherever the writing thread runs. [`MemoryPolicy::FirstTouch`] sets none:
+//!    the pages go where step 3 writes them.
+//! 3. **Filled on the node, in parallel.** The elements are split into contiguous parts,
+//!    one per worker of the node (at most one per page), and each part is written by a
+//!    task pinned to its worker (`spawn_pinned`: never stolen, so never written from
+//!    another node), so that first touch happens on the node even without a policy (one
+//!    asked for, or a failed bind) and a large buffer fills at the node's speed rather than
+//!    one core's. A node without such a worker (memory only, no allowed or online CPU, or
+//!    only the caller adopted as worker 0 while another thread asks) is filled by the
+//!    calling thread, and its pages still go to the node through the policy.
+//! 4. **Where it was touched, as seen.** Each part notes the node of the CPU it ran on
+//!    (`sched_getcpu`, at its start and at its end); [`NodeBuffer::first_touch_nodes`]
+//!    reports them, so a worker that was not on its node (its pinning failed) shows.
 //!
 //! [`NodeBuffer::placement`] names what was applied; [`NodeBuffer::kernel_policy`] and
 //! [`NodeBuffer::page_nodes`] ask the kernel what it did (`get_mempolicy`, `move_pages`).
 //! In a virtual pool (a topology that is not this machine's) nodes are not real memory:
-//! the buffer is still initialised on the node's workers ([`MemoryPlacement::Virtual`]).
+//! the buffer is still initialised on the node's workers ([`MemoryPlacement::Virtual`]),
+//! whose virtual nodes are then the first-touch nodes reported.
+//!
+//! Zero-sized `T` and empty buffers map nothing: their elements live at an aligned dangling
+//! pointer (as a `Vec`'s do), they have no page, and the kernel is not asked about them.
 
+use std::collections::BTreeSet;
 use std::io;
 use std::marker::PhantomData;
-use std::ops::{Deref, DerefMut};
+use std::ops::{Deref, DerefMut, Range};
+use std::ptr::NonNull;
+use std::sync::Mutex;
 
 use zonal_topology::NodeId;
 
+use crate::construct::Caller;
 use crate::os::{self, KernelPolicy, MemoryPolicy, PageRegion};
 use crate::{MemoryError, SpawnError, ThreadPool};
 
@@ -37,13 +53,15 @@ pub enum MemoryPlacement {
     Bound,
     /// `MPOL_PREFERRED` for the node before first touch: pages there while it had room.
     Preferred,
-    /// Not bound (the reason); initialised by a worker of the node, so Linux's default
-    /// first-touch policy placed the pages.
+    /// Not bound (the reason: [`MemoryPolicy::FirstTouch`] asked for it, or why the bind
+    /// failed); initialised by the node's workers, so Linux's default first-touch policy
+    /// placed the pages on the nodes [`NodeBuffer::first_touch_nodes`] names.
     FirstTouch(String),
-    /// Initialised by a worker of a virtual node (not real memory placement).
+    /// Initialised by the workers of a virtual node (not real memory placement).
     Virtual,
-    /// The node has no worker and the memory could not be bound: initialised by the calling
-    /// thread, wherever it ran.
+    /// The node has no worker to fill it and the memory is not bound (the bind failed, or
+    /// [`MemoryPolicy::FirstTouch`] asked for none): initialised by the calling thread,
+    /// wherever it ran ([`NodeBuffer::first_touch_nodes`] says where).
     Unplaced,
 }
 
@@ -64,6 +82,8 @@ pub struct NodeBuffer<T> {
     len: usize,
     node: NodeId,
     placement: MemoryPlacement,
+    /// The nodes the filling threads ran on (step 4), ascending.
+    touched: Vec<NodeId>,
     _owns: PhantomData<T>,
 }
 
@@ -77,6 +97,7 @@ impl<T: std::fmt::Debug> std::fmt::Debug for NodeBuffer<T> {
         f.debug_struct("NodeBuffer")
             .field("node", &self.node)
             .field("placement", &self.placement)
+            .field("first_touch_nodes", &self.touched)
             .field("data", &&**self)
             .finish()
     }
@@ -84,7 +105,8 @@ impl<T: std::fmt::Debug> std::fmt::Debug for NodeBuffer<T> {
 
 impl<T: Send + Sync> NodeBuffer<T> {
     /// Allocates `len` elements bound to `node` ([`MemoryPolicy::Bind`]), initialising
-    /// element `i` to `init(i)` on a worker of that node.
+    /// element `i` to `init(i)` on the workers of that node (each a part of the buffer, in
+    /// parallel; module docs).
     ///
     /// # Panics
     /// If `node` is not a node of the pool's topology or the memory cannot be mapped (see
@@ -165,49 +187,142 @@ impl<T: Send + Sync> NodeBuffer<T> {
                     .map_or(MemoryError::Overflow, MemoryError::Map),
             )
         })?;
-        let has_worker = pool.worker_nodes().contains(&node);
+        let fillers = fillers(pool, node);
         let placement = if pool.is_virtual() {
             MemoryPlacement::Virtual
         } else {
-            match bind(&region, topo.machine().node(node).os_id, policy) {
-                Ok(()) => match policy {
-                    MemoryPolicy::Bind => MemoryPlacement::Bound,
-                    MemoryPolicy::Preferred => MemoryPlacement::Preferred,
-                },
-                Err(why) if has_worker => {
-                    tracing::warn!(target: "zonal_runtime", "node {node}: {why}; first touch");
-                    MemoryPlacement::FirstTouch(why)
-                }
-                Err(why) => {
-                    tracing::warn!(target: "zonal_runtime", "node {node} has no worker and {why}; unplaced");
-                    MemoryPlacement::Unplaced
-                }
-            }
+            place(&region, pool, node, policy, !fillers.is_empty())
         };
-        let base = Base(region.as_ptr().cast::<T>());
-        let fill = |_: &crate::Scope<'_>| {
-            let base = &base;
-            for i in 0..len {
-                // SAFETY: `i < len` and the region holds `len` elements of `T` (aligned:
-                // page-aligned start, align ≤ page); only this task writes them.
-                unsafe { base.0.add(i).write(init(i)) };
-            }
-        };
-        if has_worker {
-            pool.scope(|s| s.spawn_on(node, fill));
-        } else {
-            pool.scope(|s| fill(s));
-        }
-        // The scope waited for the task; a panic in `init` resumed before here, and the
-        // region is unmapped without dropping the elements written (they leak, as a Vec's
-        // spare capacity would).
+        let touched = fill(pool, &region, len, &fillers, &init);
+        // The parts are written (a panic in `init` resumed in `fill`; the region is then
+        // unmapped without dropping the elements written: they leak, as a Vec's spare
+        // capacity would).
         Ok(Self {
             region,
             len,
             node,
             placement,
+            touched,
             _owns: PhantomData,
         })
+    }
+}
+
+/// The workers that fill a buffer on `node` (step 3): the node's, except an adopted caller
+/// (`use_current_thread`, worker 0) when another thread asks (it would run its part only
+/// once it waits in the pool).
+fn fillers(pool: &ThreadPool, node: NodeId) -> Vec<usize> {
+    let r = &*pool.registry;
+    let adopted = r.extension::<Caller>().adopted();
+    let asking = pool.current_worker_index();
+    (0..r.num_workers())
+        .filter(|&w| r.worker_node[w] == node.0)
+        .filter(|&w| !(adopted && w == 0 && asking != Some(0)))
+        .collect()
+}
+
+/// Step 2 on a real machine: the policy applied, and the placement it gives.
+fn place(
+    region: &PageRegion,
+    pool: &ThreadPool,
+    node: NodeId,
+    policy: MemoryPolicy,
+    has_fillers: bool,
+) -> MemoryPlacement {
+    let bound = match policy {
+        MemoryPolicy::FirstTouch => Err("first touch asked (MemoryPolicy::FirstTouch)".to_owned()),
+        _ => bind(region, pool.topology().machine().node(node).os_id, policy),
+    };
+    match bound {
+        Ok(()) if policy == MemoryPolicy::Preferred => MemoryPlacement::Preferred,
+        Ok(()) => MemoryPlacement::Bound,
+        Err(why) if has_fillers => {
+            if policy != MemoryPolicy::FirstTouch {
+                tracing::warn!(target: "zonal_runtime", "node {node}: {why}; first touch");
+            }
+            MemoryPlacement::FirstTouch(why)
+        }
+        Err(why) => {
+            tracing::warn!(target: "zonal_runtime", "node {node} has no worker to fill it and {why}; unplaced");
+            MemoryPlacement::Unplaced
+        }
+    }
+}
+
+/// Step 3: writes `init(i)` into element `i` of the `len` elements at the start of
+/// `region`, split over `fillers` (the calling thread where there is none); returns the
+/// first-touch nodes seen (step 4), ascending.
+fn fill<T: Send + Sync>(
+    pool: &ThreadPool,
+    region: &PageRegion,
+    len: usize,
+    fillers: &[usize],
+    init: &(impl Fn(usize) -> T + Sync + Send),
+) -> Vec<NodeId> {
+    if len == 0 {
+        return Vec::new();
+    }
+    let base = Base(elems_at::<T>(region));
+    let seen = Mutex::new(BTreeSet::new());
+    let write = |part: Range<usize>| {
+        let before = touch_node(pool);
+        for i in part {
+            // SAFETY: `i < len`, and the region holds `len` elements of `T` (aligned: a
+            // page-aligned start and align ≤ page, or an aligned dangling pointer for a
+            // zero-sized `T`); the parts are disjoint, so only this part writes element `i`.
+            unsafe { base.at(i).write(init(i)) };
+        }
+        let after = touch_node(pool);
+        let mut seen = seen.lock().unwrap_or_else(|e| e.into_inner());
+        seen.extend(before);
+        seen.extend(after);
+    };
+    if fillers.is_empty() {
+        write(0..len);
+    } else {
+        let parts = parts(len, std::mem::size_of::<T>(), fillers.len());
+        let chunk = len.div_ceil(parts);
+        let write = &write;
+        pool.scope(|s| {
+            for (k, &worker) in fillers.iter().take(parts).enumerate() {
+                // `k * chunk < parts * chunk < len + parts`: no overflow.
+                let part = (k * chunk).min(len)..((k + 1) * chunk).min(len);
+                s.spawn_pinned(worker, move |_| write(part));
+            }
+        });
+    }
+    let seen = seen.into_inner().unwrap_or_else(|e| e.into_inner());
+    seen.into_iter().map(NodeId).collect()
+}
+
+/// How many parts `len` elements of `elem` bytes are written in, with `workers` to write
+/// them: one per worker, but at most one per page (a part of less than a page costs more
+/// to hand out than to write) and at least one.
+fn parts(len: usize, elem: usize, workers: usize) -> usize {
+    let pages = len.saturating_mul(elem).div_ceil(os::page_size());
+    workers.min(pages).clamp(1, len.max(1))
+}
+
+/// The node the calling thread runs on, for step 4: in a virtual pool its worker's node;
+/// on a real machine the node of its CPU now (`sched_getcpu`), if the pool's topology has
+/// that CPU.
+fn touch_node(pool: &ThreadPool) -> Option<u32> {
+    if pool.is_virtual() {
+        return pool
+            .current_worker_index()
+            .map(|w| pool.registry.worker_node[w]);
+    }
+    let topo = pool.topology();
+    let cpu = topo.machine().cpu_by_os_index(os::current_cpu()?)?;
+    Some(topo.node_of(cpu).0)
+}
+
+/// The elements' start in `region`: its start, or an aligned dangling pointer when it maps
+/// nothing (zero length or zero-sized `T`), never the region's unaligned dangling one.
+fn elems_at<T>(region: &PageRegion) -> NonNull<T> {
+    match NonNull::new(region.as_ptr()) {
+        Some(p) if region.len() > 0 => p.cast(),
+        _ => NonNull::dangling(),
     }
 }
 
@@ -222,6 +337,18 @@ impl<T> NodeBuffer<T> {
     #[must_use]
     pub fn placement(&self) -> &MemoryPlacement {
         &self.placement
+    }
+
+    /// The nodes the threads that wrote the elements first ran on, ascending: on a real
+    /// machine the node of each filling thread's CPU at the start and at the end of its
+    /// part (`sched_getcpu`; a CPU outside the pool's topology, or a platform that cannot
+    /// say, adds none); in a virtual pool the filling workers' nodes (a calling thread that
+    /// filled it, on no virtual node, adds none). `[node]` when the node's workers filled
+    /// it from their CPUs; empty for a buffer without elements. Under
+    /// [`MemoryPlacement::FirstTouch`] these are where the pages went.
+    #[must_use]
+    pub fn first_touch_nodes(&self) -> &[NodeId] {
+        &self.touched
     }
 
     /// The memory policy the kernel applies to the buffer (`get_mempolicy(2)` at its first
@@ -247,10 +374,9 @@ impl<T> NodeBuffer<T> {
 impl<T> Deref for NodeBuffer<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
-        // SAFETY: the region holds `len` initialised `T`s, aligned (see `try_new_in_with`);
-        // an empty buffer's pointer is dangling but `len` is then 0 or `T` is zero-sized
-        // (a page-aligned dangling pointer: `NonNull::dangling` for u8 is 1, and ZSTs need
-        // only alignment, given below).
+        // SAFETY: the region holds `len` initialised `T`s, aligned (see `fill`); a region
+        // that maps nothing (`len` is 0, or `T` is zero-sized) gives an aligned dangling
+        // pointer, which is all a slice of no bytes needs.
         unsafe { std::slice::from_raw_parts(self.elems(), self.len) }
     }
 }
@@ -263,14 +389,9 @@ impl<T> DerefMut for NodeBuffer<T> {
 }
 
 impl<T> NodeBuffer<T> {
-    /// The elements' start: the region's, or an aligned dangling pointer when it maps
-    /// nothing (zero length or zero-sized `T`).
+    /// The elements' start (`elems_at`).
     fn elems(&self) -> *mut T {
-        if self.region.len() == 0 {
-            std::ptr::NonNull::<T>::dangling().as_ptr()
-        } else {
-            self.region.as_ptr().cast()
-        }
+        elems_at::<T>(&self.region).as_ptr()
     }
 }
 
@@ -284,11 +405,20 @@ impl<T> Drop for NodeBuffer<T> {
     }
 }
 
-struct Base<T>(*mut T);
-// SAFETY: hands the buffer's memory (for T: Send) to the one task that fills it.
+/// The elements' start, shared by the tasks that fill the buffer.
+struct Base<T>(NonNull<T>);
+// SAFETY: hands the buffer's memory (for T: Send) to the tasks that fill it.
 unsafe impl<T: Send> Send for Base<T> {}
-// SAFETY: as above; only one task writes through it.
+// SAFETY: as above; each task writes its own part only (`fill`).
 unsafe impl<T: Send> Sync for Base<T> {}
+
+impl<T> Base<T> {
+    /// Element `i`'s place (a method: a closure that calls it captures the whole `Base`,
+    /// which is `Sync`, not its pointer field, which is not).
+    fn at(&self, i: usize) -> *mut T {
+        self.0.as_ptr().wrapping_add(i)
+    }
+}
 
 #[doc(alias = "mbind")]
 fn bind(region: &PageRegion, node_os_id: u32, policy: MemoryPolicy) -> Result<(), String> {
@@ -302,14 +432,187 @@ fn bind(region: &PageRegion, node_os_id: u32, policy: MemoryPolicy) -> Result<()
 
 #[cfg(test)]
 mod test {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
     use super::*;
     use crate::ThreadPoolBuilder;
 
+    /// A virtual pool of 2 nodes × 2 workers (small enough for Miri).
+    fn two_by_two() -> ThreadPool {
+        let topo = zonal_topology::presets::hierarchical(&[2], 2).unwrap();
+        ThreadPoolBuilder::new()
+            .topology(topo)
+            .no_policy()
+            .build()
+            .unwrap()
+    }
+
+    /// The workers (by index) that ran `init` for a buffer, and the buffer.
+    fn written_by<T: Send + Sync>(
+        pool: &ThreadPool,
+        node: NodeId,
+        len: usize,
+        init: impl Fn(usize) -> T + Send + Sync,
+    ) -> (NodeBuffer<T>, BTreeSet<Option<usize>>) {
+        let who = Mutex::new(BTreeSet::new());
+        let buf = NodeBuffer::new_in(pool, node, len, |i| {
+            who.lock().unwrap().insert(crate::current_worker_index());
+            init(i)
+        });
+        (buf, who.into_inner().unwrap())
+    }
+
+    #[test]
+    fn the_fill_is_split_over_every_worker_of_the_node_and_no_other() {
+        let pool = two_by_two();
+        for node in [NodeId(0), NodeId(1)] {
+            let mine: BTreeSet<Option<usize>> = (0..pool.num_workers())
+                .filter(|&w| pool.worker_node(w) == node)
+                .map(Some)
+                .collect();
+            assert_eq!(mine.len(), 2);
+            // Two pages of u64 or more: one part per worker.
+            let (buf, who) = written_by(&pool, node, 3 * os::page_size() / 8, |i| i as u64);
+            assert_eq!(who, mine, "node {node}");
+            assert_eq!(buf.first_touch_nodes(), [node]);
+            assert_eq!(*buf.placement(), MemoryPlacement::Virtual);
+            assert!(buf.iter().enumerate().all(|(i, &x)| x == i as u64));
+            // Less than a page: one part, on one of the node's workers.
+            let (small, who) = written_by(&pool, node, 10, |i| i as u8);
+            assert_eq!(who.len(), 1);
+            assert!(who.is_subset(&mine), "{who:?}");
+            assert_eq!(small.first_touch_nodes(), [node]);
+        }
+    }
+
+    #[test]
+    fn parts_are_one_per_worker_at_most_one_per_page_and_at_least_one() {
+        let page = os::page_size();
+        assert_eq!(parts(10 * page, 1, 4), 4);
+        assert_eq!(parts(10 * page, 1, 64), 10);
+        assert_eq!(parts(10, 8, 4), 1);
+        assert_eq!(parts(0, 8, 4), 1);
+        // Zero-sized elements: no page, one part.
+        assert_eq!(parts(1000, 0, 4), 1);
+        assert_eq!(parts(usize::MAX, 8, 4), 4);
+    }
+
+    /// Drops of [`AlignedUnit`] (only the test below makes any).
+    static UNIT_DROPS: AtomicUsize = AtomicUsize::new(0);
+
+    /// Zero-sized and aligned to 64 bytes; counts its drops.
+    #[repr(align(64))]
+    struct AlignedUnit;
+    impl Drop for AlignedUnit {
+        fn drop(&mut self) {
+            UNIT_DROPS.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    #[test]
+    fn zero_sized_elements_of_any_alignment_live_at_an_aligned_pointer_and_drop_once() {
+        assert_eq!(std::mem::size_of::<AlignedUnit>(), 0);
+        let pool = two_by_two();
+        let inits = AtomicUsize::new(0);
+        let buf = NodeBuffer::new_in(&pool, NodeId(1), 1000, |_| {
+            inits.fetch_add(1, Ordering::Relaxed);
+            AlignedUnit
+        });
+        assert_eq!(inits.load(Ordering::Relaxed), 1000);
+        assert_eq!(buf.len(), 1000);
+        assert_eq!(buf.as_ptr() as usize % 64, 0);
+        assert_eq!(buf.first_touch_nodes(), [NodeId(1)]);
+        // No page to ask the kernel about.
+        assert_eq!(buf.page_nodes().unwrap(), []);
+        assert_eq!(UNIT_DROPS.load(Ordering::Relaxed), 0);
+        drop(buf);
+        assert_eq!(UNIT_DROPS.load(Ordering::Relaxed), 1000);
+    }
+
+    #[test]
+    fn an_empty_buffer_has_no_page_no_fill_and_no_first_touch() {
+        let pool = two_by_two();
+        let calls = AtomicUsize::new(0);
+        let empty: NodeBuffer<u64> = NodeBuffer::new_in(&pool, NodeId(0), 0, |_| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            1
+        });
+        assert!(empty.is_empty());
+        assert_eq!(calls.load(Ordering::Relaxed), 0);
+        assert_eq!(empty.as_ptr() as usize % std::mem::align_of::<u64>(), 0);
+        assert_eq!(empty.page_nodes().unwrap(), []);
+        assert_eq!(
+            empty.kernel_policy().unwrap_err().kind(),
+            io::ErrorKind::InvalidInput
+        );
+        assert_eq!(empty.first_touch_nodes(), []);
+        #[repr(align(64))]
+        struct Wide;
+        let empty_units: NodeBuffer<Wide> =
+            NodeBuffer::new_in(&pool, NodeId(0), 0, |_| unreachable!());
+        assert_eq!(empty_units.as_ptr() as usize % 64, 0);
+        assert_eq!(empty_units.page_nodes().unwrap(), []);
+    }
+
+    #[test]
+    fn a_panic_in_init_resumes_in_the_caller_and_drops_nothing_twice() {
+        let pool = two_by_two();
+        let drops = AtomicUsize::new(0);
+        struct Counted<'a>(&'a AtomicUsize);
+        impl Drop for Counted<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            NodeBuffer::new_in(&pool, NodeId(0), 2 * os::page_size(), |i| {
+                assert!(i != 100, "init fails at 100");
+                Counted(&drops)
+            })
+        }));
+        assert!(r.is_err());
+        // The elements written leak (as a Vec's spare capacity would): none is dropped,
+        // so none twice.
+        assert_eq!(drops.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn an_adopted_caller_fills_its_node_only_when_it_asks() {
+        std::thread::spawn(|| {
+            let topo = zonal_topology::presets::hierarchical(&[2], 2).unwrap();
+            let pool = ThreadPoolBuilder::new()
+                .topology(topo)
+                .no_policy()
+                .use_current_thread()
+                .build()
+                .unwrap();
+            let node = pool.worker_node(0);
+            let big = 3 * os::page_size();
+            // Asked by the adopted thread: it writes a part too.
+            let (_, who) = written_by(&pool, node, big, |i| i as u8);
+            assert!(who.contains(&Some(0)), "{who:?}");
+            // Asked by another thread: worker 0 is not waiting in the pool, so its node's
+            // other worker writes it all (and nothing waits for worker 0).
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    let (buf, who) = written_by(&pool, node, big, |i| i as u8);
+                    assert_eq!(who.len(), 1, "{who:?}");
+                    assert!(!who.contains(&Some(0)), "{who:?}");
+                    assert_eq!(buf.first_touch_nodes(), [node]);
+                });
+            });
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[cfg_attr(miri, ignore = "this machine's topology: no discovery under Miri")]
     #[test]
     fn buffers_of_any_shape_hold_their_elements_and_drop_them() {
         let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
         let empty: NodeBuffer<u64> = NodeBuffer::new_in(&pool, NodeId(0), 0, |_| 1);
         assert!(empty.is_empty());
+        assert_eq!(empty.page_nodes().unwrap(), []);
         let unit = NodeBuffer::new_in(&pool, NodeId(0), 10, |_| ());
         assert_eq!(unit.len(), 10);
         let counter = std::sync::Arc::new(());
@@ -327,35 +630,49 @@ mod test {
 
     #[test]
     fn sizes_that_overflow_are_typed_errors() {
-        let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let pool = two_by_two();
         let e = NodeBuffer::<u64>::try_new_in(&pool, NodeId(0), usize::MAX / 2, |_| 0).unwrap_err();
         assert!(matches!(e, SpawnError::Memory { .. }), "{e}");
         let e = NodeBuffer::<u64>::try_new_in(&pool, NodeId(7), 1, |_| 0).unwrap_err();
         assert!(matches!(e, SpawnError::UnknownNode { .. }), "{e}");
     }
 
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", not(miri)))]
     #[test]
     fn the_kernel_confirms_the_policy_and_the_pages() {
         use crate::os::PolicyMode;
         let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
         let os_id = pool.topology().machine().node(NodeId(0)).os_id;
-        for (policy, mode, placement) in [
-            (MemoryPolicy::Bind, PolicyMode::Bind, MemoryPlacement::Bound),
+        for (policy, mode, nodes, placement) in [
+            (
+                MemoryPolicy::Bind,
+                PolicyMode::Bind,
+                vec![os_id],
+                MemoryPlacement::Bound,
+            ),
             (
                 MemoryPolicy::Preferred,
                 PolicyMode::Preferred,
+                vec![os_id],
                 MemoryPlacement::Preferred,
+            ),
+            (
+                MemoryPolicy::FirstTouch,
+                PolicyMode::Default,
+                vec![],
+                MemoryPlacement::FirstTouch("first touch asked (MemoryPolicy::FirstTouch)".into()),
             ),
         ] {
             let buf = NodeBuffer::try_new_in_with(&pool, NodeId(0), 10_000, policy, |i| i as u64)
                 .unwrap();
             assert_eq!(*buf.placement(), placement);
             let k = buf.kernel_policy().unwrap();
-            assert_eq!((k.mode, k.nodes), (mode, vec![os_id]));
+            assert_eq!((k.mode, k.nodes), (mode, nodes));
             let pages = buf.page_nodes().unwrap();
             assert_eq!(pages.len(), (10_000 * 8usize).div_ceil(os::page_size()));
             assert!(pages.iter().all(|p| *p == Ok(os_id)), "{pages:?}");
+            // Filled by the node's worker, on its CPU (this machine's nodes: node 0).
+            assert_eq!(buf.first_touch_nodes(), [NodeId(0)], "{policy:?}");
         }
     }
 }

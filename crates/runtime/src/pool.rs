@@ -994,6 +994,8 @@ impl Drop for ThreadPool {
     fn drop(&mut self) {
         // Not waited for: a worker thread ends when the pool has no task left.
         self.terminate();
+        // An adopted caller (`use_current_thread`) gets its CPUs back (`construct/caller.rs`).
+        crate::construct::give_back_caller(&self.registry);
     }
 }
 

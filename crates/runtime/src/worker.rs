@@ -14,7 +14,7 @@ use zonal_policy::Ageing;
 use zonal_topology::{CpuId, NodeId};
 
 use crate::blocks::LocalBlocks;
-use crate::displacement::{Check, PinWatch, DISPLACED_PARK};
+use crate::displacement::{Check, PinWatch};
 use crate::latch::{AsCoreLatch, CoreLatch};
 use crate::metrics::{bump, WorkerCounters};
 use crate::policy_switch::PolicyEpoch;
@@ -584,7 +584,7 @@ impl WorkerThread {
         self.blocks.trim();
         // `displacement.rs`, steps 2 and 5: a displaced worker parks for a while only.
         self.check_pin(self.pin.before_park());
-        let timeout = self.pin.is_displaced().then_some(DISPLACED_PARK);
+        let timeout = self.pin.park_timeout();
         let woken = r.sleep.park_for(sleepy, timeout);
         // Step 1: after every wake-up.
         self.check_pin(Check::Cpu);

@@ -11,6 +11,9 @@ use std::process::Command;
 
 use zonal_runtime::{LocalRanks, LocalShare, ShareSource, ThreadPool, ThreadPoolBuilder};
 
+#[path = "support/required.rs"]
+mod required;
+
 /// Each worker's affinity as the kernel says, read on the worker, by worker index.
 fn affinities(pool: &ThreadPool) -> Vec<Vec<u32>> {
     pool.broadcast(|_| zonal_runtime::os::thread_affinity().unwrap())
@@ -48,7 +51,9 @@ fn pinned_cpus(pool: &ThreadPool) -> BTreeSet<u32> {
 fn two_ranks_pin_their_workers_to_disjoint_cpus_covering_the_allowed_set() {
     let allowed = allowed();
     if allowed.len() < 2 {
-        eprintln!("skipped: one allowed CPU");
+        required::cannot_run(&format!(
+            "two ranks need two allowed CPUs; this thread may use {allowed:?}"
+        ));
         return;
     }
     let (a, b) = (split(0, 2), split(1, 2));

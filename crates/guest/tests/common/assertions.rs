@@ -111,3 +111,73 @@ pub fn assert_buffers_on_their_nodes(r: &Value) {
         "a policy leaked onto another mapping"
     );
 }
+
+/// The `first-touch` check (`zonal-probe first-touch`): on every node of the guest, the
+/// `NodeBuffer` placed by first touch (`MemoryPolicy::FirstTouch`, no policy) was written
+/// by every worker of that node and no other, on the node's CPUs; it reports that node as
+/// its first-touch node, the kernel applies no policy to it, and every page of it lies on
+/// that node (`move_pages`). A bound buffer reports the same first-touch node. Empty and
+/// zero-sized buffers have no page.
+pub fn assert_first_touch_on_every_node(r: &Value) {
+    let nodes = r["nodes"].as_array().expect("nodes");
+    assert!(nodes.len() >= 2, "a NUMA guest: {r}");
+    for n in nodes {
+        let node = &n["node"];
+        let os = n["node_os_id"].as_u64().expect("node_os_id");
+        let ft = &n["first_touch"];
+        assert_eq!(
+            ft["placement"]["first-touch"], "first touch asked (MemoryPolicy::FirstTouch)",
+            "{n}"
+        );
+        assert_eq!(ft["first_touch_nodes"], serde_json::json!([node]), "{n}");
+        assert_eq!(
+            ft["kernel_policy"]["Ok"],
+            serde_json::json!({ "mode": "default", "nodes": [] }),
+            "{n}"
+        );
+        assert_eq!(
+            ft["all_pages_on_node"], true,
+            "the pages are not where first touch was reported: {n}"
+        );
+        let pages = ft["page_nodes"]["Ok"]["pages"].as_u64().expect("pages");
+        assert_eq!(
+            pages,
+            ft["bytes"].as_u64().expect("bytes").div_ceil(4096),
+            "{n}"
+        );
+        assert_eq!(
+            ft["page_nodes"]["Ok"]["nodes"][os.to_string()],
+            pages,
+            "{n}"
+        );
+        // Split over every worker of the node (1 MiB: more pages than workers), each on
+        // its own CPU of the node.
+        let workers = n["workers"].as_array().expect("workers");
+        assert!(!workers.is_empty(), "{n}");
+        assert_eq!(ft["writer_workers"], n["workers"], "{n}");
+        let cpus: Vec<Value> = n["worker_cpus"].as_array().expect("cpus").clone();
+        for c in ft["writer_cpus"].as_array().expect("writer cpus") {
+            assert!(
+                cpus.contains(c),
+                "written on CPU {c}, not one of the node's {cpus:?}: {n}"
+            );
+        }
+        let bound = &n["bind"];
+        assert_eq!(bound["placement"], "bound", "{n}");
+        assert_eq!(bound["first_touch_nodes"], serde_json::json!([node]), "{n}");
+        assert_eq!(bound["all_pages_on_node"], true, "{n}");
+    }
+    assert_eq!(r["empty"]["page_nodes"]["Ok"], serde_json::json!([]), "{r}");
+    assert_eq!(
+        r["empty"]["first_touch_nodes"],
+        serde_json::json!([]),
+        "{r}"
+    );
+    assert_eq!(
+        r["zero_sized"]["page_nodes"]["Ok"],
+        serde_json::json!([]),
+        "{r}"
+    );
+    assert_eq!(r["zero_sized"]["aligned"], true, "{r}");
+    assert_eq!(r["zero_sized"]["len"], 1000, "{r}");
+}

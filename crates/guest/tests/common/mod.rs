@@ -449,6 +449,10 @@ fn common_steps(all: bool) -> Vec<Step> {
         steps.extend(pinning_and_memory());
     }
     steps.push(Step {
+        name: "first-touch",
+        command: "/bin/zonal-probe first-touch".into(),
+    });
+    steps.push(Step {
         name: "zones",
         command: "/bin/zonal-probe zones --policy conservative-hard --policy linux".into(),
     });

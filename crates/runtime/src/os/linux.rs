@@ -29,12 +29,27 @@ pub(super) fn pin_current_thread(cpu: u32) -> io::Result<()> {
 }
 
 pub(super) fn set_thread_affinity(cpus: &[u32]) -> io::Result<()> {
+    set_affinity(0, cpus)
+}
+
+pub(super) fn set_thread_affinity_of(tid: i64, cpus: &[u32]) -> io::Result<()> {
+    let tid = libc::pid_t::try_from(tid)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, format!("thread id {tid}")))?;
+    set_affinity(tid, cpus)
+}
+
+pub(super) fn current_thread_id() -> Option<i64> {
+    // SAFETY: gettid has no preconditions and cannot fail.
+    Some(unsafe { libc::syscall(libc::SYS_gettid) })
+}
+
+fn set_affinity(tid: libc::pid_t, cpus: &[u32]) -> io::Result<()> {
     let mask = mask_of(cpus)?;
     // SAFETY: `mask` is a live buffer of `MASK_BITS / 8` bytes, 8-byte aligned as
-    // `cpu_set_t` needs; the kernel reads that many bytes and no more. Pid 0 is the
-    // calling thread.
+    // `cpu_set_t` needs; the kernel reads that many bytes and no more. `tid` is 0 (the
+    // calling thread) or a thread id of this process.
     let ret = unsafe {
-        libc::sched_setaffinity(0, MASK_BITS / 8, mask.as_ptr().cast::<libc::cpu_set_t>())
+        libc::sched_setaffinity(tid, MASK_BITS / 8, mask.as_ptr().cast::<libc::cpu_set_t>())
     };
     check(ret.into()).map(drop)
 }
@@ -84,25 +99,28 @@ pub(super) fn bind_area(
     policy: MemoryPolicy,
 ) -> io::Result<()> {
     let mask = mask_of(&[node])?;
-    let mode = match policy {
-        MemoryPolicy::Bind => libc::MPOL_BIND,
-        MemoryPolicy::Preferred => libc::MPOL_PREFERRED,
-    };
     // Pages already touched move with MOVE; STRICT reports those that cannot (only with
-    // BIND: a preferred policy has nothing to be strict about).
-    let flags = match policy {
-        MemoryPolicy::Bind => MPOL_MF_STRICT | MPOL_MF_MOVE,
-        MemoryPolicy::Preferred => 0,
+    // BIND: a preferred policy has nothing to be strict about). The default policy takes
+    // an empty node mask (a null one).
+    let (mode, flags, nodes) = match policy {
+        MemoryPolicy::Bind => (
+            libc::MPOL_BIND,
+            MPOL_MF_STRICT | MPOL_MF_MOVE,
+            mask.as_ptr(),
+        ),
+        MemoryPolicy::Preferred => (libc::MPOL_PREFERRED, 0, mask.as_ptr()),
+        MemoryPolicy::FirstTouch => (libc::MPOL_DEFAULT, 0, std::ptr::null()),
     };
-    // SAFETY: `addr..addr + len` is a mapping the caller owns; `mask` holds `MASK_BITS`
-    // bits and the kernel reads `maxnode - 1` of them (it decrements maxnode first).
+    // SAFETY: `addr..addr + len` is a mapping the caller owns; `nodes` is null or `mask`,
+    // which holds `MASK_BITS` bits, and the kernel reads `maxnode - 1` of them (it
+    // decrements maxnode first).
     let ret = unsafe {
         libc::syscall(
             libc::SYS_mbind,
             addr,
             len,
             mode,
-            mask.as_ptr(),
+            nodes,
             MASK_BITS + 1,
             flags,
         )
@@ -111,6 +129,10 @@ pub(super) fn bind_area(
 }
 
 pub(super) fn page_nodes(addr: *const u8, len: usize) -> io::Result<Vec<Result<u32, i32>>> {
+    if len == 0 {
+        // No byte, no page (rounding `addr` down would name the page before it).
+        return Ok(Vec::new());
+    }
     let page = page_size();
     let start = addr as usize & !(page - 1);
     let end = (addr as usize).saturating_add(len);

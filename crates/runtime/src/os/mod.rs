@@ -21,18 +21,29 @@
 //! `service_pinning.rs`) catches it. Syscalls on the calling thread change
 //! nothing else. On platforms other than Linux, pinning goes through `core_affinity` and
 //! memory placement is unsupported (buffers fall back to first touch, and say so).
+//!
+//! Under Miri (`cfg(miri)`), which runs no system call it does not model, the kernel's
+//! side is `miri.rs`: memory is the real allocator's (so that `NodeBuffer`'s fill and drop
+//! are checked as they are), and `mbind`, `move_pages`, `get_mempolicy` and the affinity
+//! calls are stubs that say they are unsupported (`mbind` accepts and does nothing).
 
 use std::io;
+use std::sync::Mutex;
 
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(miri)))]
 mod linux;
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(miri)))]
 use linux as imp;
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(all(not(target_os = "linux"), not(miri)))]
 mod other;
-#[cfg(not(target_os = "linux"))]
+#[cfg(all(not(target_os = "linux"), not(miri)))]
 use other as imp;
+
+#[cfg(miri)]
+mod miri;
+#[cfg(miri)]
+use miri as imp;
 
 mod region;
 pub(crate) use region::PageRegion;
@@ -50,6 +61,11 @@ pub enum MemoryPolicy {
     /// `MPOL_PREFERRED`: pages come from the node while it has free memory, else from the
     /// nearest node that has.
     Preferred,
+    /// No policy (`MPOL_DEFAULT`, Linux's local allocation): each page comes from the node
+    /// of the thread that first writes it — for a [`NodeBuffer`](crate::NodeBuffer), the
+    /// node's own workers, which fill it — and from elsewhere only when that node is full.
+    /// The kernel may move the pages later (automatic NUMA balancing); nothing holds them.
+    FirstTouch,
 }
 
 /// A memory policy as the kernel reports it for an address (`get_mempolicy(2)`).
@@ -91,6 +107,7 @@ impl MemoryPolicy {
         match self {
             MemoryPolicy::Bind => PolicyMode::Bind,
             MemoryPolicy::Preferred => PolicyMode::Preferred,
+            MemoryPolicy::FirstTouch => PolicyMode::Default,
         }
     }
 }
@@ -127,9 +144,9 @@ pub fn thread_affinity() -> io::Result<Vec<u32>> {
     imp::thread_affinity()
 }
 
-/// The CPUs the process's main thread may run on, ascending: what a thread of the process
-/// that is not a worker should get (a thread inherits its creator's affinity, so one
-/// started from a pinned worker would otherwise share that worker's one CPU).
+/// The CPUs the process's main thread may run on, ascending (`sched_getaffinity` of the
+/// process id, which is the main thread's id: not the process's union, and not the calling
+/// thread's).
 ///
 /// # Errors
 /// The kernel's error; [`io::ErrorKind::Unsupported`] where there is no thread affinity.
@@ -137,11 +154,60 @@ pub fn process_affinity() -> io::Result<Vec<u32>> {
     imp::process_affinity()
 }
 
-/// Gives the calling thread the process's CPUs ([`process_affinity`]): for the runtime's own
-/// helper threads (the timer, the control plane), which may be started from a pinned
-/// worker. Best effort: where affinity cannot be read or set, the thread keeps what it has.
+/// Lets thread `tid` (a thread id of this process, as [`current_thread_id`] gave it) run
+/// on every CPU in `cpus` (OS indexes).
+///
+/// # Errors
+/// As [`pin_current_thread`]; `ESRCH` for a thread that is gone.
+pub(crate) fn set_thread_affinity_of(tid: i64, cpus: &[u32]) -> io::Result<()> {
+    imp::set_thread_affinity_of(tid, cpus)
+}
+
+/// The calling thread's id (`gettid`), for [`set_thread_affinity_of`]; `None` where the
+/// platform has none.
+pub(crate) fn current_thread_id() -> Option<i64> {
+    imp::current_thread_id()
+}
+
+/// The CPUs for the runtime's helper threads: the mask of the thread that last built a pool
+/// from outside every pool, read before that build pinned anything ([`note_builder_cpus`]).
+/// Empty until then.
+static HELPER_CPUS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// Called by a pool's build, from the building thread (not a worker of another pool),
+/// before anything is pinned: its mask is what the helper threads get
+/// ([`release_current_thread`]). The process's main thread is no stand-in for it: a pool
+/// built on main with `use_current_thread` pins main to worker 0's CPU while the pool lives.
+pub(crate) fn note_builder_cpus() {
+    if let Ok(cpus) = thread_affinity() {
+        if !cpus.is_empty() {
+            *HELPER_CPUS.lock().unwrap_or_else(|e| e.into_inner()) = cpus;
+        }
+    }
+}
+
+/// The CPUs a helper thread runs on: [`note_builder_cpus`]'s, or, before any pool was
+/// built, the main thread's ([`process_affinity`]).
+fn helper_cpus() -> io::Result<Vec<u32>> {
+    let noted = HELPER_CPUS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    if noted.is_empty() {
+        process_affinity()
+    } else {
+        Ok(noted)
+    }
+}
+
+/// Gives the calling thread the helper CPUs (the mask of the thread that built the last
+/// pool, read before the build pinned anything: [`note_builder_cpus`]): for the runtime's
+/// own helper threads (the timer, the control plane), which may be started from a pinned
+/// worker, or from a caller pinned as worker 0 (`use_current_thread`), and would otherwise
+/// inherit its one CPU. Best effort: where affinity cannot be read or set, the thread keeps
+/// what it has.
 pub(crate) fn release_current_thread() {
-    if let Ok(cpus) = process_affinity() {
+    if let Ok(cpus) = helper_cpus() {
         if let Err(e) = set_thread_affinity(&cpus) {
             tracing::debug!(target: "zonal_runtime", "helper thread keeps its affinity: {e}");
         }
@@ -188,9 +254,11 @@ pub fn can_bind_memory() -> bool {
 
 /// The most CPUs and nodes the masks here describe (Debian's `CONFIG_NR_CPUS` is 8,192 and
 /// `NODES_SHIFT` 10; Zonal's models stop at 4,096 of each).
+#[cfg_attr(miri, allow(dead_code))] // the Miri stubs use no mask
 pub(crate) const MASK_BITS: usize = 8_192;
 
 /// A bit mask of `MASK_BITS` bits with `ids` set, or `InvalidInput` naming an id beyond it.
+#[cfg_attr(miri, allow(dead_code))] // the Miri stubs use no mask
 pub(crate) fn mask_of(ids: &[u32]) -> io::Result<Vec<u64>> {
     let mut mask = vec![0u64; MASK_BITS / 64];
     for &id in ids {
@@ -207,6 +275,7 @@ pub(crate) fn mask_of(ids: &[u32]) -> io::Result<Vec<u64>> {
 }
 
 /// The ids set in `mask`, ascending.
+#[cfg_attr(miri, allow(dead_code))] // the Miri stubs use no mask
 pub(crate) fn ids_of(mask: &[u64]) -> Vec<u32> {
     let mut out = Vec::new();
     for (w, &word) in mask.iter().enumerate() {

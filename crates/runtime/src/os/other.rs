@@ -28,6 +28,14 @@ pub(super) fn set_thread_affinity(_cpus: &[u32]) -> io::Result<()> {
     Err(unsupported("thread affinity to a set of CPUs"))
 }
 
+pub(super) fn set_thread_affinity_of(_tid: i64, _cpus: &[u32]) -> io::Result<()> {
+    Err(unsupported("thread affinity to a set of CPUs"))
+}
+
+pub(super) fn current_thread_id() -> Option<i64> {
+    None
+}
+
 pub(super) fn thread_affinity() -> io::Result<Vec<u32>> {
     Err(unsupported("reading thread affinity"))
 }

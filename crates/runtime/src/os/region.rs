@@ -67,8 +67,12 @@ impl PageRegion {
         imp::bind_area(self.as_ptr(), self.len, node, policy)
     }
 
-    /// Per page, the kernel's node (or its per-page error).
+    /// Per page, the kernel's node (or its per-page error); none for an empty region (its
+    /// dangling pointer names no page of ours).
     pub(crate) fn page_nodes(&self) -> io::Result<Vec<Result<u32, i32>>> {
+        if self.len == 0 {
+            return Ok(Vec::new());
+        }
         imp::page_nodes(self.as_ptr(), self.len)
     }
 

@@ -76,21 +76,61 @@ fn an_empty_region_maps_nothing() {
 
 #[cfg(target_os = "linux")]
 #[test]
-fn a_helper_started_from_a_pinned_thread_gets_the_process_cpus() {
-    let all = process_affinity().unwrap();
+fn a_helper_started_from_a_pinned_thread_gets_the_builders_cpus() {
+    let all = thread_affinity().unwrap();
     let cpu = all[0];
     std::thread::spawn(move || {
+        // What a build does first, on the building thread, before it pins anything.
+        note_builder_cpus();
+        // The builder pinned (as a caller adopted as worker 0 is while its pool lives).
         pin_current_thread(cpu).unwrap();
         // A thread started here inherits the one CPU...
         std::thread::spawn(move || {
             assert_eq!(thread_affinity().unwrap(), vec![cpu]);
-            // ...until it takes the process's.
+            // ...until it takes the builder's mask, read before the pinning.
             release_current_thread();
-            assert_eq!(thread_affinity().unwrap(), process_affinity().unwrap());
+            assert_eq!(thread_affinity().unwrap(), all);
         })
         .join()
         .unwrap();
     })
     .join()
     .unwrap();
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn another_threads_affinity_is_set_by_its_id() {
+    let all = thread_affinity().unwrap();
+    let cpu = *all.last().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let t = std::thread::spawn(move || {
+        tx.send(current_thread_id().unwrap()).unwrap();
+        done_rx.recv().unwrap();
+        thread_affinity().unwrap()
+    });
+    let tid = rx.recv().unwrap();
+    set_thread_affinity_of(tid, &[cpu]).unwrap();
+    done_tx.send(()).unwrap();
+    assert_eq!(t.join().unwrap(), [cpu]);
+    // This thread is untouched.
+    assert_eq!(thread_affinity().unwrap(), all);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_first_touch_policy_resets_a_region_to_the_default() {
+    let r = PageRegion::new(page_size()).unwrap();
+    r.bind(0, MemoryPolicy::Bind).unwrap();
+    r.bind(0, MemoryPolicy::FirstTouch).unwrap();
+    let p = r.policy().unwrap();
+    assert_eq!((p.mode, p.nodes), (PolicyMode::Default, vec![]));
+}
+
+#[test]
+fn an_empty_region_has_no_pages() {
+    let r = PageRegion::new(0).unwrap();
+    assert_eq!(r.page_nodes().unwrap(), []);
+    assert_eq!(r.policy().unwrap_err().kind(), io::ErrorKind::InvalidInput);
 }
