@@ -377,6 +377,23 @@ impl ThreadPool {
         balance::pass(&self.registry, self.registry.now_us())
     }
 
+    /// Queues `f` on `worker`'s away queue as a task of `origin` living away from it (never
+    /// migrated) — the state a balancing pass moves tasks out of — without the routing
+    /// rule: for tests
+    /// and benchmarks of balancing passes ([`balance_at`](Self::balance_at)). Applications
+    /// place work with [`spawn_on`](Self::spawn_on).
+    ///
+    /// # Panics
+    /// If `worker` is not a worker of the pool or `origin` not a node of its topology.
+    #[doc(hidden)]
+    pub fn spawn_away<F: FnOnce() + Send + 'static>(&self, worker: usize, origin: NodeId, f: F) {
+        assert!(worker < self.registry.num_workers(), "no worker {worker}");
+        if let Err(e) = self.registry.check_node(origin) {
+            panic!("{e}");
+        }
+        crate::spawn::spawn_away(&self.registry, worker, origin.0, f);
+    }
+
     /// [`balance_now`](Self::balance_now) as if at `now_us` µs of the pool's clock (since
     /// it was built; never earlier than the previous pass): for tests and benchmarks that
     /// need levels to be due without waiting for them.

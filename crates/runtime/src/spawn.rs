@@ -22,6 +22,24 @@ where
     crate::route::spawn(registry, opts, target, static_job(f));
 }
 
+/// Accepts a spawned `'static` task and queues it on `worker`'s away queue as a task of
+/// `origin` living away from it (never migrated): the state a balancing pass moves tasks out
+/// of (`ThreadPool::spawn_away`, for tests and benchmarks of the passes). Not routed: only
+/// `worker` is woken, as for a task the balancer gives it.
+pub(crate) fn spawn_away<F>(registry: &Registry, worker: usize, origin: u32, f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    accept_static(registry);
+    registry.injected.fetch_add(1, Ordering::Relaxed);
+    let meta = crate::task_meta::Meta {
+        flags: crate::task_meta::PLACED,
+        ..crate::task_meta::Meta::fresh(origin)
+    };
+    let task = crate::job::HeapJob::task(None, meta, static_job(f));
+    registry.push_away(worker, crate::queues::push::Helpers::OwnersOnly, task);
+}
+
 /// Accepts a spawned `'static` task and queues it FIFO among the current worker's
 /// FIFO spawns (`fifo.rs`).
 #[inline]

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use zonal_policy::PolicyConfig;
-use zonal_runtime::{TaskInfo, TaskOptions, ThreadPool, ThreadPoolBuilder};
+use zonal_runtime::{TaskInfo, ThreadPool, ThreadPoolBuilder};
 use zonal_topology::NodeId;
 
 pub const CPUS: [u32; 6] = [0, 1, 2, 3, 16, 17];
@@ -59,20 +59,19 @@ pub fn park(pool: &ThreadPool, origins: &[NodeId]) -> (Gate, Seen) {
     while blocked.load(Ordering::SeqCst) < n - 1 {
         std::thread::yield_now();
     }
-    let (s, b0) = (Arc::clone(&seen), block(&gate, &blocked));
-    pool.spawn_pinned(0, move || {
-        for (i, &origin) in origins.iter().enumerate() {
-            let s = Arc::clone(&s);
-            zonal_runtime::spawn_with(TaskOptions::new().origin(origin), move || {
-                let info = zonal_runtime::current_task().expect("on a worker");
-                let node = zonal_runtime::current_node().expect("on a worker");
-                s.lock().unwrap().push((i, info, node));
-            });
-        }
-        b0();
-    });
+    // Worker 0 blocked too, then its away queue filled: tasks living away from their origin
+    // (`spawn_away`: placed roots would go to their node's injector instead).
+    pool.spawn_pinned(0, block(&gate, &blocked));
     while blocked.load(Ordering::SeqCst) < n {
         std::thread::yield_now();
+    }
+    for (i, &origin) in origins.iter().enumerate() {
+        let s = Arc::clone(&seen);
+        pool.spawn_away(0, origin, move || {
+            let info = zonal_runtime::current_task().expect("on a worker");
+            let node = zonal_runtime::current_node().expect("on a worker");
+            s.lock().unwrap().push((i, info, node));
+        });
     }
     (Gate(gate), seen)
 }
