@@ -40,6 +40,7 @@ mod reproduction;
 mod sensitivity;
 mod table1;
 mod table2;
+mod verdict;
 
 use cli::Exit;
 
@@ -92,10 +93,11 @@ struct Args {
     /// Where the conservative filter applies: zone (fork placement and new-idle balancing
     /// stay inside the zone too) or paper (only the periodic balancer and stealing are
     /// restricted; placement and new-idle balancing are linux's, the paper's "usual
-    /// manner"). Passed to the conservative policies as --origin is. With --reproduction
+    /// manner"). Passed to the conservative policies as --origin is. Default zone, except
+    /// with --reproduction, whose headline is the paper's placement (default paper): there
     /// it picks the mode of the per-variant tables; the report shows both modes' gains.
-    #[arg(long, default_value = "zone")]
-    placement: String,
+    #[arg(long)]
+    placement: Option<String>,
     /// Where a process's origin is: parent (the node it forks from) or placement.
     #[arg(long, default_value = "parent")]
     origin_at: String,
@@ -417,9 +419,14 @@ fn with_rule(cfg: PolicyConfig, rule: ImbalanceRule) -> PolicyConfig {
     }
 }
 
-/// `--placement zone|paper`.
+/// `--placement zone|paper`; without it `zone`, or `paper` for `--reproduction` (its
+/// headline is the paper's placement, the zone an extension).
 fn placement(args: &Args) -> cli::Result<PlacementMode> {
-    args.placement.parse::<PlacementMode>().map_err(Exit::usage)
+    match &args.placement {
+        Some(p) => p.parse::<PlacementMode>().map_err(Exit::usage),
+        None if args.reproduction => Ok(PlacementMode::Paper),
+        None => Ok(PlacementMode::Zone),
+    }
 }
 
 fn cost(args: &Args) -> cli::Result<CostModel> {
@@ -656,7 +663,7 @@ fn grid(args: &Args) -> cli::Result {
             String::new()
         } else {
             format!("; Linux era {}", args.linux_era)
-        } + if args.placement == "zone" {
+        } + if placement(args)? == PlacementMode::Zone {
             ""
         } else {
             "; placement paper (the conservative policies' fork placement and new-idle balancing are linux's)"
@@ -913,7 +920,7 @@ fn reproduce(args: &Args) -> cli::Result {
     let command = format!(
         "cargo run --release --example paper -- --reproduction --seeds {}{} --out {}",
         args.seeds,
-        if main_mode == PlacementMode::Zone {
+        if main_mode == PlacementMode::Paper {
             String::new()
         } else {
             format!(" --placement {main_mode}")
@@ -1261,6 +1268,12 @@ mod test {
             Err(Exit::Usage(msg)) => assert!(msg.contains("placement = \"paper\""), "{msg}"),
             other => panic!("{other:?}"),
         }
+        // The reproduction's headline is the paper's placement unless told otherwise.
+        let repro = Args::try_parse_from(["paper", "--reproduction"]).unwrap();
+        assert_eq!(placement(&repro).unwrap(), PlacementMode::Paper);
+        let repro =
+            Args::try_parse_from(["paper", "--reproduction", "--placement", "zone"]).unwrap();
+        assert_eq!(placement(&repro).unwrap(), PlacementMode::Zone);
         let bad = Args::try_parse_from(["paper", "--placement", "usual"]).unwrap();
         match placement(&bad) {
             Err(Exit::Usage(msg)) => assert!(msg.contains("\"usual\""), "{msg}"),
