@@ -190,6 +190,23 @@ pub(crate) fn claims(runs: &[VariantRuns]) -> Vec<Claim> {
             push(format!("The 45 gains, `{p}`, paper placement"), cell, col);
         }
         for p in POLICIES {
+            let cell = v.calibration.as_ref().map_or_else(Cell::not_measured, |c| {
+                let (verdict, all, held) = c.verdict(p);
+                Cell::judged(
+                    verdict,
+                    format!(
+                        "mean {:.2}%, ahead on {} of {}; held out: mean {:.2}%, ahead on {} of {}",
+                        all.mean, all.ahead, all.points, held.mean, held.ahead, held.points
+                    ),
+                )
+            });
+            push(
+                format!("The 45 gains, `{p}`, paper placement, calibrated baseline"),
+                cell,
+                col,
+            );
+        }
+        for p in POLICIES {
             let xs: Vec<f64> = point_gains(&rows, p).iter().map(|(_, s)| s.mean).collect();
             let cell = verdict::median(&xs).map_or_else(Cell::not_measured, |m| {
                 Cell::judged(verdict::range(m), format!("median {m:.2}%"))
