@@ -35,6 +35,7 @@ use zonal_examples::cli;
 mod ablation;
 mod calibration;
 mod deviations;
+mod hops;
 mod plot;
 mod render;
 mod reproduction;
@@ -950,6 +951,21 @@ fn reproduce(args: &Args) -> cli::Result {
     .map_err(Exit::Failure)?;
     table2::write_json(&args.out, &t2).map_err(Exit::Failure)?;
     extra.insert(0, (table2::TITLE.to_string(), table2::markdown(&t2)));
+    // Per-process hops at Table 2's point (`hops.rs`), after it.
+    let hops = hops::run(args.seeds, threads(args), &|p, era| {
+        policy_config_in(p, args, era).map_err(|e| match e {
+            Exit::Usage(m) | Exit::Failure(m) => m,
+            Exit::Closed => "stdout closed".to_owned(),
+        })
+    })
+    .map_err(Exit::Failure)?;
+    extra.insert(
+        1,
+        (
+            "Per-process hops beside the paper's traces".to_string(),
+            hops::markdown(&hops, args.seeds),
+        ),
+    );
     let command = format!(
         "cargo run --release --example paper -- --reproduction --seeds {}{} --out {}",
         args.seeds,
