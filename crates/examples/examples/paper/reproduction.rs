@@ -306,12 +306,9 @@ pub(crate) fn write(
     let variants: Vec<(String, Vec<ablation::Effect>)> = runs
         .iter()
         .map(|v| {
-            let zone_only = if v.main_mode == PlacementMode::Zone {
-                ablation::policy_effects(&v.parent, &[])
-            } else {
-                ablation::policy_effects(&v.other_mode_rows(), &[])
-            };
-            (v.variant.slug(), zone_only)
+            // The paper's placement, the headline.
+            let paper_only = ablation::policy_effects(&crate::verdict::paper_mode_rows(v), &[]);
+            (v.variant.slug(), paper_only)
         })
         .collect();
     let sweep: Vec<(Knob, Vec<(f64, f64)>)> = sweep_runs
