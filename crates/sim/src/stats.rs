@@ -142,17 +142,17 @@ pub struct RunStats {
     pub lb_calls_unsuccessful: u64,
     /// Of `lb_calls`, calls in which every (CPU, level) attempt found its level balanced
     /// (no busier group or processor anywhere): Section II's failure, counted per call
-    /// ([module docs](self)).
+    /// (the docs of `stats.rs`).
     pub lb_calls_balanced: u64,
     /// Table 1's balancing attempts by the busy-tick reading (a sensitivity reading, not
-    /// Section II's: [module docs](self)): periodic balance calls of a busy CPU, balanced
+    /// Section II's: the docs of `stats.rs`): periodic balance calls of a busy CPU, balanced
     /// ones included (a subset of `lb_calls`).
     pub t1_attempts: u64,
     /// Of `t1_attempts`, the calls that performed no migration (stale migrations do not
     /// count as moves), so `t1_attempts − t1_failed ≤ migrations`.
     pub t1_failed: u64,
     /// (CPU, level) attempts, periodic or new-idle, that found a busiest group and queue
-    /// (outcome ≠ `Balanced`): the same set as `lb_attempts` ([module docs](self)).
+    /// (outcome ≠ `Balanced`): the same set as `lb_attempts` (the docs of `stats.rs`).
     pub imbalanced_attempts: u64,
     /// Of `imbalanced_attempts`, those after which no task had moved: the policy chose none
     /// (running, pinned, cache-hot, too heavy), or every task it chose was no longer on the
@@ -229,8 +229,8 @@ impl RunStats {
         pct(far, total)
     }
 
-    /// Table 1's attempts by the paper's Section II (the primary reading, [module
-    /// docs](self)): every balancing call of one CPU in one domain, periodic or new-idle.
+    /// Table 1's attempts by the paper's Section II (the primary reading, the docs of
+    /// `stats.rs`): every balancing call of one CPU in one domain, periodic or new-idle.
     #[must_use]
     pub fn sec2_attempts(&self) -> u64 {
         self.lb_passes
