@@ -845,17 +845,49 @@ fn reproduce(args: &Args) -> cli::Result {
                 sweep.push(jobs);
             }
         }
+        // Free balancing (attempt cost ×0): linux and the conservative policies with the
+        // paper's placement over the grid, for the verdict's overhead claim.
+        let free_cfgs: Vec<PolicyConfig> = cfgs
+            .iter()
+            .filter(|c| c.name.as_str() == "linux" || verdict::POLICIES.contains(&c.name.as_str()))
+            .map(|c| {
+                if c.name.entry().filters == Filters::Always {
+                    PolicyConfig {
+                        placement: PlacementMode::Paper,
+                        ..c.clone()
+                    }
+                } else {
+                    c.clone()
+                }
+            })
+            .collect();
+        let free = grid_only_jobs(
+            &free_cfgs,
+            1..=args.seeds,
+            (
+                sensitivity::attempt_scaled(v.cost, 0.0),
+                experiment::RANDOM_WINDOW_MS,
+            ),
+            OriginAt::Parent,
+        );
         let at = all_jobs.len();
         let sweep_lens: Vec<usize> = sweep.iter().map(Vec::len).collect();
         spans.push((
             at,
-            [grid.len(), placement.len(), other.len(), ablation.len()],
+            [
+                grid.len(),
+                placement.len(),
+                other.len(),
+                ablation.len(),
+                free.len(),
+            ],
             sweep_lens,
         ));
         all_jobs.extend(grid);
         all_jobs.extend(placement);
         all_jobs.extend(other);
         all_jobs.extend(ablation);
+        all_jobs.extend(free);
         all_jobs.extend(sweep.into_iter().flatten());
     }
     let results = run_with_progress(&all_jobs, args)?;
@@ -871,7 +903,7 @@ fn reproduce(args: &Args) -> cli::Result {
             .collect()
     };
     let mut runs = Vec::new();
-    for ((_, _, v), (at, [g, p, o, a], sweep_lens)) in variants.iter().zip(&spans) {
+    for ((_, _, v), (at, [g, p, o, a, f], sweep_lens)) in variants.iter().zip(&spans) {
         let mut at = *at;
         let mut next = |n: usize| {
             let from = at;
@@ -882,6 +914,7 @@ fn reproduce(args: &Args) -> cli::Result {
         let placement = take(next(*p), *p);
         let other_mode_rows = take(next(*o), *o);
         let ablation = take(next(*a), *a);
+        let free_balancing = take(next(*f), *f);
         let sweep = sweep_lens.iter().map(|&n| take(next(n), n)).collect();
         runs.push(reproduction::VariantRuns {
             variant: v.clone(),
@@ -892,6 +925,7 @@ fn reproduce(args: &Args) -> cli::Result {
             ablation,
             ablation_seeds,
             sweep,
+            free_balancing,
             calibration: None,
         });
     }

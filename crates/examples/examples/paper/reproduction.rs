@@ -89,6 +89,9 @@ pub(crate) struct VariantRuns {
     /// Seeds of the ablation's runs.
     pub(crate) ablation_seeds: u64,
     pub(crate) sweep: Vec<Vec<Row>>,
+    /// `linux` and the conservative policies (the paper's placement) over the grid with the
+    /// balancing-attempt cost ×0: the verdict's overhead claim.
+    pub(crate) free_balancing: Vec<Row>,
     /// The baseline's calibration (`calibration.rs`), where it ran (2.6, the paper's cost
     /// model).
     pub(crate) calibration: Option<crate::calibration::Calibration>,
@@ -159,6 +162,7 @@ pub(crate) fn write(
                 + v.other_mode.len()
                 + v.ablation.len()
                 + v.sweep.iter().map(Vec::len).sum::<usize>()
+                + v.free_balancing.len()
                 + v.calibration
                     .as_ref()
                     .map_or(0, crate::calibration::Calibration::runs)
