@@ -751,6 +751,11 @@ impl<'a> Engine<'a> {
         if counted_call {
             self.stats.lb_calls += 1;
             self.stats.lb_calls_unsuccessful += u64::from(moved_none);
+            self.stats.lb_calls_balanced += u64::from(
+                out.attempts
+                    .iter()
+                    .all(|a| a.outcome == AttemptOutcome::Balanced),
+            );
             // Table 1's count (`RunStats::t1_attempts`, the stats module's docs): a periodic
             // call of a busy CPU, balanced or not; failed if it moved nothing.
             if call == (Call::Periodic { busy: true }) {

@@ -15,6 +15,7 @@
 //!   [`report`] is the data of a run's report (its JSON object). The `paper` example
 //!   (`crates/examples/examples/paper/`) holds the command line, the markdown and CSV
 //!   tables and the SVG plots: this library has no command-line code.
+//! - [`verdict`] judges the paper's claims against the reproduction's tolerances.
 //! - [`cost`] holds every constant of the cost model, with its source.
 //! - Work-stealing mode: [`simulate_stealing`] runs a seeded fork-join [`TaskGraph`] on
 //!   simulated workers with deques, every steal decided by the policy crate's steal walker —
@@ -40,6 +41,7 @@ pub mod report;
 mod stats;
 mod steal;
 mod trace;
+pub mod verdict;
 mod workload;
 
 pub use cost::{CostModel, CostPreset};

@@ -34,8 +34,8 @@ impl Row {
 /// The JSON object of one run (the `paper --json` interface). Times are in ms;
 /// `run_time_by_level` is [`RunStats::run_time_by_level`] in ms (index 0 = level I, summing
 /// to `run_ms`), and `linux_era` the era of the Linux walk the policy ran on.
-/// `page_move_time_ms` is [`RunStats::page_move_ns`] in ms; `lb_calls` and
-/// `lb_calls_unsuccessful` count balance calls (see [`RunStats::lb_calls`]);
+/// `page_move_time_ms` is [`RunStats::page_move_ns`] in ms; `lb_calls`,
+/// `lb_calls_unsuccessful` and `lb_calls_balanced` count balance calls (see [`RunStats::lb_calls`]);
 /// `wake_migrations` the wake-ups on another node (part of `migrations`). `cost` is the
 /// cost model's preset (`paper` or `hardware`, [`crate::cost::CostPreset`]),
 /// `numa_balancing` whether Linux's automatic NUMA balancing was on, with its moves in
@@ -74,6 +74,7 @@ pub fn json(job: &Job, s: &RunStats) -> serde_json::Value {
         "lb_passes_newidle": s.lb_passes_newidle,
         "lb_calls": s.lb_calls,
         "lb_calls_unsuccessful": s.lb_calls_unsuccessful,
+        "lb_calls_balanced": s.lb_calls_balanced,
         "lb_cost_ms": s.lb_cost_us / 1000.0,
         "migrations": s.migrations,
         "migrations_by_level": s.migrations_by_level,

@@ -70,7 +70,22 @@ fn balance_calls_relate_to_passes_and_migrations() {
             s.lb_calls - s.lb_calls_unsuccessful <= s.migrations,
             "{name}"
         );
+        // Section II's failures: calls, and (CPU, level) passes, that found no busier group.
+        assert!(s.lb_calls_balanced <= s.lb_calls, "{name}");
+        assert!(s.sec2_failed() <= s.sec2_attempts(), "{name}");
+        assert_eq!(s.sec2_attempts(), s.lb_passes, "{name}");
+        assert_eq!(
+            s.sec2_failed() + s.imbalanced_attempts,
+            s.lb_passes,
+            "{name}"
+        );
+        // A call with every level balanced moved nothing.
+        assert!(
+            s.lb_calls_balanced <= s.lb_calls_unsuccessful,
+            "{name}: {s:?}"
+        );
         let v = zonal_sim::report::json(&job, &s);
+        assert_eq!(v["lb_calls_balanced"], s.lb_calls_balanced);
         assert_eq!(v["lb_calls"], s.lb_calls);
         assert_eq!(v["lb_calls_unsuccessful"], s.lb_calls_unsuccessful);
     }

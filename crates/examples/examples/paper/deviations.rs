@@ -14,8 +14,8 @@ use crate::sensitivity::Knob;
 pub(crate) struct Inputs<'a> {
     /// Per era (the paper's cost model): the policies in both modes and the ablation.
     pub(crate) eras: &'a [EraEffects],
-    /// Per variant slug (`modern-paper`, `2.6-hardware`, …): the policies' zone-mode
-    /// effects.
+    /// Per variant slug (`modern-paper`, `2.6-hardware`, …): the policies' effects with the
+    /// paper's placement (the headline).
     pub(crate) variants: &'a [(String, Vec<Effect>)],
     /// Per knob: `(scale, conservative-soft's mean gain)` under 2.6, ×1 included.
     pub(crate) sweep: &'a [(Knob, Vec<(f64, f64)>)],
@@ -80,13 +80,14 @@ fn placement_effect(i: &Inputs<'_>) -> String {
     }
 }
 
-/// The policies' gain under one variant and another, e.g. across eras or cost models.
+/// The policies' gain (the paper's placement, the headline) under one variant and another,
+/// e.g. across eras or cost models.
 fn variant_effect(i: &Inputs<'_>, pairs: &[(&str, &str)]) -> String {
     let find = |slug: &str, p: &str| {
         i.variants
             .iter()
             .find(|(s, _)| s == slug)
-            .and_then(|(_, xs)| xs.iter().find(|x| x.name == format!("{p} (zone)")))
+            .and_then(|(_, xs)| xs.iter().find(|x| x.name == format!("{p} (paper)")))
     };
     let mut parts = Vec::new();
     for &(a, b) in pairs {
@@ -125,8 +126,9 @@ pub(crate) fn section(i: &Inputs<'_>) -> String {
     let rows: Vec<(&str, &str, String)> = vec![
         (
             "Fork placement and new-idle balancing stay inside the zone (`placement = \
-             \"zone\"`, the default). The paper restricts only periodic balancing: idle and \
-             initial balancing are \"done in the usual manner\" (`placement = \"paper\"`).",
+             \"zone\"`: an extension, not this report's headline). The paper restricts only \
+             periodic balancing: idle and initial balancing are \"done in the usual manner\" \
+             (`placement = \"paper\"`, the headline).",
             "A process placed or pulled beyond the zone is what the zone exists to prevent; \
              leaving two of the three ways there open lets the periodic balancer's restraint \
              be undone elsewhere.",
@@ -268,15 +270,15 @@ mod test {
         let variants = [
             (
                 "2.6-paper".to_string(),
-                vec![eff("conservative-hard (zone)", 2.0)],
+                vec![eff("conservative-hard (paper)", 2.0)],
             ),
             (
                 "modern-paper".to_string(),
-                vec![eff("conservative-hard (zone)", 0.1)],
+                vec![eff("conservative-hard (paper)", 0.1)],
             ),
             (
                 "2.6-threshold-paper".to_string(),
-                vec![eff("conservative-hard (zone)", 2.5)],
+                vec![eff("conservative-hard (paper)", 2.5)],
             ),
         ];
         let sweep = [(Knob::Attempt, vec![(1.0, 1.0), (100.0, 3.0)])];

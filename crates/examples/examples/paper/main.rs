@@ -33,13 +33,17 @@ use zonal_sim::{CostModel, CostPreset, OriginAt};
 use zonal_examples::cli;
 
 mod ablation;
+mod calibration;
 mod deviations;
+mod hops;
 mod plot;
 mod render;
 mod reproduction;
 mod sensitivity;
 mod table1;
 mod table2;
+mod unrestricted;
+mod verdict;
 
 use cli::Exit;
 
@@ -92,10 +96,11 @@ struct Args {
     /// Where the conservative filter applies: zone (fork placement and new-idle balancing
     /// stay inside the zone too) or paper (only the periodic balancer and stealing are
     /// restricted; placement and new-idle balancing are linux's, the paper's "usual
-    /// manner"). Passed to the conservative policies as --origin is. With --reproduction
+    /// manner"). Passed to the conservative policies as --origin is. Default zone, except
+    /// with --reproduction, whose headline is the paper's placement (default paper): there
     /// it picks the mode of the per-variant tables; the report shows both modes' gains.
-    #[arg(long, default_value = "zone")]
-    placement: String,
+    #[arg(long)]
+    placement: Option<String>,
     /// Where a process's origin is: parent (the node it forks from) or placement.
     #[arg(long, default_value = "parent")]
     origin_at: String,
@@ -417,9 +422,14 @@ fn with_rule(cfg: PolicyConfig, rule: ImbalanceRule) -> PolicyConfig {
     }
 }
 
-/// `--placement zone|paper`.
+/// `--placement zone|paper`; without it `zone`, or `paper` for `--reproduction` (its
+/// headline is the paper's placement, the zone an extension).
 fn placement(args: &Args) -> cli::Result<PlacementMode> {
-    args.placement.parse::<PlacementMode>().map_err(Exit::usage)
+    match &args.placement {
+        Some(p) => p.parse::<PlacementMode>().map_err(Exit::usage),
+        None if args.reproduction => Ok(PlacementMode::Paper),
+        None => Ok(PlacementMode::Zone),
+    }
 }
 
 fn cost(args: &Args) -> cli::Result<CostModel> {
@@ -656,7 +666,7 @@ fn grid(args: &Args) -> cli::Result {
             String::new()
         } else {
             format!("; Linux era {}", args.linux_era)
-        } + if args.placement == "zone" {
+        } + if placement(args)? == PlacementMode::Zone {
             ""
         } else {
             "; placement paper (the conservative policies' fork placement and new-idle balancing are linux's)"
@@ -835,17 +845,49 @@ fn reproduce(args: &Args) -> cli::Result {
                 sweep.push(jobs);
             }
         }
+        // Free balancing (attempt cost ×0): linux and the conservative policies with the
+        // paper's placement over the grid, for the verdict's overhead claim.
+        let free_cfgs: Vec<PolicyConfig> = cfgs
+            .iter()
+            .filter(|c| c.name.as_str() == "linux" || verdict::POLICIES.contains(&c.name.as_str()))
+            .map(|c| {
+                if c.name.entry().filters == Filters::Always {
+                    PolicyConfig {
+                        placement: PlacementMode::Paper,
+                        ..c.clone()
+                    }
+                } else {
+                    c.clone()
+                }
+            })
+            .collect();
+        let free = grid_only_jobs(
+            &free_cfgs,
+            1..=args.seeds,
+            (
+                sensitivity::attempt_scaled(v.cost, 0.0),
+                experiment::RANDOM_WINDOW_MS,
+            ),
+            OriginAt::Parent,
+        );
         let at = all_jobs.len();
         let sweep_lens: Vec<usize> = sweep.iter().map(Vec::len).collect();
         spans.push((
             at,
-            [grid.len(), placement.len(), other.len(), ablation.len()],
+            [
+                grid.len(),
+                placement.len(),
+                other.len(),
+                ablation.len(),
+                free.len(),
+            ],
             sweep_lens,
         ));
         all_jobs.extend(grid);
         all_jobs.extend(placement);
         all_jobs.extend(other);
         all_jobs.extend(ablation);
+        all_jobs.extend(free);
         all_jobs.extend(sweep.into_iter().flatten());
     }
     let results = run_with_progress(&all_jobs, args)?;
@@ -861,7 +903,7 @@ fn reproduce(args: &Args) -> cli::Result {
             .collect()
     };
     let mut runs = Vec::new();
-    for ((_, _, v), (at, [g, p, o, a], sweep_lens)) in variants.iter().zip(&spans) {
+    for ((_, _, v), (at, [g, p, o, a, f], sweep_lens)) in variants.iter().zip(&spans) {
         let mut at = *at;
         let mut next = |n: usize| {
             let from = at;
@@ -872,6 +914,7 @@ fn reproduce(args: &Args) -> cli::Result {
         let placement = take(next(*p), *p);
         let other_mode_rows = take(next(*o), *o);
         let ablation = take(next(*a), *a);
+        let free_balancing = take(next(*f), *f);
         let sweep = sweep_lens.iter().map(|&n| take(next(n), n)).collect();
         runs.push(reproduction::VariantRuns {
             variant: v.clone(),
@@ -882,7 +925,39 @@ fn reproduce(args: &Args) -> cli::Result {
             ablation,
             ablation_seeds,
             sweep,
+            free_balancing,
+            calibration: None,
         });
+    }
+    // Calibration of the 2.6 baselines with the paper's cost model (`calibration.rs`),
+    // before their gains are read against the paper's.
+    for v in &mut runs {
+        if v.variant.era != "2.6" || v.variant.cost_name != "paper" {
+            continue;
+        }
+        let rule = v.variant.rule;
+        let linux = with_rule(policy_config_in("linux", args, LinuxEra::V2_6)?, rule);
+        let contenders = calibration::CONTENDERS
+            .iter()
+            .map(|p| {
+                Ok(PolicyConfig {
+                    placement: PlacementMode::Paper,
+                    ..with_rule(policy_config_in(p, args, LinuxEra::V2_6)?, rule)
+                })
+            })
+            .collect::<cli::Result<Vec<_>>>()?;
+        let cal = calibration::run(
+            &v.variant.slug(),
+            &linux,
+            &contenders,
+            v.variant.cost,
+            &v.parent,
+            args.seeds,
+            threads(args),
+        )
+        .map_err(Exit::Failure)?;
+        all_finished(cal.rows.iter().map(|r| &r.stats))?;
+        v.calibration = Some(cal);
     }
     let mut extra = Vec::new();
     for (era_name, era) in [("modern", LinuxEra::Modern), ("2.6", LinuxEra::V2_6)] {
@@ -910,10 +985,25 @@ fn reproduce(args: &Args) -> cli::Result {
     .map_err(Exit::Failure)?;
     table2::write_json(&args.out, &t2).map_err(Exit::Failure)?;
     extra.insert(0, (table2::TITLE.to_string(), table2::markdown(&t2)));
+    // Per-process hops at Table 2's point (`hops.rs`), after it.
+    let hops = hops::run(args.seeds, threads(args), &|p, era| {
+        policy_config_in(p, args, era).map_err(|e| match e {
+            Exit::Usage(m) | Exit::Failure(m) => m,
+            Exit::Closed => "stdout closed".to_owned(),
+        })
+    })
+    .map_err(Exit::Failure)?;
+    extra.insert(
+        1,
+        (
+            "Per-process hops beside the paper's traces".to_string(),
+            hops::markdown(&hops, args.seeds),
+        ),
+    );
     let command = format!(
         "cargo run --release --example paper -- --reproduction --seeds {}{} --out {}",
         args.seeds,
-        if main_mode == PlacementMode::Zone {
+        if main_mode == PlacementMode::Paper {
             String::new()
         } else {
             format!(" --placement {main_mode}")
@@ -924,7 +1014,8 @@ fn reproduce(args: &Args) -> cli::Result {
         .map_err(Exit::Failure)?;
     cli::out(&md)?;
     eprintln!(
-        "{} runs in {:.1} s; wrote {}/REPRODUCTION.md and {}/reproduction/",
+        "{} runs (and the calibration's, the window sweeps' and Table 2's) in {:.1} s; wrote \
+         {}/REPRODUCTION.md and {}/reproduction/",
         all_jobs.len(),
         start.elapsed().as_secs_f64(),
         args.out.display(),
@@ -1261,6 +1352,12 @@ mod test {
             Err(Exit::Usage(msg)) => assert!(msg.contains("placement = \"paper\""), "{msg}"),
             other => panic!("{other:?}"),
         }
+        // The reproduction's headline is the paper's placement unless told otherwise.
+        let repro = Args::try_parse_from(["paper", "--reproduction"]).unwrap();
+        assert_eq!(placement(&repro).unwrap(), PlacementMode::Paper);
+        let repro =
+            Args::try_parse_from(["paper", "--reproduction", "--placement", "zone"]).unwrap();
+        assert_eq!(placement(&repro).unwrap(), PlacementMode::Zone);
         let bad = Args::try_parse_from(["paper", "--placement", "usual"]).unwrap();
         match placement(&bad) {
             Err(Exit::Usage(msg)) => assert!(msg.contains("\"usual\""), "{msg}"),

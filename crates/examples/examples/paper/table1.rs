@@ -98,6 +98,17 @@ pub(crate) struct Table1Entry {
     /// comparison.
     pub(crate) imbalanced_attempts: f64,
     pub(crate) imbalanced_failed: f64,
+    /// Section II's reading, the primary one (`RunStats::sec2_attempts` / `sec2_failed`):
+    /// every balancing call of one CPU in one domain, failed when no busier group or
+    /// processor was found.
+    pub(crate) sec2_attempts: f64,
+    pub(crate) sec2_failed: f64,
+    /// Balance calls (`RunStats::lb_calls`), those that moved nothing
+    /// (`lb_calls_unsuccessful`) and those in which no level found a busier group
+    /// (`lb_calls_balanced`).
+    pub(crate) calls: f64,
+    pub(crate) calls_no_move: f64,
+    pub(crate) calls_balanced: f64,
     /// Our mean makespan, ms: the length of the run the paper's attempts are read against.
     pub(crate) makespan_ms: f64,
     pub(crate) cpus: usize,
@@ -125,6 +136,11 @@ impl Table1Entry {
             paper_failed: r.failed,
             imbalanced_attempts: mean(|s| s.imbalanced_attempts),
             imbalanced_failed: mean(|s| s.imbalanced_failed),
+            sec2_attempts: mean(RunStats::sec2_attempts),
+            sec2_failed: mean(RunStats::sec2_failed),
+            calls: mean(|s| s.lb_calls),
+            calls_no_move: mean(|s| s.lb_calls_unsuccessful),
+            calls_balanced: mean(|s| s.lb_calls_balanced),
             makespan_ms: mean(|s| s.makespan_us) / 1000.0,
             cpus: r.system.topology().map_or(0, |t| t.cpu_count()),
             fit_half: fit_half(i),
@@ -152,8 +168,30 @@ impl Table1Entry {
         pct_of(self.imbalanced_failed, self.imbalanced_attempts)
     }
 
+    /// Attempts and failures under `reading`.
+    pub(crate) fn counts(&self, reading: Reading) -> (f64, f64) {
+        match reading {
+            Reading::SectionII => (self.sec2_attempts, self.sec2_failed),
+            Reading::CallBalanced => (self.calls, self.calls_balanced),
+            Reading::CallNoMove => (self.calls, self.calls_no_move),
+            Reading::BusyTick => (self.attempts, self.failed),
+            Reading::Imbalanced => (self.imbalanced_attempts, self.imbalanced_failed),
+        }
+    }
+
+    /// The failure rate under `reading`, percent (0 without attempts).
+    pub(crate) fn pct_by(&self, reading: Reading) -> f64 {
+        let (a, f) = self.counts(reading);
+        pct_of(f, a)
+    }
+
+    /// The paper's failure rate of this row, percent.
+    pub(crate) fn paper_pct(&self) -> f64 {
+        paper_pct(&paper::TABLE1[self.row])
+    }
+
     /// The baseline's name ([`baseline_name`]).
-    fn baseline(&self) -> String {
+    pub(crate) fn baseline(&self) -> String {
         baseline_name(&self.era, self.imbalance_rule)
     }
 
@@ -178,6 +216,68 @@ impl Table1Entry {
         let ratio = (self.attempts.max(0.5) / f64::from(self.paper_attempts)).ln();
         let dp = (self.pct() - paper_pct(&paper::TABLE1[self.row])) / 100.0;
         ratio * ratio + dp * dp
+    }
+}
+
+/// What counts as a Table 1 attempt and as its failure (`zonal-sim`'s `stats.rs` docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// The paper's Section II, the primary reading: each balancing call of one CPU in one
+    /// domain, periodic or new-idle; failed when no busier group or processor was found.
+    SectionII,
+    /// Per call (one periodic tick or new-idle call, however many domains it examined);
+    /// failed when no domain found a busier group.
+    CallBalanced,
+    /// Per call; failed when it performed no migration.
+    CallNoMove,
+    /// Periodic calls of busy CPUs; failed when they moved no task (the reading chosen with
+    /// every row in view).
+    BusyTick,
+    /// (CPU, domain) attempts that found a busiest queue; failed when no task moved.
+    Imbalanced,
+}
+
+impl Reading {
+    /// Every reading, the primary first.
+    pub(crate) const ALL: [Reading; 5] = [
+        Reading::SectionII,
+        Reading::CallBalanced,
+        Reading::CallNoMove,
+        Reading::BusyTick,
+        Reading::Imbalanced,
+    ];
+
+    /// The report's short name.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Reading::SectionII => "Section II (primary)",
+            Reading::CallBalanced => "per call, none busier",
+            Reading::CallNoMove => "per call, no migration",
+            Reading::BusyTick => "busy tick",
+            Reading::Imbalanced => "imbalanced",
+        }
+    }
+
+    /// The report's description.
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Reading::SectionII => {
+                "Section II (primary): each balancing call of a CPU in a domain, periodic and \
+                 idle; failed = no busier group/processor found"
+            }
+            Reading::CallBalanced => {
+                "per call across domains; failed = no domain found a busier group"
+            }
+            Reading::CallNoMove => "per call across domains; failed = no migration",
+            Reading::BusyTick => {
+                "busy tick: periodic calls of busy CPUs; failed = no task moved (chosen with \
+                 every row in view)"
+            }
+            Reading::Imbalanced => {
+                "imbalanced: (CPU, domain) attempts that found a busiest queue; failed = no \
+                 task moved"
+            }
+        }
     }
 }
 
@@ -232,10 +332,10 @@ pub(crate) fn section(entries: &[Table1Entry]) -> String {
     let rate_lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
     let rate_hi = rates.iter().copied().fold(0.0, f64::max);
     let mut md = format!(
-        "## Table 1 — unsuccessful balancing attempts, by the written definition\n\n\
-         The paper's Table 1 is headed \"unsuccessful balancing attempts of the Linux \
-         balancer\", columns \"attempts / not succeeded\". We count as one *attempt* a call \
-         of the periodic balancer on a busy CPU (a tick at which one of its domains was due, \
+        "## Table 1 by the busy-tick reading (sensitivity) and the 2.6 fit\n\n\
+         Not the verdict's reading (that is Section II's, above): this section keeps the \
+         reading the 2.6 cost model was fitted under, chosen with every row in view. It \
+         counts as one *attempt* a call of the periodic balancer on a busy CPU (a tick at which one of its domains was due, \
          on a CPU running a task; 2.6's `rebalance_tick` calling `load_balance` for a busy \
          CPU), whether or not it found an imbalance, and as *failed* one that moved no task \
          (`zonal-sim`'s `stats.rs` gives the definition and why). The paper's attempts, per \
@@ -345,9 +445,11 @@ fn target_line(baseline: &str, all: &[&Table1Entry]) -> String {
     let held_both = held.iter().filter(|e| e.on_target()).count();
     let target = 3 * both >= 2 * all.len() && 3 * held_both >= 2 * held.len();
     format!(
-        "Target (failure rate in the band with attempts within ×2 on at least two thirds \
-         of the rows, held-out rows included): {} under era {baseline} ({both} of {} rows, \
-         {held_both} of {} held out).\n\n",
+        "The earlier target (failure rate in the band with attempts within ×2 on at least \
+         two thirds of the rows, held-out rows included; too loose to mean anything — a \
+         constant 80% is in the band on every row — and superseded by the verdict's per-row \
+         tolerance): {} under era {baseline} ({both} of {} rows, {held_both} of {} held \
+         out).\n\n",
         if target { "met" } else { "not met" },
         all.len(),
         held.len()
@@ -475,6 +577,11 @@ mod test {
             paper_failed: r.failed,
             imbalanced_attempts: 0.0,
             imbalanced_failed: 0.0,
+            sec2_attempts: attempts,
+            sec2_failed: failed,
+            calls: 0.0,
+            calls_no_move: 0.0,
+            calls_balanced: 0.0,
             makespan_ms: 2_000.0,
             cpus: 32,
             fit_half: fit_half(row),
