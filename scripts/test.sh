@@ -24,6 +24,9 @@ fi
 # machines with them inside (`cargo test` builds examples only in test mode, and another
 # package's binaries not at all).
 cargo build --workspace --bins --examples
+# The reproduction report (crates/sim/REPRODUCTION.md and its JSON) is what the generator
+# writes now, verdict table included: regenerated and compared byte for byte.
+scripts/check-reproduction.sh
 # One Zonal pool per MPI rank (issue 26): the distributed heat example under Open MPI, two
 # ranks on this machine (bound by the launcher's default, or oversubscribed where it has
 # fewer CPUs; crates/mpi/tests/mpirun.rs runs them unbound); its last line is rank 0's
