@@ -34,9 +34,13 @@ thread_local! {
 }
 
 /// An adopted worker (`use_current_thread`), owned by its thread's `ADOPTED`.
+///
+/// Invariant: `worker` comes from `Box::into_raw` and is freed only by `Drop`. It is held as
+/// a raw pointer, not a `Box`: moving a `Box` asserts it is unique, which would invalidate
+/// the pointer WORKER holds (Miri's Stacked Borrows reported exactly that when the worker
+/// was a `Box` moved into `ADOPTED` after WORKER's pointer was taken from it).
 struct Adopted {
-    /// Owned here; WORKER points into it.
-    _worker: Box<WorkerThread>,
+    worker: ptr::NonNull<WorkerThread>,
 }
 
 impl Drop for Adopted {
@@ -44,6 +48,9 @@ impl Drop for Adopted {
     fn drop(&mut self) {
         let _ = WORKER.try_with(|w| w.set(ptr::null()));
         LocalBlocks::leave();
+        // SAFETY: type invariant: from `Box::into_raw`, freed once, here; WORKER no longer
+        // points at it and the blocks left it.
+        drop(unsafe { Box::from_raw(self.worker.as_ptr()) });
     }
 }
 
@@ -53,17 +60,16 @@ impl Drop for Adopted {
 /// is no worker yet.
 pub(crate) fn adopt(mut worker: WorkerThread) {
     worker.adopted = true;
-    let boxed = Box::new(worker);
-    let at: *const WorkerThread = &*boxed;
-    // SAFETY: the box does not move and lives in ADOPTED until `Adopted::drop`, which
-    // leaves first.
-    unsafe { boxed.blocks.enter() };
+    let at = ptr::NonNull::from(Box::leak(Box::new(worker)));
+    // SAFETY: the worker never moves and lives until `Adopted::drop` (which owns it from
+    // here on), which leaves the blocks first.
+    unsafe { at.as_ref().blocks.enter() };
     ADOPTED.with(|a| {
         let mut a = a.borrow_mut();
         debug_assert!(a.is_none(), "a thread is adopted by one pool at most");
-        *a = Some(Adopted { _worker: boxed });
+        *a = Some(Adopted { worker: at });
     });
-    WORKER.with(|w| w.set(at));
+    WORKER.with(|w| w.set(at.as_ptr()));
 }
 
 /// The thread-owned half of a worker.
