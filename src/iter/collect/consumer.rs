@@ -53,7 +53,14 @@ where
     vec.reserve(len);
     let slots = &mut vec.spare_capacity_mut()[..len];
     let first = slots.as_mut_ptr().cast::<I::Item>();
-    let result = iter.drive_unindexed(CollectConsumer::new(slots));
+    // Every piece's pointer is derived from `first` by arithmetic (`split_at`), never by
+    // reborrowing a sub-slice: a result that joins its right neighbour's run then reads and
+    // drops those slots through a pointer allowed to (Miri's Tree Borrows refused the
+    // sub-slice version, where the left piece's pointer had no permission over the right
+    // piece's slots).
+    // SAFETY: `first..first + len` are `vec`'s spare slots, which nothing else touches
+    // until the consumer's results are given up below.
+    let result = iter.drive_unindexed(unsafe { CollectConsumer::new(first, len) });
     let parts = result.parts;
     let segments = result.into_segments();
     let in_place = match segments[..] {
@@ -95,13 +102,30 @@ fn append_segments<T>(vec: &mut Vec<T>, segments: Vec<Segment<T>>) {
 }
 
 /// One piece's slots: the spare capacity its items go to.
+///
+/// Invariant: `start..start + len` are uninitialised slots this piece alone may write (a
+/// part of the vector's spare capacity, borrowed for `'c`), and `start` derives from the
+/// root's pointer by arithmetic only.
 pub(crate) struct CollectConsumer<'c, T> {
-    slots: &'c mut [MaybeUninit<T>],
+    start: *mut T,
+    len: usize,
+    marker: PhantomData<&'c mut [MaybeUninit<T>]>,
 }
 
+// SAFETY: the consumer stands for exclusive access to its slots (type invariant), as a
+// `&mut [MaybeUninit<T>]` would, which is `Send` for `T: Send`.
+unsafe impl<T: Send> Send for CollectConsumer<'_, T> {}
+
 impl<'c, T> CollectConsumer<'c, T> {
-    fn new(slots: &'c mut [MaybeUninit<T>]) -> Self {
-        CollectConsumer { slots }
+    /// # Safety
+    /// `start..start + len` must be uninitialised slots that nothing else reads or writes
+    /// for `'c` (the type's invariant).
+    unsafe fn new(start: *mut T, len: usize) -> Self {
+        CollectConsumer {
+            start,
+            len,
+            marker: PhantomData,
+        }
     }
 }
 
@@ -112,18 +136,22 @@ impl<'c, T: Send + 'c> Consumer<T> for CollectConsumer<'c, T> {
 
     fn split_at(self, index: usize) -> (Self, Self, CollectReducer) {
         // An index past the slots (a wrong length) leaves the right piece none: it spills.
-        let (left, right) = self.slots.split_at_mut(index.min(self.slots.len()));
-        (
-            CollectConsumer::new(left),
-            CollectConsumer::new(right),
-            CollectReducer,
-        )
+        let mid = index.min(self.len);
+        // SAFETY: the two pieces split `self`'s slots (type invariant) at `mid <= len`: each
+        // gets its own part, and `start + mid` stays inside (or one past) the slots.
+        unsafe {
+            (
+                CollectConsumer::new(self.start, mid),
+                CollectConsumer::new(self.start.add(mid), self.len - mid),
+                CollectReducer,
+            )
+        }
     }
 
     fn into_folder(self) -> CollectFolder<'c, T> {
-        let start = self.slots.as_mut_ptr().cast::<T>();
+        let start = self.start;
         CollectFolder {
-            slots: self.slots.len(),
+            slots: self.len,
             result: CollectResult {
                 run: Run { start, len: 0 },
                 more: Vec::new(),
@@ -142,7 +170,8 @@ impl<'c, T: Send + 'c> UnindexedConsumer<T> for CollectConsumer<'c, T> {
     /// A piece split off without an index cannot know which slots are its: it spills
     /// (module docs), and `self` keeps every slot.
     fn split_off_left(&self) -> Self {
-        CollectConsumer::new(&mut [])
+        // SAFETY: no slot at all (a dangling, aligned pointer with length 0).
+        unsafe { CollectConsumer::new(ptr::NonNull::dangling().as_ptr(), 0) }
     }
 
     fn to_reducer(&self) -> CollectReducer {
