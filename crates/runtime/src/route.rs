@@ -49,9 +49,9 @@ use zonal_topology::NodeId;
 use crate::blocks::LocalBlocks;
 use crate::job::{BareJob, HeapJob};
 use crate::metrics::bump;
-use crate::queues::push::Helpers;
 use crate::queues::OwnQueue;
 use crate::registry::Registry;
+use crate::sleep::Others;
 use crate::task_meta::{Meta, Task, TaskOptions, NO_ORIGIN};
 use crate::worker::WorkerThread;
 
@@ -354,7 +354,7 @@ pub(crate) fn requeue(
             w.push_own(own, meta.origin, task);
         }
         _ if own == OwnQueue::Inbox => registry.push_inbox(last, task),
-        _ => registry.push_away(last, Helpers::Origin(meta.origin), task),
+        _ => registry.push_away(last, Others::Origin(meta.origin), task),
     }
 }
 
@@ -365,7 +365,7 @@ pub(crate) fn requeue(
 fn push_shared(registry: &Registry, queue: Queue, origin: u32, task: Task) {
     match queue {
         Queue::Inbox(worker) => registry.push_inbox(worker as usize, task),
-        Queue::Node(node) => registry.push_node(node.0, Helpers::Origin(origin), task),
+        Queue::Node(node) => registry.push_node(node.0, Others::Origin(origin), task),
         // `route_from_outside` never chooses a worker's own queues, and `push_own` takes
         // them on a worker: a bug of this file, not of the caller.
         Queue::Deque | Queue::Kept | Queue::Away => unreachable!("own queues need a worker"),

@@ -37,7 +37,7 @@ where
         ..crate::task_meta::Meta::fresh(origin)
     };
     let task = crate::job::HeapJob::task(None, meta, static_job(f));
-    registry.push_away(worker, crate::queues::push::Helpers::OwnersOnly, task);
+    registry.push_away(worker, crate::sleep::Others::None, task);
 }
 
 /// Accepts a spawned `'static` task and queues it FIFO among the current worker's

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use zonal_topology::{CpuId, Level, Topology};
 
-use crate::queues::push::Helpers;
 use crate::registry::Registry;
+use crate::sleep::Others;
 use crate::task_meta::{Meta, Task};
 use std::sync::Mutex;
 
@@ -78,7 +78,7 @@ impl Queues for Registry {
 
     /// The task was given to `w`: only `w` is woken (`queues/push.rs`).
     fn push_away(&self, w: usize, t: Task) {
-        Registry::push_away(self, w, Helpers::OwnersOnly, t);
+        Registry::push_away(self, w, Others::None, t);
     }
 
     fn push_inbox(&self, w: usize, t: Task) {

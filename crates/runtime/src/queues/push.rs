@@ -23,25 +23,6 @@ use crate::worker::WorkerThread;
 
 use super::OwnQueue;
 
-/// Who else may take a task pushed to another worker's away queue or to a node's injector.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Helpers {
-    /// The workers that may take a task of this origin: new or woken work.
-    Origin(u32),
-    /// Nobody but the queue's owners: a task the balancer gave to one worker, or one
-    /// refused and handed back (refused workers must not wake each other).
-    OwnersOnly,
-}
-
-impl From<Helpers> for Others {
-    fn from(h: Helpers) -> Self {
-        match h {
-            Helpers::Origin(o) => Others::Origin(o),
-            Helpers::OwnersOnly => Others::None,
-        }
-    }
-}
-
 impl WorkerThread {
     /// Pushes a task that never migrated on our deque (step 5'): fresh at home, or a child
     /// of a computation rooted on `origin` (another node, whose zone may take it).
@@ -101,13 +82,12 @@ impl Registry {
     }
 
     /// Pushes a task on `worker`'s away queue from another thread: `worker` is woken if it
-    /// sleeps; otherwise, with `helpers`, a sleeper that may take the task if no worker of
+    /// sleeps; otherwise, with `others`, a sleeper that may take the task if no worker of
     /// its node searches (step 5).
-    pub(crate) fn push_away(&self, worker: usize, helpers: Helpers, task: Task) {
-        self.sleep
-            .push_and_wake(Owner::Worker(worker), helpers.into(), || {
-                self.shared[worker].away.push(task)
-            });
+    pub(crate) fn push_away(&self, worker: usize, others: Others, task: Task) {
+        self.sleep.push_and_wake(Owner::Worker(worker), others, || {
+            self.shared[worker].away.push(task)
+        });
     }
 
     /// A task taken from `worker`'s away queue by a thief and refused: back in that queue
@@ -120,12 +100,11 @@ impl Registry {
     }
 
     /// Pushes a task on `node`'s injector: a sleeper of that node is woken if none of its
-    /// workers searches; else, with `helpers`, one of the nearest node that may take it
+    /// workers searches; else, with `others`, one of the nearest node that may take it
     /// (step 5).
-    pub(crate) fn push_node(&self, node: u32, helpers: Helpers, task: Task) {
-        self.sleep
-            .push_and_wake(Owner::Node(node), helpers.into(), || {
-                self.node_injectors[node as usize].push(task)
-            });
+    pub(crate) fn push_node(&self, node: u32, others: Others, task: Task) {
+        self.sleep.push_and_wake(Owner::Node(node), others, || {
+            self.node_injectors[node as usize].push(task)
+        });
     }
 }

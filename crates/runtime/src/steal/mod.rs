@@ -12,9 +12,9 @@ use zonal_policy::{
 use zonal_topology::{CpuId, Level};
 
 use crate::metrics::bump;
-use crate::queues::push::Helpers;
 use crate::queues::steal_loop;
 use crate::registry::{Registry, WorkerShared};
+use crate::sleep::Others;
 use crate::task_meta::{Meta, Task, NO_ORIGIN};
 use crate::worker::{WorkerThread, CLOCK_REFRESH};
 
@@ -340,7 +340,7 @@ impl VictimQueues for Thief<'_> {
     /// the victim worker for its deque or away queue (if it sleeps; awake, it searches its
     /// queues before it parks), a sleeper of the victim's node for that node's injector
     /// (none sleeps → every worker of the node is awake and looks there before it parks):
-    /// the core's push-and-wake functions with `Helpers::OwnersOnly` (`queues/push.rs`).
+    /// the core's push-and-wake functions with `Others::None` (`queues/push.rs`).
     /// Never another sleeper: the task is not new, and another worker is often refused it
     /// too, and would wake the next one in turn: idle workers would spin while the owner is
     /// busy (`README.md` here, "Refused work").
@@ -352,10 +352,10 @@ impl VictimQueues for Thief<'_> {
         match from {
             Source::Fresh => {
                 debug_assert!(!t.job.is_bare());
-                r.push_away(owner, Helpers::OwnersOnly, t);
+                r.push_away(owner, Others::None, t);
             }
             Source::Away => r.put_back_away(owner, t),
-            _ => r.push_node(vnode, Helpers::OwnersOnly, t),
+            _ => r.push_node(vnode, Others::None, t),
         }
     }
 
