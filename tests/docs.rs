@@ -101,7 +101,10 @@ fn table_reader_sees_a_missing_and_an_extra_feature() {
     let table = table_features(text, "sample");
     assert_eq!(
         table,
-        ["nonsense", "tokio"].map(String::from).into_iter().collect()
+        ["nonsense", "tokio"]
+            .map(String::from)
+            .into_iter()
+            .collect()
     );
     assert!(cargo_features().contains("tokio"));
     assert!(!cargo_features().contains("nonsense"));
@@ -149,7 +152,11 @@ fn readme_blocks_are_tagged_and_none_is_ignored() {
     let readme = read(&root().join("README.md"));
     let blocks = fences(&readme);
     assert!(
-        blocks.iter().filter(|(_, info, _)| info.starts_with("rust")).count() >= 5,
+        blocks
+            .iter()
+            .filter(|(_, info, _)| info.starts_with("rust"))
+            .count()
+            >= 5,
         "README.md has its Rust examples"
     );
     for (line, info, first) in &blocks {
@@ -200,7 +207,9 @@ fn published_crates() -> Vec<String> {
 #[test]
 fn readme_licence_section_names_every_published_crate() {
     let readme = read(&root().join("README.md"));
-    let start = readme.find("\n## License").expect("README.md has a License section");
+    let start = readme
+        .find("\n## License")
+        .expect("README.md has a License section");
     let section = &readme[start..];
     let published = published_crates();
     assert!(
