@@ -223,3 +223,28 @@ fn readme_licence_section_names_every_published_crate() {
         );
     }
 }
+
+#[test]
+fn examples_readme_is_the_readme_first_program() {
+    let readme = read(&root().join("README.md"));
+    let start = readme
+        .find("## A first program")
+        .expect("README.md has \"A first program\"");
+    let body_start = readme[start..]
+        .find("```rust\n")
+        .expect("a Rust block follows")
+        + start
+        + "```rust\n".len();
+    let body_end = readme[body_start..].find("```\n").expect("the block ends") + body_start;
+    let program = &readme[body_start..body_end];
+    let example = read(&root().join("examples/readme.rs"));
+    let code: String = example
+        .lines()
+        .skip_while(|l| l.starts_with("//!") || l.is_empty())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(
+        code, program,
+        "examples/readme.rs differs from README.md's first program"
+    );
+}

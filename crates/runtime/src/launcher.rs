@@ -128,7 +128,7 @@ impl Default for LocalShare {
 
 /// The launcher's local rank and size, read through `lookup` (a variable's value, `None`
 /// when unset): `Ok(None)` when no launcher variable pair is set. The sources and their
-/// order are in the [module documentation](self) and [`LAUNCHER_VARS`].
+/// order are in [`LAUNCHER_VARS`] (in the order they are tried).
 ///
 /// ```
 /// use zonal_runtime::launcher_ranks;
