@@ -248,3 +248,16 @@ fn examples_readme_is_the_readme_first_program() {
         "examples/readme.rs differs from README.md's first program"
     );
 }
+
+#[test]
+fn readme_blocks_are_doc_tests_of_the_facade() {
+    let lib = read(&root().join("src/lib.rs"));
+    let at = lib
+        .find("#[doc = include_str!(\"../README.md\")]")
+        .expect("src/lib.rs includes README.md as documentation");
+    let before = &lib[..at];
+    assert!(
+        before.trim_end().ends_with("#[cfg(doctest)]"),
+        "src/lib.rs includes README.md under #[cfg(doctest)], so its blocks run as doc tests"
+    );
+}
