@@ -50,11 +50,6 @@ fi
 cargo build -p zonal-guest-probe --no-default-features --target-dir target/nohwloc
 # The guest tests must run here: a host that cannot boot them fails rather than skips.
 ZONAL_GUEST_REQUIRED=1 cargo test --workspace
-# The documentation, with warnings denied (a broken intra-doc link fails): the default
-# features, then every feature (as docs.rs builds the facade). The README's code blocks
-# ran above, as doc tests of the facade.
-RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
-RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --all-features
 # Without hwloc (issue 22: `cargo add zonal` on Linux needs no libhwloc): the facade builds,
 # zonal-topology's tests pass (discovery through sysfs), and no libhwloc binding is in
 # zonal's normal graph, with or without its default features. `cargo tree -i` prints
@@ -100,6 +95,11 @@ fi
 scripts/rayon-tests.sh
 # The optional tokio control plane.
 cargo test -p zonal-runtime --features tokio,control-plane
+# The documentation, with warnings denied (a broken intra-doc link fails): the default
+# features, then every feature (as docs.rs builds the facade). The README's code blocks
+# ran in the workspace tests above, as doc tests of the facade.
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --all-features
 # Model tests of the sleep protocol under loom (their own build: a cfg for our code only).
 RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
     cargo test -p zonal-runtime --lib --release sleep::loom
