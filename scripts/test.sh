@@ -111,14 +111,15 @@ RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
 # and empty buffers, drop; the kernel's calls are `cfg(miri)` stubs, src/os/miri.rs) and an
 # adopted worker (`use_current_thread`). Miri needs a nightly toolchain, which rustup brings:
 # the one installed, else the current nightly (minimal profile). About 3 min cold on 2 cores
-# (Miri's sysroot and the dependencies under Miri), 1.5 min of tests.
+# (Miri's sysroot and the dependencies under Miri), 1.5 min of tests. Uncaptured: a panic on a
+# worker thread (which aborts) prints its message rather than into a test's lost buffer.
 if rustup run nightly rustc --version >/dev/null 2>&1; then
     rustup component add --toolchain nightly miri rust-src
 else
     rustup toolchain install nightly --profile minimal --component miri --component rust-src
 fi
 MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-ignore-leaks" \
-    cargo +nightly miri test -p zonal-runtime --lib memory
+    cargo +nightly miri test -p zonal-runtime --lib memory -- --nocapture
 # Every published crate packaged as crates.io would receive it, and each package built from
 # its .crate file against the others' (a temporary local registry): a file a build needs
 # but the package leaves out fails here. zonal-guest, zonal-guest-probe and zonal-examples

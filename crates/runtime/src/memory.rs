@@ -437,14 +437,42 @@ mod test {
     use super::*;
     use crate::ThreadPoolBuilder;
 
+    /// A pool whose worker threads have all exited when it drops at the end of its test
+    /// ([`ThreadPool::shutdown_and_wait`]), where a dropped pool's workers would exit on
+    /// their own later. Miri runs threads slowly: a worker left running would still be
+    /// running through the next tests and the harness's exit, and whatever it did there
+    /// would be reported against no test.
+    struct Joined(Option<ThreadPool>);
+
+    impl std::ops::Deref for Joined {
+        type Target = ThreadPool;
+        fn deref(&self) -> &ThreadPool {
+            self.0.as_ref().expect("the pool is taken only by drop")
+        }
+    }
+
+    impl Drop for Joined {
+        fn drop(&mut self) {
+            if let Some(pool) = self.0.take() {
+                // Unwinding from a failed assertion: the pool is dropped (not waited for),
+                // so that the failure is reported rather than a hang.
+                if !std::thread::panicking() {
+                    pool.shutdown_and_wait();
+                }
+            }
+        }
+    }
+
     /// A virtual pool of 2 nodes × 2 workers (small enough for Miri).
-    fn two_by_two() -> ThreadPool {
+    fn two_by_two() -> Joined {
         let topo = zonal_topology::presets::hierarchical(&[2], 2).unwrap();
-        ThreadPoolBuilder::new()
-            .topology(topo)
-            .no_policy()
-            .build()
-            .unwrap()
+        Joined(Some(
+            ThreadPoolBuilder::new()
+                .topology(topo)
+                .no_policy()
+                .build()
+                .unwrap(),
+        ))
     }
 
     /// The workers (by index) that ran `init` for a buffer, and the buffer.
@@ -580,12 +608,14 @@ mod test {
     fn an_adopted_caller_fills_its_node_only_when_it_asks() {
         std::thread::spawn(|| {
             let topo = zonal_topology::presets::hierarchical(&[2], 2).unwrap();
-            let pool = ThreadPoolBuilder::new()
-                .topology(topo)
-                .no_policy()
-                .use_current_thread()
-                .build()
-                .unwrap();
+            let pool = Joined(Some(
+                ThreadPoolBuilder::new()
+                    .topology(topo)
+                    .no_policy()
+                    .use_current_thread()
+                    .build()
+                    .unwrap(),
+            ));
             let node = pool.worker_node(0);
             let big = 3 * os::page_size();
             // Asked by the adopted thread: it writes a part too.
@@ -609,7 +639,9 @@ mod test {
     #[cfg_attr(miri, ignore = "this machine's topology: no discovery under Miri")]
     #[test]
     fn buffers_of_any_shape_hold_their_elements_and_drop_them() {
-        let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let pool = Joined(Some(
+            ThreadPoolBuilder::new().num_threads(1).build().unwrap(),
+        ));
         let empty: NodeBuffer<u64> = NodeBuffer::new_in(&pool, NodeId(0), 0, |_| 1);
         assert!(empty.is_empty());
         assert_eq!(empty.page_nodes().unwrap(), []);
