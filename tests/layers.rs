@@ -12,10 +12,10 @@
 //!   above everything and not a node of the graph.
 //! - zonal-policy: no loop at all.
 //!
-//! And features are code over the core's interface (issue 24): the core's types
-//! (`Registry`, `WorkerThread`) have inherent `impl` blocks in core files only, and
-//! `ThreadPool` in the pool module only (`pool.rs` and its children), read from the sources
-//! too.
+//! And features are code over the core's interface (so the core can be read and changed
+//! alone): the core's types (`Registry`, `WorkerThread`) have inherent `impl` blocks in
+//! core files only, and `ThreadPool` in the pool module only (`pool.rs` and its children),
+//! read from the sources too.
 //!
 //! What is not read: `super::` and `self::` paths (a module's own children and its tests),
 //! comments, string and char literals, and the bodies of test-only inline modules
@@ -77,8 +77,8 @@ const RUNTIME_FEATURES: &[&str] = &[
     "task.rs",
 ];
 
-/// The pool module: every method of `ThreadPool` is implemented in it (issue 24). A name
-/// ending in `/` is a directory.
+/// The pool module: every method of `ThreadPool` is implemented in it (one place to read
+/// the pool's whole API). A name ending in `/` is a directory.
 const RUNTIME_POOL: &[&str] = &["pool.rs", "pool/"];
 
 /// The files (modules) of one crate and the `crate::` edges between them.
@@ -808,7 +808,7 @@ fn misplaced_impls(sources: &[(String, String)]) -> Vec<String> {
     offenders
 }
 
-/// Issue 24: features are code over the core's interface (free functions taking a
+/// Features are code over the core's interface (free functions taking a
 /// `&Registry` or a `&WorkerThread`, or methods of their own types), not methods added to
 /// the core's types; and every `ThreadPool` method lives in the pool module.
 #[test]
@@ -919,7 +919,7 @@ fn policy_has_no_import_loop() {
     );
 }
 
-/// The policy crate's layers (issue 24): `config.rs` a leaf, each policy a leaf above the
+/// The policy crate's layers: `config.rs` a leaf, each policy a leaf above the
 /// Linux walk (no policy file imports another's), the catalogue (`policies.rs`) on top.
 #[test]
 fn policy_config_is_a_leaf_and_the_catalogue_is_on_top() {
