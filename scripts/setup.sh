@@ -16,7 +16,7 @@ fi
 # jq: scripts/rayon-tests.sh reads `cargo metadata` with it.
 command -v jq >/dev/null 2>&1 || need+=(jq)
 
-# zonal-mpi (crates/mpi, issue 26) and only it: Open MPI's launcher and headers (mpi-sys
+# zonal-mpi (crates/mpi) and only it: Open MPI's launcher and headers (mpi-sys
 # finds them through `mpicc`/pkg-config) and libclang, which bindgen loads to generate
 # rsmpi's bindings at build time.
 command -v mpirun >/dev/null 2>&1 || need+=(openmpi-bin)

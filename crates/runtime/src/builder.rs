@@ -8,10 +8,10 @@ use zonal_policy::{Policy, PolicyConfig};
 use zonal_topology::{CpuId, Topology};
 
 use crate::construct::{Hooks, NameFn, Threads};
-use crate::discovery::Origin;
+use crate::discovery::TopologyKind;
 use crate::error::{BuildError, ErrorKind};
 use crate::launcher::{LocalRanks, LocalShare, ShareSource};
-use crate::pool::Placement;
+use crate::pool::Pinning;
 use crate::pool::ThreadPool;
 use crate::thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 use crate::StealRecord;
@@ -55,7 +55,7 @@ enum WorkerCpus {
 /// How a pool over a topology that is not this machine's places its workers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[non_exhaustive]
-pub enum VirtualPlacement {
+pub enum VirtualPinning {
     /// Leave the workers unpinned (the default).
     #[default]
     Unpinned,
@@ -93,7 +93,7 @@ pub enum VirtualPlacement {
 ///
 /// A pool built over another topology ([`preset`](Self::preset), [`xml_file`](Self::xml_file),
 /// `nodes_file` (feature `json`), [`topology`](Self::topology)) is *virtual*: one worker
-/// per virtual CPU, unpinned or spread over the allowed CPUs ([`ThreadPool::placement`]
+/// per virtual CPU, unpinned or spread over the allowed CPUs ([`ThreadPool::pinning`]
 /// says which, and the build logs it). That is how behaviour on big machines is tested here.
 ///
 /// ```
@@ -120,7 +120,7 @@ pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     cpus: WorkerCpus,
     num_threads: Option<usize>,
     pin: PinMode,
-    virtual_placement: VirtualPlacement,
+    virtual_pinning: VirtualPinning,
     local_ranks: LocalRanks,
     thread_name: Option<NameFn>,
     stack_size: Option<usize>,
@@ -166,7 +166,7 @@ impl ThreadPoolBuilder {
             cpus: WorkerCpus::All,
             num_threads: None,
             pin: PinMode::WherePossible,
-            virtual_placement: VirtualPlacement::default(),
+            virtual_pinning: VirtualPinning::default(),
             local_ranks: LocalRanks::Auto,
             thread_name: None,
             stack_size: None,
@@ -271,7 +271,7 @@ impl<S> ThreadPoolBuilder<S> {
             cpus: self.cpus,
             num_threads: self.num_threads,
             pin: self.pin,
-            virtual_placement: self.virtual_placement,
+            virtual_pinning: self.virtual_pinning,
             local_ranks: self.local_ranks,
             thread_name: self.thread_name,
             stack_size: self.stack_size,
@@ -506,8 +506,8 @@ impl<S> ThreadPoolBuilder<S> {
     ///   to the OS scheduler.
     ///
     /// Virtual pools (a topology that is not this machine's) are unpinned unless
-    /// [`virtual_placement`](Self::virtual_placement) asks for
-    /// [`VirtualPlacement::Spread`], which is itself an explicit request: a spread worker
+    /// [`virtual_pinning`](Self::virtual_pinning) asks for
+    /// [`VirtualPinning::Spread`], which is itself an explicit request: a spread worker
     /// that cannot be pinned fails the build in the default mode as with `pin(true)`; only
     /// `pin(false)` leaves it unpinned.
     ///
@@ -528,10 +528,10 @@ impl<S> ThreadPoolBuilder<S> {
     /// required: a worker that cannot be bound fails the build (unless `pin(false)`, which
     /// leaves every worker unpinned).
     ///
-    /// [`Spread`]: VirtualPlacement::Spread
+    /// [`Spread`]: VirtualPinning::Spread
     #[must_use]
-    pub fn virtual_placement(mut self, p: VirtualPlacement) -> Self {
-        self.virtual_placement = p;
+    pub fn virtual_pinning(mut self, p: VirtualPinning) -> Self {
+        self.virtual_pinning = p;
         self
     }
 
@@ -653,9 +653,9 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     /// workers already started are stopped and have exited before the error is returned.
     pub fn build(mut self) -> Result<ThreadPool, BuildError> {
         self.check_num_threads()?;
-        let (topo, origin) = self.load_topology()?;
-        let (topo, local_share) = self.local_share(topo, &origin)?;
-        let is_virtual = origin.is_virtual();
+        let (topo, kind) = self.load_topology()?;
+        let (topo, local_share) = self.local_share(topo, &kind)?;
+        let is_virtual = kind.is_virtual();
         let policy = self.take_policy()?;
         let (topo, cpus, extra) = match self.num_threads {
             Some(n) if n > 0 => {
@@ -669,7 +669,7 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
                 (topo, cpus, extra)
             }
         };
-        let (placement, mut targets) = self.pin_targets(&topo, &cpus, &origin, &extra)?;
+        let (pinning, mut targets) = self.pin_targets(&topo, &cpus, &kind, &extra)?;
         // Extra workers run on virtual CPUs: never bound.
         for (t, &x) in targets.iter_mut().zip(&extra) {
             if x {
@@ -677,12 +677,12 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
             }
         }
         let layout = crate::pool::Layout {
-            placement,
+            pinning,
             is_virtual,
             unpinned_workers: targets.iter().filter(|t| t.is_none()).count(),
             extra_workers: extra.iter().filter(|&&x| x).count(),
             facts: Arc::new(crate::metrics::PoolFacts {
-                topology_discovered: origin == Origin::Discovered,
+                topology_discovered: kind == TopologyKind::Discovered,
                 local_share,
                 ..Default::default()
             }),
@@ -693,11 +693,11 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
                 "topology {:?} is not this machine's: {} workers, one per virtual CPU, {:?}",
                 topo.machine().name(),
                 cpus.len(),
-                placement
+                pinning
             );
         }
         let (hooks, mut threads) = self.take_hooks_and_threads();
-        threads.pin_required = self.pin == PinMode::Required || placement == Placement::Spread;
+        threads.pin_required = self.pin == PinMode::Required || pinning == Pinning::Spread;
         crate::construct::start(
             Arc::new(topo),
             policy,
@@ -728,23 +728,26 @@ impl<S> ThreadPoolBuilder<S> {
     }
 
     /// The topology chosen, and where it came from.
-    fn load_topology(&mut self) -> Result<(Topology, Origin), BuildError> {
+    fn load_topology(&mut self) -> Result<(Topology, TopologyKind), BuildError> {
         Ok(
             match std::mem::replace(&mut self.source, Source::ThisMachine) {
                 Source::ThisMachine => crate::discovery::this_machine()?,
-                Source::Topology(t) => (*t, Origin::Virtual),
-                Source::Preset(name) => (zonal_topology::presets::preset(&name)?, Origin::Virtual),
+                Source::Topology(t) => (*t, TopologyKind::Virtual),
+                Source::Preset(name) => (
+                    zonal_topology::presets::preset(&name)?,
+                    TopologyKind::Virtual,
+                ),
                 #[cfg(feature = "hwloc")]
                 Source::Xml(p) => (
                     Topology::new(zonal_topology::from_xml_file(p)?),
-                    Origin::Virtual,
+                    TopologyKind::Virtual,
                 ),
                 #[cfg(not(feature = "hwloc"))]
                 Source::Xml(path) => return Err(BuildError::new(ErrorKind::NoHwloc { path })),
                 #[cfg(feature = "json")]
                 Source::Nodes(p) => (
                     Topology::new(zonal_topology::from_nodes_file(p)?),
-                    Origin::Virtual,
+                    TopologyKind::Virtual,
                 ),
             },
         )
@@ -755,10 +758,10 @@ impl<S> ThreadPoolBuilder<S> {
     fn local_share(
         &self,
         topo: Topology,
-        origin: &Origin,
+        kind: &TopologyKind,
     ) -> Result<(Topology, LocalShare), BuildError> {
         let none = LocalShare::default();
-        if *origin != Origin::Discovered || matches!(self.cpus, WorkerCpus::Subset(_)) {
+        if *kind != TopologyKind::Discovered || matches!(self.cpus, WorkerCpus::Subset(_)) {
             return Ok((topo, none));
         }
         let (rank, size, source, split) = match self.local_ranks {
@@ -884,34 +887,34 @@ impl<S> ThreadPoolBuilder<S> {
         Ok(cpus)
     }
 
-    /// Per worker, the OS CPU to bind to (or none), and the resulting placement (before
+    /// Per worker, the OS CPU to bind to (or none), and the resulting pinning (before
     /// any pinning fails).
     fn pin_targets(
         &self,
         topo: &Topology,
         cpus: &[CpuId],
-        origin: &Origin,
+        kind: &TopologyKind,
         extra: &[bool],
-    ) -> Result<(Placement, Vec<Option<u32>>), BuildError> {
+    ) -> Result<(Pinning, Vec<Option<u32>>), BuildError> {
         if self.pin == PinMode::Off {
-            return Ok((Placement::Unpinned, vec![None; cpus.len()]));
+            return Ok((Pinning::Unpinned, vec![None; cpus.len()]));
         }
-        if let (PinMode::Required, Origin::Fallback { why }) = (self.pin, origin) {
+        if let (PinMode::Required, TopologyKind::Fallback { why }) = (self.pin, kind) {
             return Err(BuildError::new(ErrorKind::PinUndiscovered {
                 why: why.clone(),
             }));
         }
-        if *origin == Origin::Discovered {
+        if *kind == TopologyKind::Discovered {
             let t = cpus
                 .iter()
                 .zip(extra)
                 .map(|(&c, &x)| (!x).then(|| topo.machine().cpu(c).os_index))
                 .collect();
-            return Ok((Placement::Pinned, t));
+            return Ok((Pinning::Pinned, t));
         }
-        match self.virtual_placement {
-            VirtualPlacement::Unpinned => Ok((Placement::Unpinned, vec![None; cpus.len()])),
-            VirtualPlacement::Spread => {
+        match self.virtual_pinning {
+            VirtualPinning::Unpinned => Ok((Pinning::Unpinned, vec![None; cpus.len()])),
+            VirtualPinning::Spread => {
                 let allowed = crate::discovery::allowed_cpus()?;
                 if allowed.is_empty() {
                     return Err(BuildError::new(ErrorKind::NoWorkers {
@@ -928,7 +931,7 @@ impl<S> ThreadPoolBuilder<S> {
                         }))
                     })
                     .collect();
-                Ok((Placement::Spread, t))
+                Ok((Pinning::Spread, t))
             }
         }
     }
@@ -997,7 +1000,7 @@ mod test {
         assert_eq!(pool.topology().node_count(), 1);
         assert!(pool.is_virtual());
         assert!(!pool.is_topology_discovered());
-        assert_eq!(pool.placement(), Placement::Unpinned);
+        assert_eq!(pool.pinning(), Pinning::Unpinned);
         assert_eq!(pool.unpinned_workers(), cpus);
         let m = pool.metrics();
         assert!(!m.topology_discovered);
@@ -1042,7 +1045,7 @@ mod test {
         let e = ThreadPoolBuilder::new()
             .preset("s1")
             .no_policy()
-            .virtual_placement(VirtualPlacement::Spread)
+            .virtual_pinning(VirtualPinning::Spread)
             .thread_name(|i| format!("pinfail-spread-{i}"))
             .build()
             .unwrap_err();

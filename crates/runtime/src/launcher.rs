@@ -1,4 +1,4 @@
-//! Pools that share a machine with other ranks of an MPI job (issue 26): the launcher's
+//! Pools that share a machine with other ranks of an MPI job: the launcher's
 //! local rank and local size, read from the environment ([`launcher_ranks`]), and the
 //! share of the process's allowed CPUs that a rank takes ([`split_cpus`]).
 //!

@@ -161,7 +161,7 @@ pub use async_task::{JoinError, JoinHandle};
 pub use balance::SyntheticPool;
 pub use balance::{MoveRecord, PassReport};
 pub use broadcast::BroadcastContext;
-pub use builder::{ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
+pub use builder::{ThreadPoolBuilder, VirtualPinning, DEFAULT_POLICY};
 #[cfg(feature = "control-plane")]
 #[cfg_attr(docsrs, doc(cfg(feature = "control-plane")))]
 pub use control::{
@@ -181,12 +181,12 @@ pub use launcher::{
     is_unbound, is_unbound_here, launcher_ranks, launcher_ranks_from_env, split_cpus,
     LauncherRanks, LocalRanks, LocalShare, ShareSource, LAUNCHER_VARS,
 };
-pub use memory::{MemoryPlacement, NodeBuffer};
+pub use memory::{MemoryBinding, NodeBuffer};
 pub use metrics::{PoolMetrics, Refusals, WorkerMetrics};
 pub use node_workers::NodeWorkers;
 pub use num_threads::{max_num_threads, MAX_THREADS};
 pub use pool::{
-    current_node, current_task, current_thread_index, current_worker_index, Placement, ThreadPool,
+    current_node, current_task, current_thread_index, current_worker_index, Pinning, ThreadPool,
 };
 #[allow(deprecated)]
 pub use pool::{initialize, Configuration};

@@ -136,7 +136,7 @@ fn with_extra_cpus(topo: &Topology, extra: usize) -> Result<(Topology, u32), Bui
             cache_group: host.cache_group,
         });
     }
-    // The same name, distances and distance origin, with the extra CPUs.
+    // The same name, distances and distance kind, with the extra CPUs.
     let machine = m.respecify(specs)?;
     Ok((
         Topology::new(machine).with_zone_depth(topo.zone_depth()),

@@ -57,13 +57,14 @@ pub struct ThreadPool {
 /// Where a pool's workers run, as the builder decided and the build found.
 #[derive(Clone, Debug)]
 pub(crate) struct Layout {
-    pub(crate) placement: Placement,
+    pub(crate) pinning: Pinning,
     pub(crate) is_virtual: bool,
     /// Workers bound to no CPU (those whose pinning failed included).
     pub(crate) unpinned_workers: usize,
     /// Workers beyond one per CPU (`num_threads`), on virtual CPUs.
     pub(crate) extra_workers: usize,
-    /// The topology's origin and the pinning fallback, as every snapshot reports them.
+    /// The topology's kind (discovered, fallback, virtual) and the pinning fallback, as every
+    /// snapshot reports them.
     pub(crate) facts: Arc<PoolFacts>,
 }
 
@@ -72,7 +73,7 @@ impl std::fmt::Debug for ThreadPool {
         f.debug_struct("ThreadPool")
             .field("workers", &self.registry.num_workers())
             .field("policy", &self.registry.policy.name())
-            .field("placement", &self.layout.placement)
+            .field("pinning", &self.layout.pinning)
             .finish_non_exhaustive()
     }
 }
@@ -403,8 +404,8 @@ impl ThreadPool {
 
     /// Where the workers run (pinned, unpinned, spread).
     #[must_use]
-    pub fn placement(&self) -> Placement {
-        self.layout.placement
+    pub fn pinning(&self) -> Pinning {
+        self.layout.pinning
     }
 
     /// How many workers are bound to no CPU: all of them in an unpinned pool, and the
@@ -1064,7 +1065,7 @@ pub fn current_task() -> Option<TaskInfo> {
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[non_exhaustive]
-pub enum Placement {
+pub enum Pinning {
     /// One worker per CPU of this machine, each bound to its CPU (but the
     /// [`ThreadPool::pin_fallback_workers`], if pinning failed for some only).
     Pinned,

@@ -31,7 +31,7 @@ pub(crate) const PLACED: u16 = 1;
 ///
 /// A child (a `join` half, a scope spawn, `spawn`, `spawn_async`, an iterator's split) takes
 /// its **parent's origin** — the data it works on lives where the computation's does — and
-/// the parent's placement flag, group and weight ([`Meta::child_of`]). So every task of a
+/// the parent's placed flag, group and weight ([`Meta::child_of`]). So every task of a
 /// computation rooted on node N carries origin N, and every steal of any of them is checked
 /// against N: the conservative rules bound the whole computation, not each task's first
 /// move. Only an explicit origin starts a new root (`TaskOptions::origin`, `spawn_on`,
@@ -70,7 +70,7 @@ impl Meta {
         }
     }
 
-    /// A child of `parent` (type docs, "Whole computations"): its origin, placement, group
+    /// A child of `parent` (type docs, "Whole computations"): its origin, placed flag, group
     /// and weight; never migrated.
     #[inline]
     pub(crate) const fn child_of(parent: &Meta) -> Self {
@@ -339,7 +339,7 @@ mod test {
             group: 7,
             weight: 2048,
         };
-        // A child: the parent's origin, placement, group and weight, never migrated.
+        // A child: the parent's origin, placed flag, group and weight, never migrated.
         let m = TaskOptions::new().resolve(Some(parent), None);
         assert_eq!(
             m,

@@ -73,7 +73,7 @@ pub use error::{Result, TopologyError};
 pub use hierarchy::{default_zone_depth, Tier, Topology, Victim, MAX_SPAN_ENTRIES};
 pub use ids::{CpuId, Level, NodeId};
 pub use machine::{
-    CpuInfo, CpuSpec, DistanceOrigin, Machine, NodeInfo, NodeKind, NodeSpec, LOCAL_DISTANCE,
+    CpuInfo, CpuSpec, DistanceKind, Machine, NodeInfo, NodeKind, NodeSpec, LOCAL_DISTANCE,
     MAX_CPUS, MAX_DISTANCE, MAX_NODES, REMOTE_DISTANCE,
 };
 #[cfg(feature = "json")]

@@ -13,7 +13,7 @@ mod json;
 
 use crate::hierarchy::Topology;
 use crate::ids::{Level, NodeId};
-use crate::machine::{DistanceOrigin, NodeKind, LOCAL_DISTANCE};
+use crate::machine::{DistanceKind, NodeKind, LOCAL_DISTANCE};
 
 /// The serialisable summary of a [`Topology`].
 #[derive(Clone, Debug, Serialize)]
@@ -50,7 +50,7 @@ pub struct TopologyReport {
     /// The distance matrix, rows in `node_ids` order.
     pub distances: Vec<Vec<u32>>,
     /// Where the matrix came from.
-    pub distance_origin: DistanceOrigin,
+    pub distance_kind: DistanceKind,
     /// Number of CPUs.
     pub cpu_count: usize,
     /// Things Linux would warn about (an asymmetric matrix, an assumed fallback).
@@ -97,7 +97,7 @@ impl TopologyReport {
         if let Some(w) = slit_violation(t) {
             warnings.push(w);
         }
-        if m.distance_origin() == DistanceOrigin::AssumedFallback {
+        if m.distance_kind() == DistanceKind::AssumedFallback {
             warnings.push(
                 "no distance matrix: assumed Linux's fallback, 10 local and 20 remote".into(),
             );
@@ -131,7 +131,7 @@ impl TopologyReport {
             withheld_cpus: m.nodes().iter().map(|n| n.withheld_cpus.clone()).collect(),
             offline_cpus: m.nodes().iter().map(|n| n.offline_cpus.clone()).collect(),
             distances: m.distance_rows(),
-            distance_origin: m.distance_origin(),
+            distance_kind: m.distance_kind(),
             cpu_count: t.cpu_count(),
             warnings,
         }
