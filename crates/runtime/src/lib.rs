@@ -91,12 +91,13 @@
 //! spawned work go to the panic handler; a worker never dies from a user panic.
 //!
 //! ```
-//! use zonal_runtime::ThreadPoolBuilder;
+//! # mod zonal { pub use zonal_runtime::*; } // the facade's paths, as a `zonal` user writes them
+//! use zonal::ThreadPoolBuilder;
 //! let pool = ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
 //! let v: Vec<u64> = (0..10_000).collect();
 //! let sum = pool.par_reduce(0..v.len(), 1000, || 0, |r| v[r].iter().sum::<u64>(), |a, b| a + b);
 //! assert_eq!(sum, 49_995_000);
-//! # Ok::<(), zonal_runtime::BuildError>(())
+//! # Ok::<(), zonal::BuildError>(())
 //! ```
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // The README's example runs as a doc test.
