@@ -55,7 +55,7 @@ pub enum MemoryBinding {
     Preferred,
     /// Not bound (the reason: [`MemoryPolicy::FirstTouch`] asked for it, or why the bind
     /// failed); initialised by the node's workers, so Linux's default first-touch policy
-    /// placed the pages on the nodes [`NodeBuffer::first_touch_nodes`] names.
+    /// put the pages on the nodes [`NodeBuffer::first_touch_nodes`] names.
     FirstTouch(String),
     /// Initialised by the workers of a virtual node (not real memory binding).
     Virtual,
@@ -65,7 +65,7 @@ pub enum MemoryBinding {
     CallerTouch,
 }
 
-/// An owned buffer of `T` placed on one NUMA node.
+/// An owned buffer of `T` on one NUMA node.
 ///
 /// ```
 /// # use zonal_runtime::doc_facade as zonal;
@@ -329,7 +329,7 @@ fn elems_at<T>(region: &PageRegion) -> NonNull<T> {
 }
 
 impl<T> NodeBuffer<T> {
-    /// The node the buffer was placed on.
+    /// The node the buffer is on.
     #[must_use]
     pub fn node(&self) -> NodeId {
         self.node

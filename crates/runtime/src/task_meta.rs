@@ -89,7 +89,7 @@ impl Meta {
     }
 
     /// Whether a thief's check of the representative task of a deque of `node` speaks for
-    /// this task: [`is_fresh_at`](Self::is_fresh_at) but for the placement, which no policy
+    /// this task: [`is_fresh_at`](Self::is_fresh_at) but for the placed flag, which no policy
     /// reads.
     #[inline]
     pub(crate) fn is_representative_at(&self, node: u32) -> bool {
