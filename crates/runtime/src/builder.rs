@@ -97,7 +97,8 @@ pub enum VirtualPinning {
 /// says which, and the build logs it). That is how behaviour on big machines is tested here.
 ///
 /// ```
-/// use zonal_runtime::ThreadPoolBuilder;
+/// # use zonal_runtime::doc_facade as zonal;
+/// use zonal::ThreadPoolBuilder;
 /// let pool = ThreadPoolBuilder::new()
 ///     .preset("s1")
 ///     .no_policy()
@@ -105,7 +106,7 @@ pub enum VirtualPinning {
 ///     .build()?;
 /// assert_eq!(pool.num_workers(), 32);
 /// assert!(pool.is_virtual());
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 ///
 /// # Spawners
@@ -190,18 +191,19 @@ impl ThreadPoolBuilder {
     /// shared: `Sync`).
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// let here = String::from("borrowed");
-    /// let seen = zonal_runtime::ThreadPoolBuilder::new()
+    /// let seen = zonal::ThreadPoolBuilder::new()
     ///     .num_threads(2)
     ///     .build_scoped(
     ///         |thread| {
     ///             assert_eq!(here, "borrowed");
     ///             thread.run()
     ///         },
-    ///         |pool| pool.install(|| zonal_runtime::current_thread_index().is_some()),
+    ///         |pool| pool.install(|| zonal::current_thread_index().is_some()),
     ///     )?;
     /// assert!(seen);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     ///
     /// # Errors
@@ -244,9 +246,10 @@ impl<S> ThreadPoolBuilder<S> {
     /// `build` to return before calling `run`: `build` waits for every worker to start.
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// use std::sync::Mutex;
     /// let handles = Mutex::new(Vec::new());
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new()
+    /// let pool = zonal::ThreadPoolBuilder::new()
     ///     .num_threads(2)
     ///     .spawn_handler(|thread| {
     ///         let h = std::thread::Builder::new().spawn(move || thread.run())?;
@@ -259,7 +262,7 @@ impl<S> ThreadPoolBuilder<S> {
     /// for h in handles.into_inner().unwrap() {
     ///     h.join().unwrap();
     /// }
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     pub fn spawn_handler<F>(self, spawn: F) -> ThreadPoolBuilder<CustomSpawn<F>>
     where
@@ -316,13 +319,14 @@ impl<S> ThreadPoolBuilder<S> {
     /// [`tokio_handle`]: Self#method.tokio_handle
     ///
     /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new()
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new()
     ///     .num_threads(2)
     ///     .use_current_thread()
     ///     .build()?;
-    /// assert_eq!(zonal_runtime::current_thread_index(), Some(0));
+    /// assert_eq!(zonal::current_thread_index(), Some(0));
     /// assert_eq!(pool.join(|| 1, || 2), (1, 2));
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     #[must_use]
     pub fn use_current_thread(mut self) -> Self {
@@ -427,12 +431,13 @@ impl<S> ThreadPoolBuilder<S> {
     /// done.
     ///
     /// ```
-    /// use zonal_runtime::{LocalRanks, ShareSource, ThreadPoolBuilder};
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// use zonal::runtime::{LocalRanks, ShareSource, ThreadPoolBuilder};
     /// let pool = ThreadPoolBuilder::new()
     ///     .local_ranks(LocalRanks::Split { rank: 0, size: 1 })
     ///     .build()?;
     /// assert_eq!(pool.local_share().source, ShareSource::Explicit);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     ///
     /// A malformed launcher variable under [`LocalRanks::Auto`] (not a number, a rank not
@@ -462,13 +467,14 @@ impl<S> ThreadPoolBuilder<S> {
     /// pools too. The `num_threads` module doc in the source has the details.
     ///
     /// ```
-    /// use zonal_runtime::ThreadPoolBuilder;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// use zonal::ThreadPoolBuilder;
     /// let pool = ThreadPoolBuilder::new().preset("s1").num_threads(4).build()?;
     /// assert_eq!(pool.num_workers(), 4);
     /// assert_eq!(pool.worker_nodes().len(), 4); // one worker on each of four nodes
     /// let big = ThreadPoolBuilder::new().preset("s1").num_threads(40).build()?;
     /// assert_eq!((big.num_workers(), big.extra_workers()), (40, 8));
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     ///
     /// A count above [`MAX_THREADS`](crate::MAX_THREADS), or a non-zero count together with
@@ -512,11 +518,12 @@ impl<S> ThreadPoolBuilder<S> {
     /// `pin(false)` leaves it unpinned.
     ///
     /// ```
-    /// use zonal_runtime::ThreadPoolBuilder;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// use zonal::ThreadPoolBuilder;
     /// let pool = ThreadPoolBuilder::new().pin(false).no_policy().build()?;
     /// assert_eq!(pool.unpinned_workers(), pool.num_workers());
     /// assert_eq!(pool.pin_fallback_workers(), 0);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     #[must_use]
     pub fn pin(mut self, pin: bool) -> Self {
@@ -587,13 +594,14 @@ impl<S> ThreadPoolBuilder<S> {
     /// `tokio::runtime::Handle::current()`):
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// use std::time::Duration;
     /// let rt = tokio::runtime::Builder::new_multi_thread()
     ///     .worker_threads(1)
     ///     .enable_all()
     ///     .build()
     ///     .unwrap();
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new()
+    /// let pool = zonal::ThreadPoolBuilder::new()
     ///     .preset("s1")
     ///     .no_policy()
     ///     .tokio_handle(rt.handle().clone())
@@ -604,7 +612,7 @@ impl<S> ThreadPoolBuilder<S> {
     /// });
     /// assert_eq!(h.join().unwrap(), 7);
     /// drop(pool); // before the runtime its tasks use
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     #[cfg(feature = "tokio")]
     #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]

@@ -131,7 +131,8 @@ impl Default for LocalShare {
 /// order are in [`LAUNCHER_VARS`] (in the order they are tried).
 ///
 /// ```
-/// use zonal_runtime::launcher_ranks;
+/// # use zonal_runtime::doc_facade as zonal;
+/// use zonal::runtime::launcher_ranks;
 /// let env = |v: &str| match v {
 ///     "OMPI_COMM_WORLD_LOCAL_RANK" => Some("1".to_owned()),
 ///     "OMPI_COMM_WORLD_LOCAL_SIZE" => Some("4".to_owned()),
@@ -211,7 +212,8 @@ fn parse(var: &'static str, value: &str) -> Result<usize, LauncherError> {
 /// `size > n`: the one CPU `cpus[rank % n]` (ranks share CPUs round-robin), and `true`.
 ///
 /// ```
-/// use zonal_runtime::split_cpus;
+/// # use zonal_runtime::doc_facade as zonal;
+/// use zonal::runtime::split_cpus;
 /// assert_eq!(split_cpus(&[0, 1, 2, 3, 4], 1, 2).unwrap(), (vec![2, 3, 4], false));
 /// assert_eq!(split_cpus(&[0, 1], 2, 3).unwrap(), (vec![0], true));
 /// ```

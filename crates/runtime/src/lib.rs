@@ -199,3 +199,16 @@ pub use thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 pub use turnaround::{QuantileError, Turnaround};
 pub use yield_now::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
 pub use zonal_policy::NoPolicy;
+
+/// The `zonal` facade's paths, for this crate's doc examples (`# use
+/// zonal_runtime::doc_facade as zonal;`), which appear on the facade's pages and so are
+/// written as a `zonal` user writes them: `zonal::ThreadPoolBuilder` for what the facade
+/// re-exports at its root, `zonal::runtime::…`, `zonal::topology::…`, `zonal::policy::…`
+/// for the rest (`tests/doc_paths.rs` checks both).
+#[doc(hidden)]
+pub mod doc_facade {
+    pub use crate as runtime;
+    pub use crate::*;
+    pub use zonal_policy as policy;
+    pub use zonal_topology as topology;
+}

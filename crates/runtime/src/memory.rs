@@ -55,7 +55,7 @@ pub enum MemoryBinding {
     Preferred,
     /// Not bound (the reason: [`MemoryPolicy::FirstTouch`] asked for it, or why the bind
     /// failed); initialised by the node's workers, so Linux's default first-touch policy
-    /// placed the pages on the nodes [`NodeBuffer::first_touch_nodes`] names.
+    /// put the pages on the nodes [`NodeBuffer::first_touch_nodes`] names.
     FirstTouch(String),
     /// Initialised by the workers of a virtual node (not real memory binding).
     Virtual,
@@ -65,17 +65,18 @@ pub enum MemoryBinding {
     CallerTouch,
 }
 
-/// An owned buffer of `T` placed on one NUMA node.
+/// An owned buffer of `T` on one NUMA node.
 ///
 /// ```
-/// use zonal_runtime::{NodeBuffer, MemoryBinding, ThreadPoolBuilder};
-/// use zonal_topology::NodeId;
+/// # use zonal_runtime::doc_facade as zonal;
+/// use zonal::runtime::{NodeBuffer, MemoryBinding, ThreadPoolBuilder};
+/// use zonal::topology::NodeId;
 /// let pool = ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
 /// let buf = NodeBuffer::new_in(&pool, NodeId(3), 1000, |i| i as f64);
 /// assert_eq!(buf[999], 999.0);
 /// assert_eq!(buf.node(), NodeId(3));
 /// assert_eq!(*buf.binding(), MemoryBinding::Virtual);
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 pub struct NodeBuffer<T> {
     region: PageRegion,
@@ -139,8 +140,9 @@ impl<T: Send + Sync> NodeBuffer<T> {
     /// [`try_new_in`](Self::try_new_in) with the memory policy to apply on a real machine.
     ///
     /// ```
-    /// use zonal_runtime::{os::MemoryPolicy, NodeBuffer, ThreadPoolBuilder};
-    /// use zonal_topology::NodeId;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// use zonal::runtime::{os::MemoryPolicy, NodeBuffer, ThreadPoolBuilder};
+    /// use zonal::topology::NodeId;
     /// let pool = ThreadPoolBuilder::new().num_threads(1).build()?;
     /// let buf = NodeBuffer::try_new_in_with(&pool, NodeId(0), 4096, MemoryPolicy::Preferred, |i| i)?;
     /// assert_eq!(buf.iter().sum::<usize>(), 4095 * 4096 / 2);
@@ -327,7 +329,7 @@ fn elems_at<T>(region: &PageRegion) -> NonNull<T> {
 }
 
 impl<T> NodeBuffer<T> {
-    /// The node the buffer was placed on.
+    /// The node the buffer is on.
     #[must_use]
     pub fn node(&self) -> NodeId {
         self.node

@@ -29,7 +29,8 @@ pub const MAX_THREADS: usize = zonal_topology::MAX_CPUS;
 /// The most workers a pool may have, [`MAX_THREADS`] (rayon's `max_num_threads`).
 ///
 /// ```
-/// assert_eq!(zonal_runtime::max_num_threads(), zonal_runtime::MAX_THREADS);
+/// # use zonal_runtime::doc_facade as zonal;
+/// assert_eq!(zonal::max_num_threads(), zonal::runtime::MAX_THREADS);
 /// ```
 #[must_use]
 pub fn max_num_threads() -> usize {

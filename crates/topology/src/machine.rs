@@ -73,7 +73,8 @@ impl NodeSpec {
     /// memory size unknown: what a source knows when it has only node → CPU lists.
     ///
     /// ```
-    /// use zonal_topology::{CpuSpec, NodeSpec};
+    /// # use zonal_topology::doc_facade as zonal;
+    /// use zonal::topology::{CpuSpec, NodeSpec};
     /// let n = NodeSpec::with_cpus(1, [2, 3]);
     /// assert_eq!(n.cpus, [CpuSpec::alone(2, 1), CpuSpec::alone(3, 1)]);
     /// assert_eq!(n.memory_bytes, None);
@@ -179,7 +180,8 @@ impl NodeInfo {
     /// give this process any.
     ///
     /// ```
-    /// use zonal_topology::{CpuSpec, Machine, NodeKind, NodeSpec};
+    /// # use zonal_topology::doc_facade as zonal;
+    /// use zonal::topology::{CpuSpec, Machine, NodeKind, NodeSpec};
     /// let node = |os_id, cpus: &[u32]| NodeSpec {
     ///     os_id,
     ///     cpus: cpus.iter().map(|&c| CpuSpec::alone(c, os_id)).collect(),
@@ -190,7 +192,7 @@ impl NodeInfo {
     /// let kinds: Vec<NodeKind> = r.nodes().iter().map(|n| n.kind()).collect();
     /// assert_eq!(kinds, [NodeKind::Cpus, NodeKind::CpusNotAllowed, NodeKind::MemoryOnly]);
     /// assert_eq!(r.nodes()[1].withheld_cpus, [2, 3]);
-    /// # Ok::<(), zonal_topology::TopologyError>(())
+    /// # Ok::<(), zonal::topology::TopologyError>(())
     /// ```
     #[must_use]
     pub fn kind(&self) -> NodeKind {
@@ -209,14 +211,15 @@ impl NodeInfo {
 /// A validated machine: CPUs, nodes and their distance matrix.
 ///
 /// ```
-/// use zonal_topology::{Machine, NodeSpec, CpuSpec};
+/// # use zonal_topology::doc_facade as zonal;
+/// use zonal::topology::{Machine, NodeSpec, CpuSpec};
 /// let nodes = vec![
 ///     NodeSpec { os_id: 0, cpus: vec![CpuSpec::alone(0, 0)], memory_bytes: None },
 ///     NodeSpec { os_id: 1, cpus: vec![CpuSpec::alone(1, 1)], memory_bytes: None },
 /// ];
 /// let m = Machine::from_specs("two", nodes, Some(vec![vec![10, 21], vec![21, 10]]))?;
 /// assert_eq!(m.distance(0.into(), 1.into()), 21);
-/// # Ok::<(), zonal_topology::TopologyError>(())
+/// # Ok::<(), zonal::topology::TopologyError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct Machine {

@@ -61,10 +61,11 @@ impl TopologyReport {
     /// Summarises a topology.
     ///
     /// ```
-    /// let t = zonal_topology::presets::preset("s1")?;
-    /// let r = zonal_topology::TopologyReport::new(&t);
+    /// # use zonal_topology::doc_facade as zonal;
+    /// let t = zonal::topology::presets::preset("s1")?;
+    /// let r = zonal::topology::TopologyReport::new(&t);
     /// assert_eq!(r.spans["16"][0], vec![0, 1]);
-    /// # Ok::<(), zonal_topology::TopologyError>(())
+    /// # Ok::<(), zonal::topology::TopologyError>(())
     /// ```
     #[must_use]
     pub fn new(t: &Topology) -> Self {
@@ -143,12 +144,13 @@ impl TopologyReport {
     /// `crates/topology/tests/data/expected.json`), which keeps spans readable. Ends with a newline.
     ///
     /// ```
-    /// let t = zonal_topology::presets::preset("s1")?;
-    /// let json = zonal_topology::TopologyReport::new(&t).to_json_pretty();
+    /// # use zonal_topology::doc_facade as zonal;
+    /// let t = zonal::topology::presets::preset("s1")?;
+    /// let json = zonal::topology::TopologyReport::new(&t).to_json_pretty();
     /// assert!(json.contains("\"levels\": [10, 16, 22, 28, 34, 40]"));
     /// let back: serde_json::Value = serde_json::from_str(&json).unwrap();
     /// assert_eq!(back["zone_depth"], 4);
-    /// # Ok::<(), zonal_topology::TopologyError>(())
+    /// # Ok::<(), zonal::topology::TopologyError>(())
     /// ```
     #[must_use]
     pub fn to_json_pretty(&self) -> String {
