@@ -91,7 +91,7 @@
 //! spawned work go to the panic handler; a worker never dies from a user panic.
 //!
 //! ```
-//! # mod zonal { pub use zonal_runtime::*; } // the facade's paths, as a `zonal` user writes them
+//! # use zonal_runtime::doc_facade as zonal;
 //! use zonal::ThreadPoolBuilder;
 //! let pool = ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
 //! let v: Vec<u64> = (0..10_000).collect();
