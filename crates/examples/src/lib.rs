@@ -14,5 +14,7 @@
 pub mod cli;
 pub mod demo;
 pub mod machine;
+pub mod numa;
 pub mod runners;
+pub mod service_load;
 pub mod workloads;

@@ -31,9 +31,8 @@ use zonal::runtime::{
     BuildError, ControlOptions, ControlPlane, ServeError, ServeOptions, ThreadPool,
 };
 
-use zonal_examples::{cli, machine};
+use zonal_examples::{cli, machine, service_load as load};
 
-mod load;
 mod plot;
 mod report;
 
