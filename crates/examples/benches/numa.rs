@@ -9,6 +9,9 @@
 //! under `cargo test --bench numa`, which runs each benchmark once; `ZONAL_NUMA_BYTES`
 //! (e.g. `256M`) overrides both.
 
+// `criterion_group!` generates an undocumented function.
+#![allow(missing_docs)]
+
 use criterion::{criterion_group, criterion_main, Criterion};
 
 use zonal_examples::numa::host::Topo;

@@ -44,7 +44,7 @@ pub enum EngineError {
         /// The policy.
         policy: &'static str,
         /// Why.
-        source: zonal::runtime::BuildError,
+        source: Box<zonal::runtime::BuildError>,
     },
     /// rayon's builder refused.
     #[error("cannot build the rayon pool: {0}")]
@@ -64,7 +64,10 @@ impl Engine {
             .policy_name(policy)
             .build()
             .map(|p| Engine::Zonal(policy, p))
-            .map_err(|source| EngineError::Zonal { policy, source })
+            .map_err(|e| EngineError::Zonal {
+                policy,
+                source: Box::new(e),
+            })
     }
 
     /// A rayon pool on `cpus` (OS indexes; every CPU allowed when `None`), one thread per CPU.

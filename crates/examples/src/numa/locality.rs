@@ -61,7 +61,6 @@ pub fn data_node<T>(data: &[T]) -> Option<u32> {
     if bytes == 0 {
         return None;
     }
-    let page = os::page_size();
     let start = data.as_ptr().cast::<u8>();
     let mut votes: BTreeMap<u32, usize> = BTreeMap::new();
     for k in 0..SAMPLED_PAGES {
@@ -69,7 +68,7 @@ pub fn data_node<T>(data: &[T]) -> Option<u32> {
         // SAFETY: `offset < bytes`, so the address lies inside `data`'s allocation; it is
         // only passed to the kernel as a query, never dereferenced.
         let addr = unsafe { start.add(offset) };
-        if let Ok(nodes) = os::page_nodes(addr, 1.min(page)) {
+        if let Ok(nodes) = os::page_nodes(addr, 1) {
             for n in nodes.into_iter().flatten() {
                 *votes.entry(n).or_default() += 1;
             }
@@ -194,7 +193,7 @@ mod test {
 
     #[test]
     fn slices_on_this_machine_are_counted() {
-        let machine = zonal::topology::Machine::discover().expect("discover");
+        let (_, machine) = crate::numa::host::Topo::discover().expect("discover");
         let cpus = CpuNodes::of(&machine);
         let log = SliceLog::default();
         let v = vec![1u64; 1 << 14];
