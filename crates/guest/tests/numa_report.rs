@@ -9,8 +9,9 @@
 //!   them): every page on node 0, every slice on its data's node;
 //! - `triad-wrong-node` (the control): every page on node 3 (the farthest from node 0)
 //!   for every runtime, and no slice of rayon, tokio or Zonal's conservative-hard (tasks
-//!   spawned on node 0, never stolen that far) on its data's node;
-//! and it gives no verdict. The binary is built by `cargo build --workspace --examples`
+//!   spawned on node 0, never stolen that far) on its data's node.
+//!
+//! It gives no verdict. The binary is built by `cargo build --workspace --examples`
 //! (scripts/test.sh).
 
 mod common;

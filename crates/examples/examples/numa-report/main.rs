@@ -317,6 +317,9 @@ fn service_rows(
                         *kernel[r].by_node.entry(node).or_default() += pages;
                     }
                     kernel[r].errors += run.kernel.errors;
+                    for (errno, n) in run.kernel.errors_by_errno {
+                        *kernel[r].errors_by_errno.entry(errno).or_default() += n;
+                    }
                     kernel[r].unavailable = kernel[r].unavailable.take().or(run.kernel.unavailable);
                     tasks[r] += run.tasks;
                     lost[r] |= !run.exactly_once;

@@ -251,6 +251,16 @@ pub(crate) fn markdown(r: &Report) -> String {
         }
         let _ = writeln!(s);
     }
+    if r.results.iter().any(|x| x.kernel.errors > 0) {
+        let _ = writeln!(
+            s,
+            "Pages with no node: the kernel answered `move_pages` with an error for them. \
+             With `kernel.numa_balancing` = `{}`, pages the kernel has just unmapped to sample \
+             their accesses (NUMA hinting faults) answer `ENOENT` (2) until touched again; \
+             buffers bound to a node (Zonal's `NodeBuffer`) are not scanned.\n",
+            r.confounders.numa_balancing
+        );
+    }
     let _ = writeln!(
         s,
         "## The wrong-node control\n\n`{CONTROL}` runs `{CONTROL_TWIN}`'s triad with every \

@@ -109,30 +109,25 @@ impl StencilPart {
         self.cur.len() / self.cols.max(1)
     }
 
-    /// One step: `next` from `cur` and the halos, then the two swap.
+    /// One step: `next` from `cur` and the halos, then the two swap. (The slices are taken
+    /// once, so that the loop indexes plain slices whatever memory holds them.)
     pub fn step(&mut self) {
         let (cols, rows) = (self.cols, self.rows());
+        let (cur, next): (&[f64], &mut [f64]) = (&self.cur, &mut self.next);
+        let (above, below) = (&self.above[..], &self.below[..]);
         for r in 0..rows {
             for c in 0..cols {
-                let at = |rr: usize| self.cur[rr * cols + c];
-                let here = at(r);
-                let up = if r == 0 { self.above[c] } else { at(r - 1) };
+                let i = r * cols + c;
+                let here = cur[i];
+                let up = if r == 0 { above[c] } else { cur[i - cols] };
                 let down = if r + 1 == rows {
-                    self.below[c]
+                    below[c]
                 } else {
-                    at(r + 1)
+                    cur[i + cols]
                 };
-                let left = if c == 0 {
-                    0.0
-                } else {
-                    self.cur[r * cols + c - 1]
-                };
-                let right = if c + 1 == cols {
-                    0.0
-                } else {
-                    self.cur[r * cols + c + 1]
-                };
-                self.next[r * cols + c] = here + K * (up + down + left + right - 4.0 * here);
+                let left = if c == 0 { 0.0 } else { cur[i - 1] };
+                let right = if c + 1 == cols { 0.0 } else { cur[i + 1] };
+                next[i] = here + K * (up + down + left + right - 4.0 * here);
             }
         }
         std::mem::swap(&mut self.cur, &mut self.next);
@@ -191,9 +186,10 @@ pub fn chase_next(i: usize, n: usize) -> u32 {
 impl ChasePart {
     /// Follows `steps` links from 0; the end is kept in `pos`.
     pub fn chase(&mut self, steps: usize) {
+        let next: &[u32] = &self.next;
         let mut p = 0u32;
         for _ in 0..steps {
-            p = self.next[p as usize];
+            p = next[p as usize];
         }
         self.pos = p;
     }

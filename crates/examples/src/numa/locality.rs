@@ -134,8 +134,11 @@ pub struct SliceSummary {
 pub struct KernelPages {
     /// Pages per node (OS id).
     pub by_node: BTreeMap<u32, u64>,
-    /// Pages the kernel gave an error for (not present, for example).
+    /// Pages the kernel gave an error for.
     pub errors: u64,
+    /// Those errors by errno (`ENOENT` 2: not present, or unmapped for a moment by
+    /// automatic NUMA balancing to sample its accesses; `EFAULT` 14).
+    pub errors_by_errno: BTreeMap<i32, u64>,
     /// Set when the query itself failed (no `move_pages` here, for example): why.
     pub unavailable: Option<String>,
 }
@@ -152,7 +155,10 @@ impl KernelPages {
                 for p in pages {
                     match p {
                         Ok(n) => *self.by_node.entry(n).or_default() += 1,
-                        Err(_) => self.errors += 1,
+                        Err(errno) => {
+                            self.errors += 1;
+                            *self.errors_by_errno.entry(errno).or_default() += 1;
+                        }
                     }
                 }
             }
