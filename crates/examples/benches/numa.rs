@@ -5,9 +5,9 @@
 //! at a time, not in criterion's loop: `numa-report` measures it.)
 //!
 //! Sizes scale with the machine (`src/numa/sizes.rs`): 1/16 of the smallest node's memory
-//! per workload and node under `cargo bench`, the `--quick` size (1/64, at most 16 MiB)
-//! under `cargo test --bench numa`, which runs each benchmark once; `ZONAL_NUMA_BYTES`
-//! (e.g. `256M`) overrides both.
+//! per workload and node (8 MiB..=1 GiB) under `cargo bench`, 1 MiB under `cargo test
+//! --bench numa`, which runs each benchmark once; `ZONAL_NUMA_BYTES` (e.g. `256M`)
+//! overrides both.
 
 // `criterion_group!` generates an undocumented function.
 #![allow(missing_docs)]
@@ -16,14 +16,19 @@ use criterion::{criterion_group, criterion_main, Criterion};
 
 use zonal_examples::numa::host::Topo;
 use zonal_examples::numa::kit::{Kit, WORKLOADS};
-use zonal_examples::numa::sizes::{Sizes, BYTES_VAR};
+use zonal_examples::numa::sizes::{Mode, Sizes, BYTES_VAR};
 
 fn numa(c: &mut Criterion) {
     // `cargo bench` passes `--bench`; `cargo test --bench numa` does not.
     let benching = std::env::args().any(|a| a == "--bench");
     let (topo, machine) = Topo::discover().unwrap_or_else(|e| panic!("the machine: {e}"));
     let var = std::env::var(BYTES_VAR).ok();
-    let sizes = Sizes::new(&topo, !benching, var.as_deref()).unwrap_or_else(|e| panic!("{e}"));
+    let sizes = Sizes::new(
+        &topo,
+        if benching { Mode::Full } else { Mode::Test },
+        var.as_deref(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let kit = Kit::new(topo, &machine, sizes).unwrap_or_else(|e| panic!("{e}"));
     let runtimes = kit.runtimes();
     for w in WORKLOADS {

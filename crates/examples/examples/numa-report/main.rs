@@ -34,7 +34,7 @@ use zonal_examples::cli::{self, check_range, Exit};
 use zonal_examples::numa::host::{Confounders, Topo};
 use zonal_examples::numa::kit::{Kit, Place, CONTROL, CONTROL_TWIN, WORKLOADS};
 use zonal_examples::numa::locality::{KernelPages, SliceSummary};
-use zonal_examples::numa::sizes::{Sizes, BYTES_VAR};
+use zonal_examples::numa::sizes::{Mode, Sizes, BYTES_VAR};
 
 mod plot;
 mod render;
@@ -137,7 +137,12 @@ fn run(args: &Args) -> cli::Result {
     check_range("--reps", reps, 2, 100)?;
     let var = std::env::var(BYTES_VAR).ok();
     let (topo, machine) = Topo::discover().map_err(Exit::failure)?;
-    let sizes = Sizes::new(&topo, args.quick, var.as_deref()).map_err(Exit::usage)?;
+    let sizes = Sizes::new(
+        &topo,
+        if args.quick { Mode::Quick } else { Mode::Full },
+        var.as_deref(),
+    )
+    .map_err(Exit::usage)?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| Exit::failure(format!("cannot create {}: {e}", args.out.display())))?;
     let start = Instant::now();

@@ -386,8 +386,7 @@ impl Prepared<'_> {
             Data::Chase(parts) => {
                 let f: PartFn<ChasePart> = Arc::new(move |_, p: &mut ChasePart| {
                     log.record(&cpus, &p.next);
-                    let steps = p.next.len() / 2;
-                    p.chase(steps);
+                    p.chase(p.steps());
                 });
                 Data::Chase(e.for_each_part(parts, homes, &f))
             }

@@ -1,10 +1,12 @@
 //! How big the workloads are: scaled to the machine (memory and CPUs per node), or set with
 //! [`BYTES_VAR`].
 //!
-//! Each workload's data per node is a share of the node's memory: 1/64 for `--quick`
-//! (between 1 MiB and 16 MiB), 1/16 otherwise (between 8 MiB and 1 GiB); five runtimes'
-//! copies of one workload live at once, so at most 5/16 of a node is used. Each node's data
-//! is cut into two parts per allowed CPU of the node.
+//! Each workload's data per node is a share of the smallest node's memory ([`Mode`]): 1/32
+//! for `--quick` (between 4 MiB and 256 MiB), 1/16 for the full run (between 8 MiB and
+//! 1 GiB), and 1 MiB when criterion's benches run once as tests; five runtimes' copies of
+//! one workload live at once, so at most 5/16 of a node is used. Data in a last-level cache
+//! shows no NUMA effect: where a node's cache holds 256 MiB, set [`BYTES_VAR`] above it.
+//! Each node's data is cut into two parts per allowed CPU of the node.
 
 use crate::numa::host::Topo;
 
@@ -51,6 +53,17 @@ pub fn parse_bytes(text: &str) -> Result<usize, SizeError> {
     }
 }
 
+/// How long a run may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// A criterion bench run once as a test: tiny data.
+    Test,
+    /// `numa-report --quick`: about a minute.
+    Quick,
+    /// The full report or `cargo bench`.
+    Full,
+}
+
 /// The sizes of one run.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Sizes {
@@ -69,12 +82,12 @@ pub struct Sizes {
 }
 
 impl Sizes {
-    /// The sizes for `topo` (quick or not), [`BYTES_VAR`] read from `var` (the environment's
+    /// The sizes for `topo` in `mode`, [`BYTES_VAR`] read from `var` (the environment's
     /// value, if set).
     ///
     /// # Errors
     /// A bad [`BYTES_VAR`].
-    pub fn new(topo: &Topo, quick: bool, var: Option<&str>) -> Result<Self, SizeError> {
+    pub fn new(topo: &Topo, mode: Mode, var: Option<&str>) -> Result<Self, SizeError> {
         let nodes = topo.nodes_with_cpus();
         let node_mem = nodes
             .iter()
@@ -83,9 +96,10 @@ impl Sizes {
             .unwrap_or(1 << 30) as usize;
         let (bytes_per_node, source) = match var {
             Some(v) => (parse_bytes(v)?, format!("{BYTES_VAR}={v}")),
-            None if quick => (
-                (node_mem / 64).clamp(MIB, 16 * MIB),
-                "1/64 of the smallest node's memory, 1 MiB..=16 MiB (--quick)".to_owned(),
+            None if mode == Mode::Test => (MIB, "1 MiB (a bench run once as a test)".to_owned()),
+            None if mode == Mode::Quick => (
+                (node_mem / 32).clamp(4 * MIB, 256 * MIB),
+                "1/32 of the smallest node's memory, 4 MiB..=256 MiB (--quick)".to_owned(),
             ),
             None => (
                 (node_mem / 16).clamp(8 * MIB, GIB),
@@ -102,8 +116,8 @@ impl Sizes {
             source,
             parts_per_node: 2 * cpus.max(1),
             stencil_cols: 512,
-            stencil_steps: if quick { 4 } else { 16 },
-            service_seconds: if quick { 1 } else { 3 },
+            stencil_steps: if mode == Mode::Full { 16 } else { 4 },
+            service_seconds: if mode == Mode::Full { 3 } else { 1 },
         })
     }
 }
