@@ -126,6 +126,54 @@ impl Sizes {
 mod test {
     use super::*;
 
+    fn topo(memory_mib: u64, cpus: u32) -> Topo {
+        let node = |os_id: u32| crate::numa::host::NodeFacts {
+            os_id,
+            cpus: (0..cpus).map(|c| os_id * cpus + c).collect(),
+            allowed_cpus: (0..cpus).map(|c| os_id * cpus + c).collect(),
+            memory_bytes: Some(memory_mib << 20),
+        };
+        Topo {
+            nodes: vec![node(0), node(1)],
+            distances: vec![vec![10, 20], vec![20, 10]],
+            cpus_online: 2 * cpus as usize,
+            cpus_allowed: 2 * cpus as usize,
+        }
+    }
+
+    #[test]
+    fn sizes_scale_with_the_node_memory_and_cpus_within_their_bounds() {
+        let big = topo(64 << 10, 8);
+        let s = Sizes::new(&big, Mode::Full, None).unwrap();
+        assert_eq!((s.bytes_per_node, s.parts_per_node), (GIB, 16));
+        assert_eq!(
+            Sizes::new(&big, Mode::Quick, None).unwrap().bytes_per_node,
+            256 * MIB
+        );
+        assert_eq!(
+            Sizes::new(&big, Mode::Test, None).unwrap().bytes_per_node,
+            MIB
+        );
+        let guest = topo(128, 2);
+        assert_eq!(
+            Sizes::new(&guest, Mode::Quick, None)
+                .unwrap()
+                .bytes_per_node,
+            4 * MIB
+        );
+        assert_eq!(
+            Sizes::new(&guest, Mode::Full, None).unwrap().bytes_per_node,
+            8 * MIB
+        );
+        let set = Sizes::new(&guest, Mode::Full, Some("2M")).unwrap();
+        assert_eq!(set.bytes_per_node, 2 * MIB);
+        assert_eq!(set.source, "ZONAL_NUMA_BYTES=2M");
+        assert_eq!(
+            Sizes::new(&guest, Mode::Quick, Some("x")).unwrap_err(),
+            SizeError::Parse("x".into())
+        );
+    }
+
     #[test]
     fn sizes_parse_with_units_and_bad_ones_are_named() {
         assert_eq!(parse_bytes("64K"), Ok(64 * KIB));
