@@ -143,3 +143,9 @@ for crate in zonal zonal-topology zonal-policy zonal-runtime zonal-sim zonal-mpi
 done
 cargo package --workspace --exclude zonal-guest --exclude zonal-guest-probe \
     --exclude zonal-examples --allow-dirty
+# The NUMA kit: its criterion bench run once as a test (each workload on Zonal's three
+# policies, rayon and tokio, at the --quick size; the runtimes' results compared). The
+# report itself runs in `cargo test --workspace` above: crates/examples/tests/numa_report.rs
+# on this machine (about 25 s) and crates/guest/tests/numa_report.rs in the 4-node guest
+# (about 2 min on 2 shared cores). This bench run: about 25 s once built.
+cargo test -p zonal-examples --bench numa
