@@ -62,7 +62,7 @@ struct Args {
     #[arg(long)]
     reps: Option<usize>,
     /// Label every timing meaningless, giving why (e.g. a virtual machine that models no
-    /// memory latency); placement figures are reported as usual.
+    /// memory latency); locality figures (where the data and the slices were) are reported as usual.
     #[arg(long, value_name = "WHY")]
     timings_meaningless: Option<String>,
 }

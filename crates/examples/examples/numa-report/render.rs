@@ -146,7 +146,7 @@ pub(crate) fn markdown(r: &Report) -> String {
     if let Some(why) = &r.timings_meaningless {
         let _ = writeln!(
             s,
-            "> **Timings are meaningless here** ({why}): read the placement columns only.\n"
+            "> **Timings are meaningless here** ({why}): read the locality columns only.\n"
         );
     }
     let _ = writeln!(s, "## Machine\n");

@@ -2,7 +2,7 @@
 //! ([`Kit::prepare`] → [`Prepared`]: data placed, then timed runs), shared by the criterion
 //! bench `numa` and the `numa-report` program.
 //!
-//! Placement per workload (`A` is the first node with allowed CPUs, `B` the node farthest
+//! Where threads and data go, per workload (`A` is the first node with allowed CPUs, `B` the node farthest
 //! from it, `A` itself on one node):
 //!
 //! | workload | threads | data |
@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use zonal::runtime::{MemoryPlacement, NodeBuffer, SpawnError, ThreadPool};
+use zonal::runtime::{MemoryBinding, NodeBuffer, SpawnError, ThreadPool};
 use zonal::topology::{Machine, NodeId};
 
 use crate::numa::data::{
@@ -178,15 +178,15 @@ impl Kit {
     }
 
     /// Whether memory can be bound to a node here: `None` if a buffer on node `A` was
-    /// bound, else why not (the placement that was taken instead).
+    /// bound, else why not (the binding that was taken instead).
     ///
     /// # Errors
     /// The buffer could not be made at all.
     pub fn probe_bind(&self) -> Result<Option<String>, KitError> {
         let buf = NodeBuffer::try_new_in(self.placer(), self.a.node, 4096, |i| i as u8)?;
-        Ok(match buf.placement() {
-            MemoryPlacement::Bound | MemoryPlacement::Preferred => None,
-            MemoryPlacement::FirstTouch(why) => Some(why.clone()),
+        Ok(match buf.binding() {
+            MemoryBinding::Bound | MemoryBinding::Preferred => None,
+            MemoryBinding::FirstTouch(why) => Some(why.clone()),
             other => Some(format!("{other:?}")),
         })
     }

@@ -7,7 +7,7 @@
 //! - [`sizes`]: how big the workloads are (scaled to the machine, or `ZONAL_NUMA_BYTES`);
 //! - [`engine`]: the runtimes, each running one closure per part of the data;
 //! - [`data`]: the parts: triad, heat-grid row blocks, pointer chase;
-//! - [`kit`]: placement per workload (the table there), prepared runs, checksums;
+//! - [`kit`]: where threads and data go per workload (the table there), prepared runs, checksums;
 //! - [`service`]: the service load on Zonal and tokio;
 //! - [`locality`]: `sched_getcpu` and `move_pages` per slice, the kernel's page counts.
 
