@@ -356,3 +356,28 @@ fn two_pushes_reach_two_workers() {
         m.finish(2, workers);
     });
 }
+
+/// A waker's claim racing the claimed worker's own way out (its re-search found work, step
+/// 3, then 0b): the worker sees its bit cleared and gives its searcher's place back, maybe
+/// before the waker has finished claiming it. The place must have been counted first: the
+/// count never wraps below zero (`stop_searching` asserts it) and ends at zero. (With the
+/// place counted after the bit was cleared, loom finds the wrap at a bound of 4: the
+/// assertion fails.)
+#[test]
+fn a_claimed_worker_gives_back_a_place_the_claim_has_counted() {
+    // Bound 4 (milliseconds): the wrap needs the worker to run first, then the waker to be
+    // preempted between its clear and its count.
+    loom_support::model(4, || {
+        let sleep = Arc::new(new_sleep(&[0], 1));
+        let s = Arc::clone(&sleep);
+        let w = thread::spawn(move || {
+            let sleepy = s.get_sleepy(0);
+            if s.cancel(sleepy) {
+                s.found_work(0);
+            }
+        });
+        sleep.push_and_wake(Owner::Worker(0), Others::None, || {});
+        w.join().unwrap();
+        assert_eq!(sleep.searching(), 0);
+    });
+}

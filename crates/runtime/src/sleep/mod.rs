@@ -83,6 +83,24 @@ pub(crate) struct Sleep {
     workers: Box<[CachePadded<WorkerSleep>]>,
 }
 
+/// Whether a searcher count that would wrap below zero panics: in debug builds and in the
+/// loom models (which run in release).
+const CHECK_COUNTS: bool = cfg!(any(debug_assertions, zonal_loom));
+
+/// What a claim got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Claimed {
+    /// This worker, out of its set and counted as a searcher: to be notified.
+    Worker(usize),
+    /// Nobody (no bit set, or every bit seen was cleared first); `last_place`: the
+    /// searcher's place the claim took and gave back was the last one of its count.
+    Nobody { last_place: bool },
+}
+
+/// How many times a wake-up whose claims found nobody tries again when it owes one
+/// ([`Sleep::wake_among`]).
+const CLAIM_TRIES: u32 = 4;
+
 /// Evidence that a worker registered as sleepy (step 1); consumed by [`Sleep::park_for`] or
 /// [`Sleep::cancel`]. Producing one is evidence that the worker's bit is set or that a
 /// waker cleared it.
@@ -217,9 +235,18 @@ impl Sleep {
     fn wake_for(&self, owner: Owner, others: Others) {
         match owner {
             Owner::Worker(w) => {
-                if self.claim_worker(w) {
-                    self.notify(w);
-                    return;
+                match self.claim_worker(w) {
+                    Claimed::Worker(w) => {
+                        self.notify(w);
+                        return;
+                    }
+                    // The place we took and gave back was the last one (see `wake_among`).
+                    Claimed::Nobody { last_place: true } if self.owe_wake() => {
+                        let node = self.slot[w].0;
+                        self.wake_among(Some(node), Others::Origin(node));
+                        return;
+                    }
+                    Claimed::Nobody { .. } => {}
                 }
                 // The owner is awake: it drains the queue before it parks (its re-search,
                 // step 2). More hands only if the task may go to others.
@@ -255,31 +282,66 @@ impl Sleep {
 
     /// Wakes one sleeper of `first` if given, else of the nearest node that `others`
     /// allows.
+    ///
+    /// A claim that finds nobody gives back the searcher's place it took (see
+    /// [`claim_in`](Self::claim_in)); if that was the last place and someone still sleeps, the
+    /// place may have hidden the stop of the last real searcher (step 0b: it saw us and woke
+    /// nobody), so we owe its wake-up and try again, at most [`CLAIM_TRIES`] times. Each
+    /// failed try means a sleeper left its set while we looked: a worker that is awake.
     #[cold]
     fn wake_among(&self, first: Option<u32>, others: Others) {
-        let w = first
-            .and_then(|n| self.claim_in(n))
-            .or_else(|| match others {
+        for _ in 0..CLAIM_TRIES {
+            let mut last = false;
+            let mut claim = |n: u32| match self.claim_in(n) {
+                Claimed::Worker(w) => Some(w),
+                Claimed::Nobody { last_place } => {
+                    last |= last_place;
+                    None
+                }
+            };
+            let w = first.and_then(&mut claim).or_else(|| match others {
                 Others::None => None,
                 Others::Origin(o) => self
                     .nearest
                     .get(o as usize)?
                     .iter()
                     .filter(|&&n| Some(n) != first && self.may_take(o, n))
-                    .find_map(|&n| self.claim_in(n)),
+                    .find_map(|&n| claim(n)),
             });
-        if let Some(w) = w {
-            self.notify(w);
+            if let Some(w) = w {
+                self.notify(w);
+                return;
+            }
+            if !last || !self.owe_wake() {
+                return;
+            }
         }
     }
 
-    /// Takes one registered sleeper of `node` out of its set and counts it as a searcher
-    /// (a woken worker searches, step 0a): `Some(worker)`, to be notified.
-    fn claim_in(&self, node: u32) -> Option<usize> {
-        let ns = self.nodes.get(node as usize)?;
+    /// After giving back the last searcher's place: whether a sleeper must still be woken
+    /// (0b's check, after its fence).
+    fn owe_wake(&self) -> bool {
+        // SeqCst fence: as in `found_work`.
+        fence(Ordering::SeqCst);
+        self.num_sleepers.load(Ordering::Relaxed) != 0
+    }
+
+    /// Takes one registered sleeper of `node` out of its set, counted as a searcher (a woken
+    /// worker searches, step 0a), to be notified.
+    ///
+    /// The searcher's place is taken *before* the bit is cleared: the claimed worker may
+    /// see its bit cleared (`cancel`, `park`), find work and give the place back at once
+    /// (0b), and its decrement must find our increment there. Counted after the clear, a
+    /// waker preempted between the two let the count wrap below zero. So the count is never
+    /// below the searchers there are, and at most one above it per claim under way.
+    fn claim_in(&self, node: u32) -> Claimed {
+        let Some(ns) = self.nodes.get(node as usize) else {
+            return Claimed::Nobody { last_place: false };
+        };
         if ns.count.load(Ordering::Relaxed) == 0 {
-            return None;
+            return Claimed::Nobody { last_place: false };
         }
+        self.add_searcher(node);
         for (i, word) in ns.bits.iter().enumerate() {
             let mut v = word.load(Ordering::Relaxed);
             while v != 0 {
@@ -290,37 +352,44 @@ impl Sleep {
                 if prev & bit != 0 {
                     let w = ns.workers[i * 64 + bit.trailing_zeros() as usize];
                     self.claimed(w);
-                    return Some(w);
+                    return Claimed::Worker(w);
                 }
                 v = prev & !bit;
             }
         }
-        None
+        Claimed::Nobody {
+            last_place: self.stop_searching(node),
+        }
     }
 
-    /// Takes `worker` out of its node's set if it is registered there: `true` if it was
-    /// (counted as a searcher, to be notified).
-    fn claim_worker(&self, worker: usize) -> bool {
+    /// Takes `worker` out of its node's set if it is registered there: `Worker` if it was
+    /// (counted as a searcher, to be notified). Its place is taken before the bit is
+    /// cleared, as in [`claim_in`](Self::claim_in).
+    fn claim_worker(&self, worker: usize) -> Claimed {
         let (word, bit) = self.bit_of(worker);
         if word.load(Ordering::Relaxed) & bit == 0 {
-            return false;
+            return Claimed::Nobody { last_place: false };
         }
-        let took = word.fetch_and(!bit, Ordering::AcqRel) & bit != 0;
-        if took {
+        let node = self.slot[worker].0;
+        self.add_searcher(node);
+        if word.fetch_and(!bit, Ordering::AcqRel) & bit != 0 {
             self.claimed(worker);
+            Claimed::Worker(worker)
+        } else {
+            Claimed::Nobody {
+                last_place: self.stop_searching(node),
+            }
         }
-        took
     }
 
-    /// A waker cleared `worker`'s bit: the counts follow, and it becomes a searcher before
-    /// it is notified (so that other producers see someone searching meanwhile).
+    /// A waker cleared `worker`'s bit, after counting it as a searcher (so that other
+    /// producers see someone searching meanwhile): the sleeper counts follow.
     fn claimed(&self, worker: usize) {
         let node = self.slot[worker].0;
         self.nodes[node as usize]
             .count
             .fetch_sub(1, Ordering::Relaxed);
         self.num_sleepers.fetch_sub(1, Ordering::Relaxed);
-        self.add_searcher(node);
     }
 
     fn bit_of(&self, worker: usize) -> (&AtomicU64, u64) {
@@ -471,10 +540,13 @@ impl Sleep {
             let prev = self.nodes[node as usize]
                 .searching
                 .fetch_sub(1, Ordering::Relaxed);
-            debug_assert!(prev > 0, "searcher count of node {node} underflows");
+            assert!(
+                prev > 0 || !CHECK_COUNTS,
+                "searcher count of node {node} underflows"
+            );
         }
         let prev = self.searching.fetch_sub(1, Ordering::Relaxed);
-        debug_assert!(prev > 0, "searcher count underflows");
+        assert!(prev > 0 || !CHECK_COUNTS, "searcher count underflows");
         prev == 1
     }
 
