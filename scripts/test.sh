@@ -137,3 +137,20 @@ for crate in zonal zonal-topology zonal-policy zonal-runtime zonal-sim zonal-mpi
 done
 cargo package --workspace --exclude zonal-guest --exclude zonal-guest-probe \
     --exclude zonal-examples --allow-dirty
+# The library's tokio features are those it uses (`rt`; the control plane adds `net`,
+# `time`, `sync`): `tokio` and `control-plane` bring no proc-macro crate (`macros`) and no
+# multi-thread scheduler (`rt-multi-thread`), which the user's own tokio turns on if wanted.
+for feature in tokio control-plane; do
+    tokio_features=$(cargo tree -p zonal --features "$feature" -e normal --prefix none \
+        -f '{p} {f}' | grep '^tokio v' | sort -u)
+    if [ -z "$tokio_features" ]; then
+        echo "test.sh: zonal --features $feature has no tokio: the check below would see nothing" >&2
+        exit 1
+    fi
+    if cargo tree -p zonal --features "$feature" -e normal | grep -q tokio-macros \
+        || echo "$tokio_features" | grep -Eq 'macros|rt-multi-thread'; then
+        echo "test.sh: zonal --features $feature enables tokio's macros or rt-multi-thread:" >&2
+        echo "$tokio_features" >&2
+        exit 1
+    fi
+done

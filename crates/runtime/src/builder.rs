@@ -575,10 +575,14 @@ impl<S> ThreadPoolBuilder<S> {
     /// pool use it: once it shuts down, tokio's resources fail or panic as tokio documents
     /// (a panic in an async task completes it with a [`JoinError`](crate::JoinError)).
     ///
-    /// Without a handle the workers have no tokio context, and tokio's resources panic
-    /// when created there ("there is no reactor running, must be called from the context
-    /// of a Tokio 1.x runtime"): in an async task that panic completes the task with a
-    /// [`JoinError`](crate::JoinError), and the worker lives on. The
+    /// Without a handle the workers have no tokio context of their own: each async task
+    /// spawned inside a tokio runtime (in `#[tokio::main]`, or in a task of that runtime)
+    /// enters that runtime around each of its polls instead, with no set-up (see
+    /// [`ThreadPool::spawn_async`]). A task spawned outside every runtime has none, and
+    /// tokio's resources panic when created there: the task completes with a
+    /// [`JoinError`](crate::JoinError) whose message starts "no tokio runtime: call
+    /// spawn_async inside one or give ThreadPoolBuilder::tokio_handle", and the worker
+    /// lives on. With a handle, every task uses it, wherever it was spawned. The
     /// [`ControlPlane`](crate::ControlPlane)'s runtime is not entered: it is started
     /// after the pool (it needs the pool's metrics handle), and it is a current-thread
     /// runtime sized for the control plane's own tasks.
@@ -826,6 +830,8 @@ impl<S> ThreadPoolBuilder<S> {
             exit_handler: self.exit_handler.take(),
             observer: self.observer.take(),
             breadth_first: self.breadth_first,
+            #[cfg(feature = "tokio")]
+            workers_in_tokio: self.tokio.is_some(),
         };
         let threads = Threads {
             name: self.thread_name.take(),

@@ -667,10 +667,20 @@ impl ThreadPool {
     /// again on the worker that polled it last (aged: never to be stolen again). Its origin
     /// is the spawning task's (from outside the pool: the next node with workers).
     ///
-    /// To use tokio's timers and sockets (`tokio::time`, `tokio::net`) in the future, build
-    /// the pool with `ThreadPoolBuilder::tokio_handle` (feature `tokio`): without it they
-    /// panic, and the task completes with a
-    /// [`JoinError`](crate::JoinError) (the module's "tokio's reactor and timers").
+    /// tokio's timers and sockets (`tokio::time`, `tokio::net`) and `tokio::spawn` work in
+    /// the future with the feature `tokio`, with no set-up when it is spawned inside a
+    /// tokio runtime (in `#[tokio::main]`, `#[tokio::test]`, or a task of that runtime):
+    /// the task keeps that runtime's handle and enters it around each poll (per task: the
+    /// global pool outlives the runtime of each `#[tokio::test]`). Under a multi-thread
+    /// runtime everything works, whether the task is awaited or joined. Under a
+    /// current-thread runtime (`#[tokio::test]`'s default, `flavor = "current_thread"`) the
+    /// runtime's timers and sockets advance only while its thread is inside `block_on`
+    /// and not blocked: `.await` the [`JoinHandle`] there (a blocking
+    /// [`join`](JoinHandle::join) would wait for a timer nobody drives). A pool built with
+    /// `ThreadPoolBuilder::tokio_handle` uses that runtime for every task instead. With
+    /// neither, tokio panics, and the task completes with a [`JoinError`](crate::JoinError)
+    /// that names `ThreadPoolBuilder::tokio_handle` (the module's "tokio's reactor and
+    /// timers").
     ///
     /// ```
     /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
