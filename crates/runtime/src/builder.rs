@@ -509,7 +509,19 @@ impl<S> ThreadPoolBuilder<S> {
     /// [`virtual_placement`](Self::virtual_placement) asks for
     /// [`VirtualPlacement::Spread`], which is itself an explicit request: a spread worker
     /// that cannot be pinned fails the build in the default mode as with `pin(true)`; only
-    /// `pin(false)` leaves it unpinned.
+    /// `pin(false)` leaves it unpinned. `pin(true)` on a virtual pool that is not spread
+    /// asks for what it cannot give: [`build`](Self::build) fails with a [`BuildError`]
+    /// ([`BuildError::is_pinning_error`]) naming the topology.
+    ///
+    /// ```
+    /// let err = zonal_runtime::ThreadPoolBuilder::new()
+    ///     .preset("s1")
+    ///     .pin(true)
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert!(err.is_pinning_error() && err.is_input_error());
+    /// assert!(err.to_string().contains("VirtualPlacement::Spread"), "{err}");
+    /// ```
     ///
     /// ```
     /// use zonal_runtime::ThreadPoolBuilder;
@@ -905,6 +917,16 @@ impl<S> ThreadPoolBuilder<S> {
         if let (PinMode::Required, Origin::Fallback { why }) = (self.pin, origin) {
             return Err(BuildError::new(ErrorKind::PinUndiscovered {
                 why: why.clone(),
+            }));
+        }
+        if self.pin == PinMode::Required
+            && origin.is_virtual()
+            && self.virtual_placement == VirtualPlacement::Unpinned
+        {
+            // Required pinning of workers on CPUs that are not this machine's: only a
+            // spread asks for bindings; silently unpinned would be a lie.
+            return Err(BuildError::new(ErrorKind::PinVirtual {
+                topology: topo.machine().name().to_owned(),
             }));
         }
         if *origin == Origin::Discovered {

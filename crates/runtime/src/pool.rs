@@ -225,11 +225,22 @@ impl ThreadPool {
     /// [`PoolMetrics`]'s `executions_outside_zone` counts the executions of tasks outside
     /// their root's zone.
     ///
+    /// `node` is a [`NodeId`], or its dense index as a `usize`:
+    ///
+    /// ```
+    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// pool.spawn_on(1, move || tx.send("ran").unwrap());
+    /// pool.spawn_on(zonal_topology::NodeId(2), move || {});
+    /// assert_eq!(rx.recv().unwrap(), "ran");
+    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// ```
+    ///
     /// # Panics
     /// If `node` is not a node of the pool's topology; see
     /// [`try_spawn_on`](Self::try_spawn_on).
-    pub fn spawn_on<F: FnOnce() + Send + 'static>(&self, node: NodeId, f: F) {
-        if let Err(e) = self.try_spawn_on(node, f) {
+    pub fn spawn_on<F: FnOnce() + Send + 'static>(&self, node: impl Into<NodeId>, f: F) {
+        if let Err(e) = self.try_spawn_on(node.into(), f) {
             panic!("{e}");
         }
     }
