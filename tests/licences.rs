@@ -13,11 +13,21 @@ fn cargo() -> Command {
 fn every_published_crate_ships_both_licence_files() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = cargo()
-        .args(["metadata", "--no-deps", "--format-version", "1", "--offline"])
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--offline",
+        ])
         .current_dir(root)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut published = Vec::new();
     for p in meta["packages"].as_array().unwrap() {
@@ -34,10 +44,21 @@ fn every_published_crate_ships_both_licence_files() {
         for file in ["LICENSE-MIT", "LICENSE-APACHE"] {
             let text = std::fs::read(dir.join(file))
                 .unwrap_or_else(|e| panic!("{name}: {}: {e}", dir.join(file).display()));
-            assert_eq!(text, std::fs::read(root.join(file)).unwrap(), "{name}: {file}");
+            assert_eq!(
+                text,
+                std::fs::read(root.join(file)).unwrap(),
+                "{name}: {file}"
+            );
         }
         let list = cargo()
-            .args(["package", "--list", "--allow-dirty", "--offline", "-p", &name])
+            .args([
+                "package",
+                "--list",
+                "--allow-dirty",
+                "--offline",
+                "-p",
+                &name,
+            ])
             .current_dir(root)
             .output()
             .unwrap();
@@ -45,13 +66,23 @@ fn every_published_crate_ships_both_licence_files() {
         assert!(list.status.success(), "{name}: {stderr}");
         let files = String::from_utf8_lossy(&list.stdout);
         for file in ["LICENSE-MIT", "LICENSE-APACHE"] {
-            assert!(files.lines().any(|l| l == file), "{name} leaves out {file}: {files}");
+            assert!(
+                files.lines().any(|l| l == file),
+                "{name} leaves out {file}: {files}"
+            );
         }
         published.push(name);
     }
     published.sort();
     assert_eq!(
         published,
-        ["zonal", "zonal-mpi", "zonal-policy", "zonal-runtime", "zonal-sim", "zonal-topology"]
+        [
+            "zonal",
+            "zonal-mpi",
+            "zonal-policy",
+            "zonal-runtime",
+            "zonal-sim",
+            "zonal-topology"
+        ]
     );
 }
