@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# rayon's own integration tests against Zonal (issue 23; compat/README.md).
+# rayon's own integration tests against Zonal (compat/README.md).
 #
 # The published sources of rayon 1.12.0 and rayon-core 1.13.0 come through cargo
 # (compat/fetch, a fetch-only package: `cargo fetch`, then `cargo metadata` says where the

@@ -27,7 +27,7 @@ cargo build --workspace --bins --examples
 # The reproduction report (crates/sim/REPRODUCTION.md and its JSON) is what the generator
 # writes now, verdict table included: regenerated and compared byte for byte.
 scripts/check-reproduction.sh
-# One Zonal pool per MPI rank (issue 26): the distributed heat example under Open MPI, two
+# One Zonal pool per MPI rank: the distributed heat example under Open MPI, two
 # ranks on this machine (bound by the launcher's default, or oversubscribed where it has
 # fewer CPUs; crates/mpi/tests/mpirun.rs runs them unbound); its last line is rank 0's
 # check against a serial run of the whole grid. Open MPI refuses root unless told.
@@ -50,7 +50,7 @@ fi
 cargo build -p zonal-guest-probe --no-default-features --target-dir target/nohwloc
 # The guest tests must run here: a host that cannot boot them fails rather than skips.
 ZONAL_GUEST_REQUIRED=1 cargo test --workspace
-# Without hwloc (issue 22: `cargo add zonal` on Linux needs no libhwloc): the facade builds,
+# Without hwloc (`cargo add zonal` on Linux needs no libhwloc): the facade builds,
 # zonal-topology's tests pass (discovery through sysfs), and no libhwloc binding is in
 # zonal's normal graph, with or without its default features. `cargo tree -i` prints
 # nothing for a package of the lockfile outside the graph, and fails for one that is not in
@@ -64,9 +64,9 @@ for flags in --no-default-features --features=; do
         exit 1
     fi
 done
-# MPI stays in zonal-mpi (issue 26): no other workspace package has rsmpi (`mpi`, `mpi-sys`)
-# in its graph, any feature, any target, dev-dependencies included; zonal-mpi itself does
-# (so the check can see it).
+# MPI stays in zonal-mpi (no other user pays for its build): no other workspace package has
+# rsmpi (`mpi`, `mpi-sys`) in its graph, any feature, any target, dev-dependencies
+# included; zonal-mpi itself does (so the check can see it).
 if ! cargo tree -p zonal-mpi -i mpi-sys >/dev/null 2>&1; then
     echo "test.sh: zonal-mpi's graph has no mpi-sys: the check below would see nothing" >&2
     exit 1
@@ -81,8 +81,8 @@ for p in $(cargo metadata --no-deps --format-version 1 | jq -r '.packages[].name
         fi
     done
 done
-# Light by default (issue 22): at most 20 unique packages in zonal's normal graph with its
-# default features, the four Zonal crates included (19 when written; README, "Features").
+# Light by default (a user's build stays small): at most 20 unique packages in zonal's normal graph
+# with its default features, the four Zonal crates included (19 when written; README, "Features").
 packages=$(cargo tree -p zonal -e normal --prefix none | sed 's/ (\*)//' | sort -u | wc -l)
 if [ "$packages" -gt 20 ]; then
     echo "test.sh: zonal's default build lists $packages unique packages (at most 20):" >&2
@@ -95,6 +95,11 @@ fi
 scripts/rayon-tests.sh
 # The optional tokio control plane.
 cargo test -p zonal-runtime --features tokio,control-plane
+# The documentation, with warnings denied (a broken intra-doc link fails): the default
+# features, then every feature (as docs.rs builds the facade). The README's code blocks
+# ran in the workspace tests above, as doc tests of the facade.
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --all-features
 # Model tests of the sleep protocol under loom (their own build: a cfg for our code only).
 RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
     cargo test -p zonal-runtime --lib --release sleep::loom
@@ -111,14 +116,15 @@ RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
 # and empty buffers, drop; the kernel's calls are `cfg(miri)` stubs, src/os/miri.rs) and an
 # adopted worker (`use_current_thread`). Miri needs a nightly toolchain, which rustup brings:
 # the one installed, else the current nightly (minimal profile). About 3 min cold on 2 cores
-# (Miri's sysroot and the dependencies under Miri), 1.5 min of tests.
+# (Miri's sysroot and the dependencies under Miri), 1.5 min of tests. Uncaptured: a panic on a
+# worker thread (which aborts) prints its message rather than into a test's lost buffer.
 if rustup run nightly rustc --version >/dev/null 2>&1; then
     rustup component add --toolchain nightly miri rust-src
 else
     rustup toolchain install nightly --profile minimal --component miri --component rust-src
 fi
 MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-ignore-leaks" \
-    cargo +nightly miri test -p zonal-runtime --lib memory
+    cargo +nightly miri test -p zonal-runtime --lib memory -- --nocapture
 # Every published crate packaged as crates.io would receive it, and each package built from
 # its .crate file against the others' (a temporary local registry): a file a build needs
 # but the package leaves out fails here. zonal-guest, zonal-guest-probe and zonal-examples
@@ -137,6 +143,12 @@ for crate in zonal zonal-topology zonal-policy zonal-runtime zonal-sim zonal-mpi
 done
 cargo package --workspace --exclude zonal-guest --exclude zonal-guest-probe \
     --exclude zonal-examples --allow-dirty
+# The NUMA kit: its criterion bench run once as a test (each workload on Zonal's three
+# policies, rayon and tokio, at the --quick size; the runtimes' results compared). The
+# report itself runs in `cargo test --workspace` above: crates/examples/tests/numa_report.rs
+# on this machine (about 25 s) and crates/guest/tests/numa_report.rs in the 4-node guest
+# (about 2 min on 2 shared cores). This bench run: about 25 s once built.
+cargo test -p zonal-examples --bench numa
 # The library's tokio features are those it uses (`rt`; the control plane adds `net`,
 # `time`, `sync`): `tokio` and `control-plane` bring no proc-macro crate (`macros`) and no
 # multi-thread scheduler (`rt-multi-thread`), which the user's own tokio turns on if wanted.

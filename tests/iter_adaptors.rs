@@ -1,4 +1,4 @@
-//! Behaviour of rayon's further adaptors and consumers (issue 23) beyond their results:
+//! Behaviour of rayon's further adaptors and consumers beyond their results:
 //! `panic_fuse` stops the other pieces, the `try_*` family and `while_some` short-circuit,
 //! `take_any`/`skip_any` pass on or drop every item exactly once, `interleave`,
 //! `intersperse` and `step_by` have the lengths of std's, `zip_eq` and zero steps panic,

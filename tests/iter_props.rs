@@ -391,7 +391,7 @@ proptest! {
     }
 }
 
-// --- rayon's further adaptors and consumers (issue 23) ----------------------------------------
+// --- rayon's further adaptors and consumers ------------------------------------------------------
 
 /// A producer callback that splits a producer of `len` items at `at` (clamped) and collects
 /// the left part forward and the right part backward (reversed back): checks `split_at`, both

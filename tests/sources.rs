@@ -1,4 +1,4 @@
-//! The sources of rayon's API (issue 23) agree with std's sequential counterparts: the
+//! The sources of rayon's API agree with std's sequential counterparts: the
 //! free-function sources (`empty`, `once`, `repeat`, `repeat_n`, `split`, the tree walks),
 //! `char` ranges across the surrogate gap, 128-bit and inclusive ranges, draining (the range
 //! removed and the rest kept, even when the iterator is dropped or a consumer stops early or

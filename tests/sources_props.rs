@@ -1,4 +1,4 @@
-//! Laws of the sources of rayon's API (issue 23), for random inputs: `par_drain(r)` is
+//! Laws of the sources of rayon's API, for random inputs: `par_drain(r)` is
 //! std's `drain(r)` (what comes out and what stays) for `Vec`, `VecDeque` and `String`;
 //! tuples zip as std's `zip`; ranges (`char` across the surrogate gap, 128-bit, inclusive)
 //! yield std's items; `repeat_n`, `split` and the tree walks agree with their sequential

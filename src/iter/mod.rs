@@ -74,7 +74,7 @@ mod skip_take;
 mod sources;
 mod zip;
 
-// rayon's adaptors and consumers beyond the first set (issue 23).
+// rayon's adaptors and consumers beyond the first set (the rest of rayon's API).
 mod any_while;
 mod blocks;
 mod fold_chunks;

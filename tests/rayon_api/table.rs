@@ -139,7 +139,7 @@ pub fn render(rows: &[Row], rayon_version: &str, core_version: &str) -> String {
     s.push_str(&format!(
         "Of the {} public items of rayon {rayon_version} and rayon-core {core_version} \
          (methods included), Zonal has {present} under the same path and name; {reasoned} \
-         have none, for the reason given; {missing} are still missing (issue 23). Generated \
+         have none, for the reason given; {missing} are still missing. Generated \
          from both crates' sources by `tests/rayon_api_table.rs` \
          (`ZONAL_BLESS=1 cargo test --test rayon_api_table` rewrites it).\n\n",
         rows.len()

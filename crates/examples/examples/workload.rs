@@ -273,9 +273,9 @@ fn stream(pool: &ThreadPool, args: &Args) -> Value {
             )
         })
         .collect();
-    let placement = arrays
+    let binding = arrays
         .first()
-        .map(|a| format!("{:?}", a.1.placement()))
+        .map(|a| format!("{:?}", a.1.binding()))
         .unwrap_or_default();
     let reps = 5;
     let scalar = 3.0;
@@ -306,7 +306,7 @@ fn stream(pool: &ThreadPool, args: &Args) -> Value {
         "seconds": secs,
         "throughput": bytes / secs / 1e9,
         "unit": "GB/s",
-        "memory_placement": placement,
+        "memory_binding": binding,
         "check": check,
     })
 }
@@ -425,7 +425,7 @@ fn report_json(pool: &ThreadPool, args: &Args, m: &PoolMetrics, results: &[Value
         "levels": m.levels,
         "zone_depth": m.zone_depth,
         "workers": pool.num_workers(),
-        "placement": pool.placement(),
+        "pinning": pool.pinning(),
         "virtual": pool.is_virtual(),
         "emulate_remote": args.emulate_remote,
         "tasks_spawned": m.tasks_spawned(),
@@ -461,7 +461,7 @@ fn report_text(pool: &ThreadPool, args: &Args, m: &PoolMetrics, results: &[Value
         m.levels,
         level_name(m.zone_depth.saturating_sub(1)),
         pool.num_workers(),
-        pool.placement(),
+        pool.pinning(),
         if pool.is_virtual() {
             " (virtual topology: one worker per virtual CPU)"
         } else {
@@ -489,8 +489,8 @@ fn report_text(pool: &ThreadPool, args: &Args, m: &PoolMetrics, results: &[Value
                 r["slices"]
             ),
             "stream" => format!(
-                ", memory placement {}",
-                r["memory_placement"].as_str().unwrap_or("")
+                ", memory binding {}",
+                r["memory_binding"].as_str().unwrap_or("")
             ),
             _ => String::new(),
         };

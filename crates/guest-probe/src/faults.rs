@@ -370,7 +370,7 @@ pub(crate) fn run_cpuset(args: &[String]) -> crate::Outcome {
     }))
 }
 
-/// A 64-page buffer on `node`: its placement and the kernel's policy and page nodes.
+/// A 64-page buffer on `node`: its binding and the kernel's policy and page nodes.
 fn buffer_on(pool: &ThreadPool, node: NodeId, os_id: u32) -> Value {
     let len = 64 * os::page_size() / std::mem::size_of::<u64>();
     match NodeBuffer::try_new_in(pool, node, len, |i| i as u64) {
@@ -390,7 +390,7 @@ fn buffer_on(pool: &ThreadPool, node: NodeId, os_id: u32) -> Value {
             };
             json!({
                 "node": os_id,
-                "placement": b.placement(),
+                "binding": b.binding(),
                 "kernel_policy": b.kernel_policy().map_err(|e| e.to_string()),
                 "pages": pages.as_ref().map(Vec::len).ok(),
                 "pages_on_node": on_node,

@@ -2,7 +2,7 @@
 //! first touch put them, as the kernel says?
 //!
 //! For every node, a buffer with `MemoryPolicy::FirstTouch` (no policy: every page goes to
-//! the node of the thread that first writes it) of `--mib` MiB (default 1): the placement
+//! the node of the thread that first writes it) of `--mib` MiB (default 1): the binding
 //! Zonal reports, the first-touch nodes it reports (`NodeBuffer::first_touch_nodes`), the
 //! workers that ran the fill and the CPUs they ran it on (`sched_getcpu`, sampled every
 //! page), the kernel's policy for it (`get_mempolicy`) and the node of every page
@@ -95,7 +95,7 @@ fn buffer(
     Ok(json!({
         "policy": policy,
         "bytes": bytes,
-        "placement": buf.placement(),
+        "binding": buf.binding(),
         "first_touch_nodes": indexes(buf.first_touch_nodes()),
         "writer_workers": writers.iter().map(|(w, _)| *w).collect::<BTreeSet<_>>(),
         "writer_cpus": writers.iter().map(|(_, c)| *c).collect::<BTreeSet<_>>(),

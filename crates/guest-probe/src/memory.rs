@@ -2,7 +2,7 @@
 //! says?
 //!
 //! For every node, buffers with `MemoryPolicy::Bind` and `MemoryPolicy::Preferred` in two
-//! sizes (1 MiB, and an odd size that ends inside a page). For each: the placement Zonal
+//! sizes (1 MiB, and an odd size that ends inside a page). For each: the binding Zonal
 //! reports, the kernel's policy for it (`get_mempolicy`), the node of every page
 //! (`move_pages`), and its `/proc/self/numa_maps` line. Then every *other* mapping of the
 //! process whose `numa_maps` policy is not `default` (there should be none: binding must
@@ -116,7 +116,7 @@ fn describe<T>(b: &NodeBuffer<T>, pool: &ThreadPool, policy: MemoryPolicy, bytes
         "node_os_id": os,
         "policy": policy,
         "bytes": bytes,
-        "placement": b.placement(),
+        "binding": b.binding(),
         "kernel_policy": kernel_policy.as_ref().map_err(|e| e.to_string()),
         "kernel_policy_matches": kernel_policy
             .as_ref()

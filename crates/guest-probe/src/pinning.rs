@@ -84,12 +84,12 @@ pub(crate) fn run(args: &[String]) -> crate::Outcome {
     phases.push(snapshot("after-parallel-iterator", PREFIX, &expected)?);
 
     let topo = pool.topology().clone();
-    let mut placements = Vec::new();
+    let mut bindings = Vec::new();
     for n in 0..topo.node_count() {
         let node = NodeId::new(n);
         let buf = NodeBuffer::try_new_in(&pool, node, 1 << 16, |i| i as u8)
             .map_err(|e| format!("NodeBuffer on node {node}: {e}"))?;
-        placements.push(json!({ "node": n, "placement": buf.placement() }));
+        bindings.push(json!({ "node": n, "binding": buf.binding() }));
         phases.push(snapshot(
             &format!("after-nodebuffer-node{n}"),
             PREFIX,
@@ -140,7 +140,7 @@ pub(crate) fn run(args: &[String]) -> crate::Outcome {
         "workers": expected.len(),
         "expected_cpus": expected,
         "main_thread_affinity": zonal_runtime::os::thread_affinity().map_err(|e| e.to_string()),
-        "buffers": placements,
+        "buffers": bindings,
         "balance_passes": passes,
         "balance_now_moves": balance_now_moves,
         "rediscovered_cpus": rediscovered,

@@ -137,7 +137,7 @@ fn check_cpuset(case: &str, r: &Value, allowed: &[u32], kinds: &[&str], buffers_
             .iter()
             .find(|b| b["node"] == node)
             .unwrap_or_else(|| panic!("{case}: no buffer on node {node}\n{r:#}"));
-        assert_eq!(b["placement"], "bound", "{case}: {b}");
+        assert_eq!(b["binding"], "bound", "{case}: {b}");
         assert_eq!(b["kernel_policy"]["Ok"]["mode"], "bind", "{case}: {b}");
         assert_eq!(
             u32s(&b["kernel_policy"]["Ok"]["nodes"]),

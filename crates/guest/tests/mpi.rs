@@ -1,4 +1,4 @@
-//! One Zonal pool per MPI rank, on a real multi-node kernel (issue 26): `mpirun` starts four
+//! One Zonal pool per MPI rank, on a real multi-node kernel: `mpirun` starts four
 //! ranks of the distributed heat example (`zonal-mpi`'s `heat`) in the 4-node guest.
 //!
 //! - `--bind-to numa --map-by numa`: the launcher binds each rank to one node. Each rank's

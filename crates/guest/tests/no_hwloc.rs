@@ -1,8 +1,8 @@
-//! Issue 22: a probe built without libhwloc (`--no-default-features`, see
-//! [`common::NOHWLOC_PROBE_BUILD`]) links none, its initramfs holds none, and in the 4-node
-//! guest, where no libhwloc exists, its workers stay pinned (each worker's kernel affinity
-//! exactly its CPU, distinct CPUs) and every page of every `NodeBuffer` lies on its node
-//! (`move_pages`): what `pinning.rs` and `memory.rs` assert of the default build.
+//! `cargo add zonal` on Linux needs no libhwloc: a probe built without libhwloc
+//! (`--no-default-features`, see [`common::NOHWLOC_PROBE_BUILD`]) links none, its initramfs holds
+//! none, and in the 4-node guest, where no libhwloc exists, its workers stay pinned (each worker's
+//! kernel affinity exactly its CPU, distinct CPUs) and every page of every `NodeBuffer` lies on its
+//! node (`move_pages`): what `pinning.rs` and `memory.rs` assert of the default build.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! Zonal pools inside MPI ranks (issue 26): one [`ThreadPool`](zonal_runtime::ThreadPool)
+//! Zonal pools inside MPI ranks: one [`ThreadPool`](zonal_runtime::ThreadPool)
 //! per rank, MPI through [rsmpi](mpi) (re-exported as [`mpi`]).
 //!
 //! Three pieces:

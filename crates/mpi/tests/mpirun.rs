@@ -1,4 +1,4 @@
-//! The heat example under `mpirun -np 2` on this machine (issue 26): two ranks the launcher
+//! The heat example under `mpirun -np 2` on this machine: two ranks the launcher
 //! does not bind (`--bind-to none --oversubscribe`) split the CPUs they are allowed, so the
 //! CPUs their workers are allowed (as the kernel reports them) are disjoint; and the answer
 //! matches the serial run.

@@ -21,8 +21,9 @@ pub const DEFAULT_AGE_LIMIT: u32 = 3;
 /// Whether and when a policy ages tasks.
 ///
 /// ```
-/// use zonal_policy::{Ageing, TaskMeta, TaskId};
-/// use zonal_topology::{CpuId, NodeId};
+/// # use zonal_policy::doc_facade as zonal;
+/// use zonal::policy::{Ageing, TaskMeta, TaskId};
+/// use zonal::topology::{CpuId, NodeId};
 /// let rule = Ageing::After(3);
 /// let mut t = TaskMeta::new(TaskId(1), NodeId(0), CpuId(0));
 /// t.migrations = 2;

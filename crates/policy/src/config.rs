@@ -40,12 +40,13 @@ macro_rules! by_name {
 /// the name against the catalogue, so a `PolicyName` always builds.
 ///
 /// ```
-/// use zonal_policy::PolicyName;
+/// # use zonal_policy::doc_facade as zonal;
+/// use zonal::policy::PolicyName;
 /// let n: PolicyName = "numalb".parse()?;
 /// assert_eq!(n, PolicyName::NUMALB);
 /// assert_eq!(n.as_str(), "numalb");
 /// assert!("nope".parse::<PolicyName>().is_err());
-/// # Ok::<(), zonal_policy::PolicyError>(())
+/// # Ok::<(), zonal::policy::PolicyError>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PolicyName(pub(crate) u8);
@@ -267,7 +268,8 @@ fn is_false(b: &bool) -> bool {
 /// may be on together).
 ///
 /// ```
-/// use zonal_policy::{Mechanism, PolicyConfig, PolicyName};
+/// # use zonal_policy::doc_facade as zonal;
+/// use zonal::policy::{Mechanism, PolicyConfig, PolicyName};
 /// let cfg = PolicyConfig::new(PolicyName::LINUX).with_mechanism(Mechanism::OriginCheck);
 /// assert!(cfg.origin_check && cfg.build().is_ok());
 /// assert_eq!(cfg.mechanisms().collect::<Vec<_>>(), [Mechanism::OriginCheck]);
@@ -432,7 +434,8 @@ impl PolicyConfig {
 /// refused ([`PolicyError::NotAccepted`]).
 ///
 /// ```
-/// use zonal_policy::{ConfigField, PolicyConfig, PolicyName};
+/// # use zonal_policy::doc_facade as zonal;
+/// use zonal::policy::{ConfigField, PolicyConfig, PolicyName};
 /// let mut cfg = PolicyConfig::new(PolicyName::NUMALB);
 /// cfg.numalb_alpha = Some(2.0);
 /// assert_eq!(cfg.fields_set().iter().collect::<Vec<_>>(), [ConfigField::NumalbAlpha]);
@@ -543,7 +546,8 @@ impl fmt::Display for ConfigField {
 /// a config sets ([`PolicyConfig::fields_set`]).
 ///
 /// ```
-/// use zonal_policy::{ConfigField, Fields};
+/// # use zonal_policy::doc_facade as zonal;
+/// use zonal::policy::{ConfigField, Fields};
 /// const F: Fields = Fields::of(&[ConfigField::LinuxEra, ConfigField::AgeLimit]);
 /// assert!(F.contains(ConfigField::AgeLimit) && !F.contains(ConfigField::Origin));
 /// assert_eq!(F.to_string(), "age_limit, linux_era");
@@ -702,11 +706,12 @@ impl PolicyConfig {
 /// The kernel the Linux baseline imitates.
 ///
 /// ```
-/// use zonal_policy::LinuxEra;
+/// # use zonal_policy::doc_facade as zonal;
+/// use zonal::policy::LinuxEra;
 /// assert_eq!("2.6".parse::<LinuxEra>()?, LinuxEra::V2_6);
 /// assert_eq!(LinuxEra::default(), LinuxEra::Modern);
 /// assert!("2.4".parse::<LinuxEra>().is_err());
-/// # Ok::<(), zonal_policy::PolicyError>(())
+/// # Ok::<(), zonal::policy::PolicyError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -746,11 +751,12 @@ by_name!(LinuxEra, "linux_era");
 /// kernel's. Both are written in the walk's `era` module.
 ///
 /// ```
-/// use zonal_policy::ImbalanceRule;
+/// # use zonal_policy::doc_facade as zonal;
+/// use zonal::policy::ImbalanceRule;
 /// assert_eq!("threshold".parse::<ImbalanceRule>()?, ImbalanceRule::Threshold);
 /// assert_eq!(ImbalanceRule::default(), ImbalanceRule::Kernel);
 /// assert!("paper".parse::<ImbalanceRule>().is_err());
-/// # Ok::<(), zonal_policy::PolicyError>(())
+/// # Ok::<(), zonal::policy::PolicyError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -795,11 +801,12 @@ by_name!(ImbalanceRule, "imbalance_rule");
 /// (Named `PlacementMode` because `Placement` is the fork-placement result type.)
 ///
 /// ```
-/// use zonal_policy::PlacementMode;
+/// # use zonal_policy::doc_facade as zonal;
+/// use zonal::policy::PlacementMode;
 /// assert_eq!("paper".parse::<PlacementMode>()?, PlacementMode::Paper);
 /// assert_eq!(PlacementMode::default(), PlacementMode::Zone);
 /// assert!("usual".parse::<PlacementMode>().is_err());
-/// # Ok::<(), zonal_policy::PolicyError>(())
+/// # Ok::<(), zonal::policy::PolicyError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

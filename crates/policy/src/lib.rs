@@ -34,8 +34,9 @@
 //! - `unrestricted`: random work stealing.
 //!
 //! ```
-//! use zonal_policy::{PolicyConfig, SnapshotView, CpuBalanceState, CpuPass, Rng, TaskMeta, TaskId};
-//! use zonal_topology::{presets, CpuId, NodeId};
+//! # use zonal_policy::doc_facade as zonal;
+//! use zonal::policy::{PolicyConfig, SnapshotView, CpuBalanceState, CpuPass, Rng, TaskMeta, TaskId};
+//! use zonal::topology::{presets, CpuId, NodeId};
 //! let topo = presets::preset("s1")?;
 //! let policy = PolicyConfig::named("conservative-hard")?.build()?;
 //! let mut view = SnapshotView::new(topo.clone());
@@ -104,3 +105,13 @@ pub use walker::{
     Probe, Source, StealWalker, Stolen, VictimQueues, WalkSlot, AWAY_EXAMINE, BATCH_MAX,
 };
 pub use weight::{nice_to_weight, NICE_0_WEIGHT};
+
+/// The `zonal` facade's paths, for this crate's doc examples (`# use
+/// zonal_policy::doc_facade as zonal;`), which appear on the facade's pages and so are
+/// written as a `zonal` user writes them: `zonal::policy::…`, `zonal::topology::…`
+/// (`tests/doc_paths.rs` in the facade checks them).
+#[doc(hidden)]
+pub mod doc_facade {
+    pub use crate as policy;
+    pub use zonal_topology as topology;
+}

@@ -89,7 +89,8 @@ const PAGE_BYTES: u64 = 4096;
 /// The NUMA-balancing parameters (the kernel's sysctls).
 ///
 /// ```
-/// use zonal_policy::NumaBalancing;
+/// # use zonal_policy::doc_facade as zonal;
+/// use zonal::policy::NumaBalancing;
 /// let nb = NumaBalancing::default();
 /// assert_eq!(nb.scan_delay_ms, 1000);
 /// // A 16 MiB process: one scan window, so the period starts at scan_period_min.

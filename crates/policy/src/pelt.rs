@@ -30,7 +30,8 @@ static PELT_DECAY: [f64; PELT_TABLE_LEN] = {
 /// converged (then the average equals its level).
 ///
 /// ```
-/// use zonal_policy::pelt_decay;
+/// # use zonal_policy::doc_facade as zonal;
+/// use zonal::policy::pelt_decay;
 /// assert_eq!(pelt_decay(0), Some(1.0));
 /// assert!((pelt_decay(32).unwrap() - 0.5).abs() < 1e-12);
 /// assert_eq!(pelt_decay(640), None);
@@ -73,7 +74,8 @@ fn toward(value: f64, level: f64, periods: u64) -> f64 {
 ///   how often it is called; [`value`](Self::value) reads the result.
 ///
 /// ```
-/// use zonal_policy::PeltAverage;
+/// # use zonal_policy::doc_facade as zonal;
+/// use zonal::policy::PeltAverage;
 /// let mut p = PeltAverage::default();
 /// p.set(0, 1024.0);
 /// assert!((p.at(32 * 1024) - 512.0).abs() < 1e-9);

@@ -228,7 +228,8 @@ impl PolicyName {
 /// The catalogue.
 ///
 /// ```
-/// let names: Vec<&str> = zonal_policy::catalogue().iter().map(|e| e.name).collect();
+/// # use zonal_policy::doc_facade as zonal;
+/// let names: Vec<&str> = zonal::policy::catalogue().iter().map(|e| e.name).collect();
 /// assert!(names.contains(&"conservative-hard"));
 /// ```
 #[must_use]
@@ -453,7 +454,8 @@ impl PolicyConfig {
     /// object or a parameter out of range.
     ///
     /// ```
-    /// use zonal_policy::{PolicyConfig, PolicyError};
+    /// # use zonal_policy::doc_facade as zonal;
+    /// use zonal::policy::{PolicyConfig, PolicyError};
     /// let err = PolicyConfig::from_json_str(r#"{"name": "linux", "age_limit": 2, "age_limit": 3}"#)
     ///     .unwrap_err();
     /// assert!(matches!(&err, PolicyError::DuplicateKey { key, .. } if key == "age_limit"));

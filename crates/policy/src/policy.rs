@@ -58,12 +58,13 @@ pub use fresh::FreshSteal;
 /// hold `Arc<dyn Policy>`.
 ///
 /// ```
-/// use zonal_policy::{PolicyConfig, Sides};
+/// # use zonal_policy::doc_facade as zonal;
+/// use zonal::policy::{PolicyConfig, Sides};
 /// let p = PolicyConfig::named("conservative-hard")?.build()?;
 /// assert_eq!(p.name(), "conservative-hard");
 /// assert_eq!(p.sides(), Sides::BOTH);
 /// assert!(p.balance_side().is_some());
-/// # Ok::<(), zonal_policy::PolicyError>(())
+/// # Ok::<(), zonal::policy::PolicyError>(())
 /// ```
 pub trait Policy: Send + Sync + fmt::Debug {
     /// The policy's configured name (`linux`, `conservative-hard`, …).
@@ -171,8 +172,9 @@ pub trait StealSide: Send + Sync + fmt::Debug {
     /// `tests/static_steal.rs` checks the promise for every built-in policy.
     ///
     /// ```
-    /// use zonal_policy::{FreshSteal, PolicyConfig, Refusal};
-    /// use zonal_topology::{presets, CpuId};
+    /// # use zonal_policy::doc_facade as zonal;
+    /// use zonal::policy::{FreshSteal, PolicyConfig, Refusal};
+    /// use zonal::topology::{presets, CpuId};
     /// let topo = presets::preset("s1")?;
     /// let p = PolicyConfig::named("conservative-hard")?.build()?;
     /// let vs = topo.victims(CpuId(0));
@@ -266,8 +268,9 @@ pub trait BalanceSide: Send + Sync + fmt::Debug {
     /// logic (module `policies::linux::wake`), which the conservative filter restricts.
     ///
     /// ```
-    /// use zonal_policy::{PolicyConfig, Rng, SnapshotView, TaskId, TaskMeta, WakeUp};
-    /// use zonal_topology::{presets, CpuId};
+    /// # use zonal_policy::doc_facade as zonal;
+    /// use zonal::policy::{PolicyConfig, Rng, SnapshotView, TaskId, TaskMeta, WakeUp};
+    /// use zonal::topology::{presets, CpuId};
     /// let topo = presets::preset("s1")?;
     /// let view = SnapshotView::new(topo.clone());
     /// let task = TaskMeta::new(TaskId(1), topo.node_of(CpuId(0)), CpuId(0));
@@ -313,8 +316,9 @@ pub struct WakeUp<'a> {
 /// at the node, with the waker taken to be `prev`.
 ///
 /// ```
-/// use zonal_policy::{wake_near_prev, SnapshotView, TaskId, TaskMeta};
-/// use zonal_topology::{presets, CpuId};
+/// # use zonal_policy::doc_facade as zonal;
+/// use zonal::policy::{wake_near_prev, SnapshotView, TaskId, TaskMeta};
+/// use zonal::topology::{presets, CpuId};
 /// let topo = presets::preset("s1")?;
 /// let mut view = SnapshotView::new(topo.clone());
 /// let node = topo.node_of(CpuId(0));

@@ -4,8 +4,9 @@
 /// cryptographic.
 ///
 /// ```
-/// let mut a = zonal_policy::Rng::new(7);
-/// let mut b = zonal_policy::Rng::new(7);
+/// # use zonal_policy::doc_facade as zonal;
+/// let mut a = zonal::policy::Rng::new(7);
+/// let mut b = zonal::policy::Rng::new(7);
 /// assert_eq!(a.next_u64(), b.next_u64());
 /// assert!(a.below(10) < 10);
 /// ```

@@ -14,13 +14,14 @@ use crate::view::{CpuLoad, MachineView, TaskMeta};
 /// [`set_load`](Self::set_load) overrides it.
 ///
 /// ```
-/// use zonal_policy::{SnapshotView, MachineView, TaskMeta, TaskId};
-/// use zonal_topology::{presets, CpuId, NodeId};
+/// # use zonal_policy::doc_facade as zonal;
+/// use zonal::policy::{SnapshotView, MachineView, TaskMeta, TaskId};
+/// use zonal::topology::{presets, CpuId, NodeId};
 /// let mut v = SnapshotView::new(presets::preset("s1")?);
 /// v.push_task(TaskMeta::new(TaskId(1), NodeId(0), CpuId(0)));
 /// assert_eq!(v.cpu_load(CpuId(0)).nr_running, 1);
 /// assert!(v.cpu_load(CpuId(1)).idle);
-/// # Ok::<(), zonal_topology::TopologyError>(())
+/// # Ok::<(), zonal::topology::TopologyError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct SnapshotView {

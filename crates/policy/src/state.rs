@@ -44,13 +44,14 @@ impl LevelState {
     /// can wait until the earliest `due_at` over the levels.
     ///
     /// ```
-    /// # use zonal_policy::{CpuBalanceState, BUSY_FACTOR};
-    /// # use zonal_topology::{presets, CpuId};
+    /// # use zonal_policy::doc_facade as zonal;
+    /// # use zonal::policy::{CpuBalanceState, BUSY_FACTOR};
+    /// # use zonal::topology::{presets, CpuId};
     /// let topo = presets::preset("s1")?;
     /// let l = CpuBalanceState::new(&topo, CpuId(0)).levels[0];
     /// assert_eq!(l.due_at(false), 2_000);
     /// assert_eq!(l.due_at(true), 2_000 * BUSY_FACTOR);
-    /// # Ok::<(), zonal_topology::TopologyError>(())
+    /// # Ok::<(), zonal::topology::TopologyError>(())
     /// ```
     #[must_use]
     pub fn due_at(&self, busy: bool) -> u64 {
@@ -73,15 +74,16 @@ impl LevelState {
     /// and the level is next due one interval from `now`.
     ///
     /// ```
-    /// # use zonal_policy::{AttemptOutcome, CpuBalanceState};
-    /// # use zonal_topology::{presets, CpuId};
+    /// # use zonal_policy::doc_facade as zonal;
+    /// # use zonal::policy::{AttemptOutcome, CpuBalanceState};
+    /// # use zonal::topology::{presets, CpuId};
     /// let topo = presets::preset("s1")?;
     /// let mut l = CpuBalanceState::new(&topo, CpuId(0)).levels[0];
     /// l.record(AttemptOutcome::Balanced, 10_000);
     /// assert_eq!((l.interval_us, l.next_due_us), (4_000, 14_000));
     /// l.record(AttemptOutcome::AllRefused, 20_000);
     /// assert_eq!((l.interval_us, l.nr_balance_failed), (2_000, 1));
-    /// # Ok::<(), zonal_topology::TopologyError>(())
+    /// # Ok::<(), zonal::topology::TopologyError>(())
     /// ```
     pub fn record(&mut self, outcome: AttemptOutcome, now_us: u64) {
         match outcome {
@@ -106,14 +108,15 @@ impl LevelState {
     /// off (doubles, up to the maximum) and the level is next due one interval from `now`.
     ///
     /// ```
-    /// # use zonal_policy::{AttemptOutcome, CpuBalanceState};
-    /// # use zonal_topology::{presets, CpuId};
+    /// # use zonal_policy::doc_facade as zonal;
+    /// # use zonal::policy::{AttemptOutcome, CpuBalanceState};
+    /// # use zonal::topology::{presets, CpuId};
     /// let topo = presets::preset("s1")?;
     /// let mut l = CpuBalanceState::new(&topo, CpuId(0)).levels[0];
     /// l.record(AttemptOutcome::AllRefused, 10_000);
     /// l.record_active(2, 10_000);
     /// assert_eq!((l.interval_us, l.next_due_us, l.nr_balance_failed), (4_000, 14_000, 2));
-    /// # Ok::<(), zonal_topology::TopologyError>(())
+    /// # Ok::<(), zonal::topology::TopologyError>(())
     /// ```
     pub fn record_active(&mut self, failed: u32, now_us: u64) {
         self.nr_balance_failed = failed;

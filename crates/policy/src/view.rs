@@ -65,8 +65,9 @@ impl TaskMeta {
     /// A nice-0, migratable, never-run task at its origin CPU.
     ///
     /// ```
-    /// # use zonal_policy::{TaskMeta, TaskId};
-    /// # use zonal_topology::{CpuId, NodeId};
+    /// # use zonal_policy::doc_facade as zonal;
+    /// # use zonal::policy::{TaskMeta, TaskId};
+    /// # use zonal::topology::{CpuId, NodeId};
     /// let t = TaskMeta::new(TaskId(1), NodeId(0), CpuId(0));
     /// assert_eq!(t.weight, 1024);
     /// ```

@@ -210,8 +210,9 @@ pub struct Stolen<T> {
 /// One thief's victim order with the policy's cached answers, and the walk over it.
 ///
 /// ```
-/// use zonal_policy::{PolicyConfig, StealWalker, FreshSteal, Refusal};
-/// use zonal_topology::{presets, CpuId};
+/// # use zonal_policy::doc_facade as zonal;
+/// use zonal::policy::{PolicyConfig, StealWalker, FreshSteal, Refusal};
+/// use zonal::topology::{presets, CpuId};
 /// let topo = presets::preset("s1")?;
 /// let policy = PolicyConfig::named("conservative-hard")?.build()?;
 /// let w = StealWalker::new(policy.steal_side(), &topo, CpuId(0), |_| true);

@@ -13,9 +13,10 @@ const PRIO_TO_WEIGHT: [u32; 40] = [
 /// The CFS weight of a nice value; values outside −20..=19 are clamped.
 ///
 /// ```
-/// assert_eq!(zonal_policy::nice_to_weight(0), 1024);
-/// assert_eq!(zonal_policy::nice_to_weight(-20), 88761);
-/// assert_eq!(zonal_policy::nice_to_weight(99), 15);
+/// # use zonal_policy::doc_facade as zonal;
+/// assert_eq!(zonal::policy::nice_to_weight(0), 1024);
+/// assert_eq!(zonal::policy::nice_to_weight(-20), 88761);
+/// assert_eq!(zonal::policy::nice_to_weight(99), 15);
 /// ```
 #[must_use]
 pub fn nice_to_weight(nice: i32) -> u32 {

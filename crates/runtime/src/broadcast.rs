@@ -115,17 +115,18 @@ impl<'scope> Scope<'scope> {
     /// its worker's inbox (never stolen) and runs when that worker next looks for work.
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// use std::sync::atomic::{AtomicUsize, Ordering};
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(4).build()?;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").num_threads(4).build()?;
     /// let runs = AtomicUsize::new(0);
     /// pool.scope(|s| {
     ///     s.spawn_broadcast(|_, ctx| {
-    ///         assert_eq!(zonal_runtime::current_thread_index(), Some(ctx.index()));
+    ///         assert_eq!(zonal::current_thread_index(), Some(ctx.index()));
     ///         runs.fetch_add(1, Ordering::Relaxed);
     ///     })
     /// });
     /// assert_eq!(runs.into_inner(), 4);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     pub fn spawn_broadcast<BODY>(&self, body: BODY)
     where

@@ -8,10 +8,10 @@ use zonal_policy::{Policy, PolicyConfig};
 use zonal_topology::{CpuId, Topology};
 
 use crate::construct::{Hooks, NameFn, Threads};
-use crate::discovery::Origin;
+use crate::discovery::TopologyKind;
 use crate::error::{BuildError, ErrorKind};
 use crate::launcher::{LocalRanks, LocalShare, ShareSource};
-use crate::pool::Placement;
+use crate::pool::Pinning;
 use crate::pool::ThreadPool;
 use crate::thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 use crate::StealRecord;
@@ -55,7 +55,7 @@ enum WorkerCpus {
 /// How a pool over a topology that is not this machine's places its workers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[non_exhaustive]
-pub enum VirtualPlacement {
+pub enum VirtualPinning {
     /// Leave the workers unpinned (the default).
     #[default]
     Unpinned,
@@ -93,11 +93,12 @@ pub enum VirtualPlacement {
 ///
 /// A pool built over another topology ([`preset`](Self::preset), [`xml_file`](Self::xml_file),
 /// `nodes_file` (feature `json`), [`topology`](Self::topology)) is *virtual*: one worker
-/// per virtual CPU, unpinned or spread over the allowed CPUs ([`ThreadPool::placement`]
+/// per virtual CPU, unpinned or spread over the allowed CPUs ([`ThreadPool::pinning`]
 /// says which, and the build logs it). That is how behaviour on big machines is tested here.
 ///
 /// ```
-/// use zonal_runtime::ThreadPoolBuilder;
+/// # use zonal_runtime::doc_facade as zonal;
+/// use zonal::ThreadPoolBuilder;
 /// let pool = ThreadPoolBuilder::new()
 ///     .preset("s1")
 ///     .no_policy()
@@ -105,7 +106,7 @@ pub enum VirtualPlacement {
 ///     .build()?;
 /// assert_eq!(pool.num_workers(), 32);
 /// assert!(pool.is_virtual());
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 ///
 /// # Spawners
@@ -120,7 +121,7 @@ pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     cpus: WorkerCpus,
     num_threads: Option<usize>,
     pin: PinMode,
-    virtual_placement: VirtualPlacement,
+    virtual_pinning: VirtualPinning,
     local_ranks: LocalRanks,
     thread_name: Option<NameFn>,
     stack_size: Option<usize>,
@@ -166,7 +167,7 @@ impl ThreadPoolBuilder {
             cpus: WorkerCpus::All,
             num_threads: None,
             pin: PinMode::WherePossible,
-            virtual_placement: VirtualPlacement::default(),
+            virtual_pinning: VirtualPinning::default(),
             local_ranks: LocalRanks::Auto,
             thread_name: None,
             stack_size: None,
@@ -190,18 +191,19 @@ impl ThreadPoolBuilder {
     /// shared: `Sync`).
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// let here = String::from("borrowed");
-    /// let seen = zonal_runtime::ThreadPoolBuilder::new()
+    /// let seen = zonal::ThreadPoolBuilder::new()
     ///     .num_threads(2)
     ///     .build_scoped(
     ///         |thread| {
     ///             assert_eq!(here, "borrowed");
     ///             thread.run()
     ///         },
-    ///         |pool| pool.install(|| zonal_runtime::current_thread_index().is_some()),
+    ///         |pool| pool.install(|| zonal::current_thread_index().is_some()),
     ///     )?;
     /// assert!(seen);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     ///
     /// # Errors
@@ -244,9 +246,10 @@ impl<S> ThreadPoolBuilder<S> {
     /// `build` to return before calling `run`: `build` waits for every worker to start.
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// use std::sync::Mutex;
     /// let handles = Mutex::new(Vec::new());
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new()
+    /// let pool = zonal::ThreadPoolBuilder::new()
     ///     .num_threads(2)
     ///     .spawn_handler(|thread| {
     ///         let h = std::thread::Builder::new().spawn(move || thread.run())?;
@@ -259,7 +262,7 @@ impl<S> ThreadPoolBuilder<S> {
     /// for h in handles.into_inner().unwrap() {
     ///     h.join().unwrap();
     /// }
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     pub fn spawn_handler<F>(self, spawn: F) -> ThreadPoolBuilder<CustomSpawn<F>>
     where
@@ -271,7 +274,7 @@ impl<S> ThreadPoolBuilder<S> {
             cpus: self.cpus,
             num_threads: self.num_threads,
             pin: self.pin,
-            virtual_placement: self.virtual_placement,
+            virtual_pinning: self.virtual_pinning,
             local_ranks: self.local_ranks,
             thread_name: self.thread_name,
             stack_size: self.stack_size,
@@ -316,13 +319,14 @@ impl<S> ThreadPoolBuilder<S> {
     /// [`tokio_handle`]: Self#method.tokio_handle
     ///
     /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new()
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new()
     ///     .num_threads(2)
     ///     .use_current_thread()
     ///     .build()?;
-    /// assert_eq!(zonal_runtime::current_thread_index(), Some(0));
+    /// assert_eq!(zonal::current_thread_index(), Some(0));
     /// assert_eq!(pool.join(|| 1, || 2), (1, 2));
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     #[must_use]
     pub fn use_current_thread(mut self) -> Self {
@@ -427,12 +431,13 @@ impl<S> ThreadPoolBuilder<S> {
     /// done.
     ///
     /// ```
-    /// use zonal_runtime::{LocalRanks, ShareSource, ThreadPoolBuilder};
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// use zonal::runtime::{LocalRanks, ShareSource, ThreadPoolBuilder};
     /// let pool = ThreadPoolBuilder::new()
     ///     .local_ranks(LocalRanks::Split { rank: 0, size: 1 })
     ///     .build()?;
     /// assert_eq!(pool.local_share().source, ShareSource::Explicit);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     ///
     /// A malformed launcher variable under [`LocalRanks::Auto`] (not a number, a rank not
@@ -462,13 +467,14 @@ impl<S> ThreadPoolBuilder<S> {
     /// pools too. The `num_threads` module doc in the source has the details.
     ///
     /// ```
-    /// use zonal_runtime::ThreadPoolBuilder;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// use zonal::ThreadPoolBuilder;
     /// let pool = ThreadPoolBuilder::new().preset("s1").num_threads(4).build()?;
     /// assert_eq!(pool.num_workers(), 4);
     /// assert_eq!(pool.worker_nodes().len(), 4); // one worker on each of four nodes
     /// let big = ThreadPoolBuilder::new().preset("s1").num_threads(40).build()?;
     /// assert_eq!((big.num_workers(), big.extra_workers()), (40, 8));
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     ///
     /// A count above [`MAX_THREADS`](crate::MAX_THREADS), or a non-zero count together with
@@ -506,29 +512,31 @@ impl<S> ThreadPoolBuilder<S> {
     ///   to the OS scheduler.
     ///
     /// Virtual pools (a topology that is not this machine's) are unpinned unless
-    /// [`virtual_placement`](Self::virtual_placement) asks for
-    /// [`VirtualPlacement::Spread`], which is itself an explicit request: a spread worker
+    /// [`virtual_pinning`](Self::virtual_pinning) asks for
+    /// [`VirtualPinning::Spread`], which is itself an explicit request: a spread worker
     /// that cannot be pinned fails the build in the default mode as with `pin(true)`; only
     /// `pin(false)` leaves it unpinned. `pin(true)` on a virtual pool that is not spread
     /// asks for what it cannot give: [`build`](Self::build) fails with a [`BuildError`]
     /// ([`BuildError::is_pinning_error`]) naming the topology.
     ///
     /// ```
-    /// let err = zonal_runtime::ThreadPoolBuilder::new()
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let err = zonal::ThreadPoolBuilder::new()
     ///     .preset("s1")
     ///     .pin(true)
     ///     .build()
     ///     .unwrap_err();
     /// assert!(err.is_pinning_error() && err.is_input_error());
-    /// assert!(err.to_string().contains("VirtualPlacement::Spread"), "{err}");
+    /// assert!(err.to_string().contains("VirtualPinning::Spread"), "{err}");
     /// ```
     ///
     /// ```
-    /// use zonal_runtime::ThreadPoolBuilder;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// use zonal::ThreadPoolBuilder;
     /// let pool = ThreadPoolBuilder::new().pin(false).no_policy().build()?;
     /// assert_eq!(pool.unpinned_workers(), pool.num_workers());
     /// assert_eq!(pool.pin_fallback_workers(), 0);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     #[must_use]
     pub fn pin(mut self, pin: bool) -> Self {
@@ -540,10 +548,10 @@ impl<S> ThreadPoolBuilder<S> {
     /// required: a worker that cannot be bound fails the build (unless `pin(false)`, which
     /// leaves every worker unpinned).
     ///
-    /// [`Spread`]: VirtualPlacement::Spread
+    /// [`Spread`]: VirtualPinning::Spread
     #[must_use]
-    pub fn virtual_placement(mut self, p: VirtualPlacement) -> Self {
-        self.virtual_placement = p;
+    pub fn virtual_pinning(mut self, p: VirtualPinning) -> Self {
+        self.virtual_pinning = p;
         self
     }
 
@@ -603,13 +611,14 @@ impl<S> ThreadPoolBuilder<S> {
     /// `tokio::runtime::Handle::current()`):
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// use std::time::Duration;
     /// let rt = tokio::runtime::Builder::new_multi_thread()
     ///     .worker_threads(1)
     ///     .enable_all()
     ///     .build()
     ///     .unwrap();
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new()
+    /// let pool = zonal::ThreadPoolBuilder::new()
     ///     .preset("s1")
     ///     .no_policy()
     ///     .tokio_handle(rt.handle().clone())
@@ -620,7 +629,7 @@ impl<S> ThreadPoolBuilder<S> {
     /// });
     /// assert_eq!(h.join().unwrap(), 7);
     /// drop(pool); // before the runtime its tasks use
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     #[cfg(feature = "tokio")]
     #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
@@ -669,9 +678,9 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     /// workers already started are stopped and have exited before the error is returned.
     pub fn build(mut self) -> Result<ThreadPool, BuildError> {
         self.check_num_threads()?;
-        let (topo, origin) = self.load_topology()?;
-        let (topo, local_share) = self.local_share(topo, &origin)?;
-        let is_virtual = origin.is_virtual();
+        let (topo, kind) = self.load_topology()?;
+        let (topo, local_share) = self.local_share(topo, &kind)?;
+        let is_virtual = kind.is_virtual();
         let policy = self.take_policy()?;
         let (topo, cpus, extra) = match self.num_threads {
             Some(n) if n > 0 => {
@@ -685,7 +694,7 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
                 (topo, cpus, extra)
             }
         };
-        let (placement, mut targets) = self.pin_targets(&topo, &cpus, &origin, &extra)?;
+        let (pinning, mut targets) = self.pin_targets(&topo, &cpus, &kind, &extra)?;
         // Extra workers run on virtual CPUs: never bound.
         for (t, &x) in targets.iter_mut().zip(&extra) {
             if x {
@@ -693,12 +702,12 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
             }
         }
         let layout = crate::pool::Layout {
-            placement,
+            pinning,
             is_virtual,
             unpinned_workers: targets.iter().filter(|t| t.is_none()).count(),
             extra_workers: extra.iter().filter(|&&x| x).count(),
             facts: Arc::new(crate::metrics::PoolFacts {
-                topology_discovered: origin == Origin::Discovered,
+                topology_discovered: kind == TopologyKind::Discovered,
                 local_share,
                 ..Default::default()
             }),
@@ -709,11 +718,11 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
                 "topology {:?} is not this machine's: {} workers, one per virtual CPU, {:?}",
                 topo.machine().name(),
                 cpus.len(),
-                placement
+                pinning
             );
         }
         let (hooks, mut threads) = self.take_hooks_and_threads();
-        threads.pin_required = self.pin == PinMode::Required || placement == Placement::Spread;
+        threads.pin_required = self.pin == PinMode::Required || pinning == Pinning::Spread;
         crate::construct::start(
             Arc::new(topo),
             policy,
@@ -744,23 +753,26 @@ impl<S> ThreadPoolBuilder<S> {
     }
 
     /// The topology chosen, and where it came from.
-    fn load_topology(&mut self) -> Result<(Topology, Origin), BuildError> {
+    fn load_topology(&mut self) -> Result<(Topology, TopologyKind), BuildError> {
         Ok(
             match std::mem::replace(&mut self.source, Source::ThisMachine) {
                 Source::ThisMachine => crate::discovery::this_machine()?,
-                Source::Topology(t) => (*t, Origin::Virtual),
-                Source::Preset(name) => (zonal_topology::presets::preset(&name)?, Origin::Virtual),
+                Source::Topology(t) => (*t, TopologyKind::Virtual),
+                Source::Preset(name) => (
+                    zonal_topology::presets::preset(&name)?,
+                    TopologyKind::Virtual,
+                ),
                 #[cfg(feature = "hwloc")]
                 Source::Xml(p) => (
                     Topology::new(zonal_topology::from_xml_file(p)?),
-                    Origin::Virtual,
+                    TopologyKind::Virtual,
                 ),
                 #[cfg(not(feature = "hwloc"))]
                 Source::Xml(path) => return Err(BuildError::new(ErrorKind::NoHwloc { path })),
                 #[cfg(feature = "json")]
                 Source::Nodes(p) => (
                     Topology::new(zonal_topology::from_nodes_file(p)?),
-                    Origin::Virtual,
+                    TopologyKind::Virtual,
                 ),
             },
         )
@@ -771,10 +783,10 @@ impl<S> ThreadPoolBuilder<S> {
     fn local_share(
         &self,
         topo: Topology,
-        origin: &Origin,
+        kind: &TopologyKind,
     ) -> Result<(Topology, LocalShare), BuildError> {
         let none = LocalShare::default();
-        if *origin != Origin::Discovered || matches!(self.cpus, WorkerCpus::Subset(_)) {
+        if *kind != TopologyKind::Discovered || matches!(self.cpus, WorkerCpus::Subset(_)) {
             return Ok((topo, none));
         }
         let (rank, size, source, split) = match self.local_ranks {
@@ -902,26 +914,26 @@ impl<S> ThreadPoolBuilder<S> {
         Ok(cpus)
     }
 
-    /// Per worker, the OS CPU to bind to (or none), and the resulting placement (before
+    /// Per worker, the OS CPU to bind to (or none), and the resulting pinning (before
     /// any pinning fails).
     fn pin_targets(
         &self,
         topo: &Topology,
         cpus: &[CpuId],
-        origin: &Origin,
+        kind: &TopologyKind,
         extra: &[bool],
-    ) -> Result<(Placement, Vec<Option<u32>>), BuildError> {
+    ) -> Result<(Pinning, Vec<Option<u32>>), BuildError> {
         if self.pin == PinMode::Off {
-            return Ok((Placement::Unpinned, vec![None; cpus.len()]));
+            return Ok((Pinning::Unpinned, vec![None; cpus.len()]));
         }
-        if let (PinMode::Required, Origin::Fallback { why }) = (self.pin, origin) {
+        if let (PinMode::Required, TopologyKind::Fallback { why }) = (self.pin, kind) {
             return Err(BuildError::new(ErrorKind::PinUndiscovered {
                 why: why.clone(),
             }));
         }
         if self.pin == PinMode::Required
-            && origin.is_virtual()
-            && self.virtual_placement == VirtualPlacement::Unpinned
+            && kind.is_virtual()
+            && self.virtual_pinning == VirtualPinning::Unpinned
         {
             // Required pinning of workers on CPUs that are not this machine's: only a
             // spread asks for bindings; silently unpinned would be a lie.
@@ -929,17 +941,17 @@ impl<S> ThreadPoolBuilder<S> {
                 topology: topo.machine().name().to_owned(),
             }));
         }
-        if *origin == Origin::Discovered {
+        if *kind == TopologyKind::Discovered {
             let t = cpus
                 .iter()
                 .zip(extra)
                 .map(|(&c, &x)| (!x).then(|| topo.machine().cpu(c).os_index))
                 .collect();
-            return Ok((Placement::Pinned, t));
+            return Ok((Pinning::Pinned, t));
         }
-        match self.virtual_placement {
-            VirtualPlacement::Unpinned => Ok((Placement::Unpinned, vec![None; cpus.len()])),
-            VirtualPlacement::Spread => {
+        match self.virtual_pinning {
+            VirtualPinning::Unpinned => Ok((Pinning::Unpinned, vec![None; cpus.len()])),
+            VirtualPinning::Spread => {
                 let allowed = crate::discovery::allowed_cpus()?;
                 if allowed.is_empty() {
                     return Err(BuildError::new(ErrorKind::NoWorkers {
@@ -956,7 +968,7 @@ impl<S> ThreadPoolBuilder<S> {
                         }))
                     })
                     .collect();
-                Ok((Placement::Spread, t))
+                Ok((Pinning::Spread, t))
             }
         }
     }
@@ -1025,7 +1037,7 @@ mod test {
         assert_eq!(pool.topology().node_count(), 1);
         assert!(pool.is_virtual());
         assert!(!pool.is_topology_discovered());
-        assert_eq!(pool.placement(), Placement::Unpinned);
+        assert_eq!(pool.pinning(), Pinning::Unpinned);
         assert_eq!(pool.unpinned_workers(), cpus);
         let m = pool.metrics();
         assert!(!m.topology_discovered);
@@ -1070,7 +1082,7 @@ mod test {
         let e = ThreadPoolBuilder::new()
             .preset("s1")
             .no_policy()
-            .virtual_placement(VirtualPlacement::Spread)
+            .virtual_pinning(VirtualPinning::Spread)
             .thread_name(|i| format!("pinfail-spread-{i}"))
             .build()
             .unwrap_err();

@@ -4,7 +4,8 @@
 /// `spawn` needs `'static`: it cannot borrow from the caller.
 ///
 /// ```compile_fail
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build().unwrap();
+/// # use zonal_runtime::doc_facade as zonal;
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build().unwrap();
 /// let v = vec![1, 2, 3];
 /// pool.spawn(|| println!("{}", v.len()));
 /// ```
@@ -12,8 +13,9 @@
 /// `join` closures must be `Send`.
 ///
 /// ```compile_fail
+/// # use zonal_runtime::doc_facade as zonal;
 /// use std::rc::Rc;
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build().unwrap();
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build().unwrap();
 /// let r = Rc::new(1);
 /// pool.join(move || drop(r), || ());
 /// ```
@@ -21,7 +23,8 @@
 /// A scope's tasks cannot outlive what they borrow.
 ///
 /// ```compile_fail
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build().unwrap();
+/// # use zonal_runtime::doc_facade as zonal;
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build().unwrap();
 /// pool.scope(|s| {
 ///     let local = vec![1];
 ///     s.spawn(|_| println!("{}", local.len()));
@@ -31,7 +34,8 @@
 /// Two scoped tasks cannot both borrow the same data mutably.
 ///
 /// ```compile_fail
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build().unwrap();
+/// # use zonal_runtime::doc_facade as zonal;
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build().unwrap();
 /// let mut x = 0;
 /// pool.scope(|s| {
 ///     s.spawn(|_| x += 1);

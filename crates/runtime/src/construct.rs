@@ -20,7 +20,7 @@ use crate::error::{BuildError, ErrorKind};
 use crate::idle_signal::IdleSignal;
 use crate::metrics::WorkerCounters;
 use crate::policy_switch::PolicySlot;
-use crate::pool::Placement;
+use crate::pool::Pinning;
 use crate::pool::{Layout, ThreadPool};
 use crate::queues::{AwayQueue, Deque, FifoQueue, SharedQueue};
 use crate::registry::{
@@ -252,7 +252,7 @@ impl Headroom {
 /// The default pinning mode's fallback: the `failed` workers run unpinned. Says so once
 /// (a `tracing` warning naming how many and the first CPU and reason) and records it in
 /// `layout` (the pool's metrics report it); a pool none of whose workers is pinned any
-/// more is [`Placement::Unpinned`].
+/// more is [`Pinning::Unpinned`].
 fn fall_back(
     layout: &mut Layout,
     failed: &[PinFailure],
@@ -275,7 +275,7 @@ fn fall_back(
     );
     layout.unpinned_workers += failed.len();
     if pins.iter().all(Option::is_none) {
-        layout.placement = Placement::Unpinned;
+        layout.pinning = Pinning::Unpinned;
     }
     let facts = Arc::make_mut(&mut layout.facts);
     facts.pin_fallback_workers = failed.len();
@@ -555,7 +555,7 @@ mod exactly_once;
 #[cfg(all(test, target_os = "linux", not(zonal_loom)))]
 mod tests {
     use crate::os::fail_pins::FailPins;
-    use crate::pool::Placement;
+    use crate::pool::Pinning;
     use crate::{ThreadPool, ThreadPoolBuilder};
 
     /// The CPUs the test thread (and so a fresh worker thread, which inherits its mask) may
@@ -604,11 +604,11 @@ mod tests {
         assert_eq!(pool.pin_fallback_workers(), 1);
         assert_eq!(pool.unpinned_workers(), 1);
         let want = if n == 1 {
-            Placement::Unpinned
+            Pinning::Unpinned
         } else {
-            Placement::Pinned
+            Pinning::Pinned
         };
-        assert_eq!(pool.placement(), want);
+        assert_eq!(pool.pinning(), want);
         let m = pool.metrics();
         assert_eq!(m.pin_fallback_workers, 1);
         let reason = m.pin_fallback_reason.clone().unwrap();
@@ -653,7 +653,7 @@ mod tests {
         let _fail = FailPins::new("pinfail-all-", &allowed);
         let pool = builder("pinfail-all-").build().unwrap();
         let n = pool.num_workers();
-        assert_eq!(pool.placement(), Placement::Unpinned);
+        assert_eq!(pool.pinning(), Pinning::Unpinned);
         assert_eq!(
             (pool.pin_fallback_workers(), pool.unpinned_workers()),
             (n, n)
@@ -690,7 +690,7 @@ mod tests {
         let _fail = FailPins::new("pinfail-off-", &allowed);
         let pool = builder("pinfail-off-").pin(false).build().unwrap();
         let n = pool.num_workers();
-        assert_eq!(pool.placement(), Placement::Unpinned);
+        assert_eq!(pool.pinning(), Pinning::Unpinned);
         assert_eq!(
             (pool.pin_fallback_workers(), pool.unpinned_workers()),
             (0, n)

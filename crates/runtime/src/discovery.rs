@@ -7,7 +7,7 @@ use crate::error::BuildError;
 
 /// Where a pool's topology came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Origin {
+pub(crate) enum TopologyKind {
     /// This machine, discovered.
     Discovered,
     /// This machine could not be discovered (`why`): one flat node of
@@ -20,19 +20,19 @@ pub(crate) enum Origin {
     Virtual,
 }
 
-impl Origin {
+impl TopologyKind {
     /// Whether the pool is virtual: its CPU numbers are not this machine's (the flat
     /// fallback is, too: nothing is pinned to its CPUs unless asked).
     pub(crate) fn is_virtual(&self) -> bool {
-        !matches!(self, Origin::Discovered)
+        !matches!(self, TopologyKind::Discovered)
     }
 }
 
-/// This machine's topology ([`Origin::Discovered`]); where it cannot be discovered (neither
+/// This machine's topology ([`TopologyKind::Discovered`]); where it cannot be discovered (neither
 /// Linux nor the `hwloc` feature), one node holding `available_parallelism` CPUs
-/// ([`Origin::Fallback`]: a virtual pool, since its CPU numbers are not known to be the
+/// ([`TopologyKind::Fallback`]: a virtual pool, since its CPU numbers are not known to be the
 /// OS's, so nothing is pinned to them), with a `tracing` warning.
-pub(crate) fn this_machine() -> Result<(Topology, Origin), BuildError> {
+pub(crate) fn this_machine() -> Result<(Topology, TopologyKind), BuildError> {
     #[cfg(test)]
     if test_undiscovered::active() {
         return from_discovery(Err(TopologyError::NoDiscovery { os: "test" }));
@@ -41,9 +41,11 @@ pub(crate) fn this_machine() -> Result<(Topology, Origin), BuildError> {
 }
 
 /// What discovery's result `found` gives a pool.
-fn from_discovery(found: Result<Machine, TopologyError>) -> Result<(Topology, Origin), BuildError> {
+fn from_discovery(
+    found: Result<Machine, TopologyError>,
+) -> Result<(Topology, TopologyKind), BuildError> {
     match found {
-        Ok(m) => Ok((Topology::new(m), Origin::Discovered)),
+        Ok(m) => Ok((Topology::new(m), TopologyKind::Discovered)),
         Err(e @ (TopologyError::NoDiscovery { .. } | TopologyError::NoSysfs { .. })) => {
             let cpus = flat_cpus();
             tracing::warn!(
@@ -60,7 +62,10 @@ fn from_discovery(found: Result<Machine, TopologyError>) -> Result<(Topology, Or
                 memory_bytes: None,
             };
             let m = Machine::from_specs("this machine (undiscovered)", vec![node], None)?;
-            Ok((Topology::new(m), Origin::Fallback { why: e.to_string() }))
+            Ok((
+                Topology::new(m),
+                TopologyKind::Fallback { why: e.to_string() },
+            ))
         }
         Err(e) => Err(e.into()),
     }
@@ -119,13 +124,12 @@ mod tests {
 
     #[test]
     fn an_undiscoverable_machine_is_one_flat_node_marked_fallback() {
-        let (topo, origin) =
-            from_discovery(Err(TopologyError::NoDiscovery { os: "plan9" })).unwrap();
-        let Origin::Fallback { why } = &origin else {
-            panic!("{origin:?}")
+        let (topo, kind) = from_discovery(Err(TopologyError::NoDiscovery { os: "plan9" })).unwrap();
+        let TopologyKind::Fallback { why } = &kind else {
+            panic!("{kind:?}")
         };
         assert!(why.contains("plan9"), "{why}");
-        assert!(origin.is_virtual());
+        assert!(kind.is_virtual());
         assert_eq!(topo.node_count(), 1);
         assert_eq!(topo.cpu_count(), flat_cpus().len());
     }
@@ -133,9 +137,9 @@ mod tests {
     #[test]
     fn linux_without_sysfs_is_one_flat_node_marked_fallback() {
         let missing = std::path::PathBuf::from("/nonexistent/sys/devices/system");
-        let (topo, origin) = from_discovery(Err(TopologyError::NoSysfs { path: missing })).unwrap();
-        let Origin::Fallback { why } = &origin else {
-            panic!("{origin:?}")
+        let (topo, kind) = from_discovery(Err(TopologyError::NoSysfs { path: missing })).unwrap();
+        let TopologyKind::Fallback { why } = &kind else {
+            panic!("{kind:?}")
         };
         assert!(why.contains("is sysfs mounted"), "{why}");
         assert_eq!(topo.node_count(), 1);
@@ -149,8 +153,11 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn this_machine_is_discovered_here_unless_a_test_says_otherwise() {
-        assert_eq!(this_machine().unwrap().1, Origin::Discovered);
+        assert_eq!(this_machine().unwrap().1, TopologyKind::Discovered);
         let _g = test_undiscovered::Undiscovered::new();
-        assert!(matches!(this_machine().unwrap().1, Origin::Fallback { .. }));
+        assert!(matches!(
+            this_machine().unwrap().1,
+            TopologyKind::Fallback { .. }
+        ));
     }
 }

@@ -18,12 +18,13 @@ use zonal_topology::NodeId;
 /// counterparts panic with this message.
 ///
 /// ```
-/// use zonal_topology::NodeId;
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// # use zonal_runtime::doc_facade as zonal;
+/// use zonal::topology::NodeId;
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
 /// let err = pool.try_spawn_on(NodeId(99), || ()).unwrap_err();
-/// assert_eq!(err, zonal_runtime::SpawnError::UnknownNode { node: NodeId(99), nodes: 16 });
+/// assert_eq!(err, zonal::runtime::SpawnError::UnknownNode { node: NodeId(99), nodes: 16 });
 /// assert!(err.to_string().contains("node 99"));
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -79,8 +80,9 @@ pub enum MemoryError {
 /// names the environment variable and its value.
 ///
 /// ```
+/// # use zonal_runtime::doc_facade as zonal;
 /// let env = |v: &str| (v == "MPI_LOCALRANKID" || v == "MPI_LOCALNRANKS").then(|| "x".to_owned());
-/// let e = zonal_runtime::launcher_ranks(env).unwrap_err();
+/// let e = zonal::runtime::launcher_ranks(env).unwrap_err();
 /// assert_eq!(e.var(), Some("MPI_LOCALNRANKS"));
 /// assert!(e.to_string().contains("MPI_LOCALNRANKS=\"x\""));
 /// ```
@@ -143,7 +145,8 @@ impl LauncherError {
 /// Why a pool could not be built. The message names the offending input.
 ///
 /// ```
-/// let err = zonal_runtime::ThreadPoolBuilder::new()
+/// # use zonal_runtime::doc_facade as zonal;
+/// let err = zonal::ThreadPoolBuilder::new()
 ///     .preset("no-such-preset")
 ///     .build()
 ///     .unwrap_err();
@@ -183,7 +186,7 @@ pub(crate) enum ErrorKind {
     PinUndiscovered { why: String },
     #[error(
         "pin(true) on a virtual pool: the topology {topology:?} is not this machine's, and \
-         its workers run unpinned unless `virtual_placement(VirtualPlacement::Spread)` binds \
+         its workers run unpinned unless `virtual_pinning(VirtualPinning::Spread)` binds \
          them to this machine's CPUs (leave `pin` unset to run unpinned)"
     )]
     PinVirtual { topology: String },
@@ -230,7 +233,8 @@ impl BuildError {
     /// The CPU (OS index) the error is about, for pinning and CPU-selection errors.
     ///
     /// ```
-    /// let err = zonal_runtime::ThreadPoolBuilder::new()
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let err = zonal::ThreadPoolBuilder::new()
     ///     .worker_cpus([4096])
     ///     .build()
     ///     .unwrap_err();
@@ -253,7 +257,8 @@ impl BuildError {
     /// (1).
     ///
     /// ```
-    /// let err = zonal_runtime::ThreadPoolBuilder::new()
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let err = zonal::ThreadPoolBuilder::new()
     ///     .preset("no-such-preset")
     ///     .build()
     ///     .unwrap_err();
@@ -291,8 +296,9 @@ impl BuildError {
     /// returned.
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// // No system gives a thread 2^63 bytes of stack: the first worker cannot start.
-    /// let err = zonal_runtime::ThreadPoolBuilder::new()
+    /// let err = zonal::ThreadPoolBuilder::new()
     ///     .preset("s1")
     ///     .stack_size(usize::MAX / 2)
     ///     .build()
@@ -333,7 +339,8 @@ impl BuildError {
     /// the pool.
     ///
     /// ```
-    /// let err = zonal_runtime::ThreadPoolBuilder::new()
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let err = zonal::ThreadPoolBuilder::new()
     ///     .preset("s1")
     ///     .num_threads(1_000_000)
     ///     .build()

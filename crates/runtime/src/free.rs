@@ -25,17 +25,18 @@ use crate::worker::WorkerThread;
 /// are done). A panic in either resumes here (after both have finished).
 ///
 /// ```
+/// # use zonal_runtime::doc_facade as zonal;
 /// fn fib(n: u64) -> u64 {
 ///     if n < 2 { return n; }
-///     let (a, b) = zonal_runtime::join(|| fib(n - 1), || fib(n - 2));
+///     let (a, b) = zonal::join(|| fib(n - 1), || fib(n - 2));
 ///     a + b
 /// }
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
 /// assert_eq!(pool.install(|| fib(20)), 6765);
 /// assert_eq!(fib(10), 55); // outside a pool: on the global pool
-/// let (a, _) = zonal_runtime::join(zonal_runtime::current_thread_index, || ());
+/// let (a, _) = zonal::join(zonal::current_thread_index, || ());
 /// assert!(a.is_some());
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
@@ -57,15 +58,16 @@ where
 /// the global pool), the second one is migrated when another worker stole it.
 ///
 /// ```
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// # use zonal_runtime::doc_facade as zonal;
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
 /// let (a, b) = pool.install(|| {
-///     zonal_runtime::join_context(|ctx| ctx.migrated(), |ctx| ctx.migrated())
+///     zonal::join_context(|ctx| ctx.migrated(), |ctx| ctx.migrated())
 /// });
 /// assert!(!a); // on the worker that called it
 /// let _stolen_or_not = b;
-/// let (a, _) = zonal_runtime::join_context(|ctx| ctx.migrated(), |_| ());
+/// let (a, _) = zonal::join_context(|ctx| ctx.migrated(), |_| ());
 /// assert!(a); // injected into the global pool from this thread
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
@@ -89,8 +91,9 @@ where
 /// pool the global pool (built if needed). See [`ThreadPool::spawn`].
 ///
 /// ```
+/// # use zonal_runtime::doc_facade as zonal;
 /// let (tx, rx) = std::sync::mpsc::channel();
-/// zonal_runtime::spawn(move || tx.send(zonal_runtime::current_thread_index()).unwrap());
+/// zonal::spawn(move || tx.send(zonal::current_thread_index()).unwrap());
 /// assert!(rx.recv().unwrap().is_some()); // it ran on a worker of the global pool
 /// ```
 pub fn spawn<F: FnOnce() + Send + 'static>(f: F) {
@@ -129,17 +132,18 @@ pub fn spawn_with<F: FnOnce() + Send + 'static>(opts: TaskOptions, f: F) {
 /// pool (built if needed), whose worker runs `op`. See [`ThreadPool::scope`].
 ///
 /// ```
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// # use zonal_runtime::doc_facade as zonal;
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
 /// let n = pool.install(|| {
 ///     let mut n = [0; 3];
-///     zonal_runtime::scope(|s| for x in n.iter_mut() { s.spawn(move |_| *x += 1) });
+///     zonal::scope(|s| for x in n.iter_mut() { s.spawn(move |_| *x += 1) });
 ///     n
 /// });
 /// assert_eq!(n, [1, 1, 1]);
 /// // Outside a pool: on the global pool.
-/// let on_worker = zonal_runtime::scope(|_| zonal_runtime::current_thread_index().is_some());
+/// let on_worker = zonal::scope(|_| zonal::current_thread_index().is_some());
 /// assert!(on_worker);
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 pub fn scope<'scope, OP, R>(op: OP) -> R
 where
@@ -153,10 +157,11 @@ where
 /// pool's (building it if needed, as rayon).
 ///
 /// ```
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-/// assert_eq!(pool.install(zonal_runtime::current_num_threads), pool.num_workers());
-/// assert!(zonal_runtime::current_num_threads() >= 1);
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # use zonal_runtime::doc_facade as zonal;
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// assert_eq!(pool.install(zonal::current_num_threads), pool.num_workers());
+/// assert!(zonal::current_num_threads() >= 1);
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 #[must_use]
 pub fn current_num_threads() -> usize {
@@ -182,7 +187,8 @@ pub fn spawn_fifo<F: FnOnce() + Send + 'static>(f: F) {
 /// [`ThreadPool::spawn_async`].
 ///
 /// ```
-/// let h = zonal_runtime::spawn_async(async { 1 + 1 });
+/// # use zonal_runtime::doc_facade as zonal;
+/// let h = zonal::spawn_async(async { 1 + 1 });
 /// assert_eq!(h.join().unwrap(), 2);
 /// ```
 pub fn spawn_async<F>(fut: F) -> JoinHandle<F::Output>
@@ -201,8 +207,9 @@ where
 /// pool the global pool (built if needed).
 ///
 /// ```
-/// let n = zonal_runtime::broadcast(|ctx| ctx.num_threads());
-/// assert_eq!(n.len(), zonal_runtime::current_num_threads());
+/// # use zonal_runtime::doc_facade as zonal;
+/// let n = zonal::broadcast(|ctx| ctx.num_threads());
+/// assert_eq!(n.len(), zonal::current_num_threads());
 /// ```
 pub fn broadcast<OP, R>(op: OP) -> Vec<R>
 where
@@ -233,8 +240,9 @@ where
 /// every pool the global pool (built if needed). `op` runs on the calling thread.
 ///
 /// ```
+/// # use zonal_runtime::doc_facade as zonal;
 /// let mut v = vec![0; 4];
-/// zonal_runtime::in_place_scope_fifo(|s| {
+/// zonal::in_place_scope_fifo(|s| {
 ///     for (i, x) in v.iter_mut().enumerate() {
 ///         s.spawn_fifo(move |_| *x = i);
 ///     }
@@ -256,8 +264,9 @@ where
 /// pool the global pool (built if needed).
 ///
 /// ```
+/// # use zonal_runtime::doc_facade as zonal;
 /// let mut v = vec![0; 8];
-/// zonal_runtime::scope_fifo(|s| {
+/// zonal::scope_fifo(|s| {
 ///     for (i, x) in v.iter_mut().enumerate() {
 ///         s.spawn_fifo(move |_| *x = i);
 ///     }
@@ -279,9 +288,10 @@ where
 /// `op`) resumes here. `op` need not be `Send`: it never leaves this thread.
 ///
 /// ```
+/// # use zonal_runtime::doc_facade as zonal;
 /// let caller = std::thread::current().id();
 /// let mut v = vec![0; 4];
-/// let body_thread = zonal_runtime::in_place_scope(|s| {
+/// let body_thread = zonal::in_place_scope(|s| {
 ///     for (i, x) in v.iter_mut().enumerate() {
 ///         s.spawn(move |_| *x = i * 10);
 ///     }
@@ -305,10 +315,11 @@ where
 /// its pool's partition; on any other thread, the global pool's (built if needed).
 ///
 /// ```
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-/// let parts = pool.install(|| zonal_runtime::current_node_partition(0..1600));
+/// # use zonal_runtime::doc_facade as zonal;
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// let parts = pool.install(|| zonal::runtime::current_node_partition(0..1600));
 /// assert_eq!(parts, pool.node_partition(0..1600));
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 #[must_use]
 pub fn current_node_partition(range: Range<usize>) -> Vec<(NodeId, Range<usize>)> {

@@ -70,7 +70,8 @@ pub(crate) fn current_or_global<T, R>(
 /// with its per-node cut, like one started inside `install`.
 ///
 /// ```
-/// let w = zonal_runtime::in_worker(zonal_runtime::current_thread_index);
+/// # use zonal_runtime::doc_facade as zonal;
+/// let w = zonal::runtime::in_worker(zonal::current_thread_index);
 /// assert!(w.is_some()); // ran on a worker of the global pool
 /// ```
 pub fn in_worker<OP, R>(op: OP) -> R
@@ -109,9 +110,10 @@ impl<S: crate::thread_builder::ThreadSpawn> ThreadPoolBuilder<S> {
     /// [`NUM_THREADS_VAR`] is honoured.
     ///
     /// ```no_run
-    /// zonal_runtime::ThreadPoolBuilder::new().num_threads(4).build_global()?;
-    /// assert_eq!(zonal_runtime::current_num_threads(), 4);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// zonal::ThreadPoolBuilder::new().num_threads(4).build_global()?;
+    /// assert_eq!(zonal::current_num_threads(), 4);
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     ///
     /// # Errors

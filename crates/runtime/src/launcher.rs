@@ -1,4 +1,4 @@
-//! Pools that share a machine with other ranks of an MPI job (issue 26): the launcher's
+//! Pools that share a machine with other ranks of an MPI job: the launcher's
 //! local rank and local size, read from the environment ([`launcher_ranks`]), and the
 //! share of the process's allowed CPUs that a rank takes ([`split_cpus`]).
 //!
@@ -128,10 +128,11 @@ impl Default for LocalShare {
 
 /// The launcher's local rank and size, read through `lookup` (a variable's value, `None`
 /// when unset): `Ok(None)` when no launcher variable pair is set. The sources and their
-/// order are in the [module documentation](self) and [`LAUNCHER_VARS`].
+/// order are in [`LAUNCHER_VARS`] (in the order they are tried).
 ///
 /// ```
-/// use zonal_runtime::launcher_ranks;
+/// # use zonal_runtime::doc_facade as zonal;
+/// use zonal::runtime::launcher_ranks;
 /// let env = |v: &str| match v {
 ///     "OMPI_COMM_WORLD_LOCAL_RANK" => Some("1".to_owned()),
 ///     "OMPI_COMM_WORLD_LOCAL_SIZE" => Some("4".to_owned()),
@@ -211,7 +212,8 @@ fn parse(var: &'static str, value: &str) -> Result<usize, LauncherError> {
 /// `size > n`: the one CPU `cpus[rank % n]` (ranks share CPUs round-robin), and `true`.
 ///
 /// ```
-/// use zonal_runtime::split_cpus;
+/// # use zonal_runtime::doc_facade as zonal;
+/// use zonal::runtime::split_cpus;
 /// assert_eq!(split_cpus(&[0, 1, 2, 3, 4], 1, 2).unwrap(), (vec![2, 3, 4], false));
 /// assert_eq!(split_cpus(&[0, 1], 2, 3).unwrap(), (vec![0], true));
 /// ```

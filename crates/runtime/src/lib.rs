@@ -81,72 +81,24 @@
 //! waits; give workers room with [`ThreadPoolBuilder::stack_size`] if you do that in debug
 //! builds.
 //!
-//! ## Source files, one concept each, in layers
-//! One core, features on top, as rayon-core (`tests/layers.rs` at the repository root
-//! checks it from the `crate::` paths: the only files that import each other in a loop are
-//! core files, and no core file imports a feature).
-//! - **The core.** `registry.rs`: the state a pool's threads share (queues, shared worker
-//!   halves, steal walks, sleep state, handlers), and the one slot where features keep their
-//!   state (`Registry::extension`: the live async tasks, the balancer; read off the hot
-//!   paths only); `worker.rs`: a worker thread, its loop, and the one accessor for the
-//!   current worker (`WorkerThread::with_current`, and `with_current_in` for a given
-//!   pool's); `queues/`: the queue types, which keep their own invariants (the away
-//!   queue's length bound), the one rule for which of a worker's own queues a task waits
-//!   in (`OwnQueue::of`: aged → inbox, else away queue), and (`queues/push.rs`) the one
-//!   push-and-wake function of each queue kind — the only code that can push on the pool's
-//!   queues, each push with its wake-up (`WorkerThread::push_fresh`, `push_own`,
-//!   `Registry::push_inbox`, `push_away`, `push_node`, `push_global`); `task_meta.rs`: the task and its metadata; `job.rs`: the
-//!   job representations; `latch.rs`: latches; `sleep/`: the sleep protocol; `steal/mod.rs`:
-//!   the worker loop's search, the steal walk (`WorkerThread::steal`: the pool's queues as
-//!   the policy crate's steal walker sees them). Only core files implement the core's types
-//!   (`impl Registry`, `impl WorkerThread`; `tests/layers.rs` checks it).
-//! - **Below the core** (they import no core file): `blocks.rs`: job memory (loom model in
-//!   `blocks/loom.rs`); `unwind.rs`: panics across jobs; `metrics.rs`: counters and
-//!   snapshot types; `policy_switch.rs`: the policy slot the steal walks read (the live
-//!   switch, with its loom model); `balance/load.rs`: the load signal a worker writes;
-//!   `steal/record.rs`: what a steal reports; `displacement.rs`: a worker pushed off its CPU
-//!   re-pins itself; `node_workers.rs`, `error.rs`, `turnaround.rs`, `sync.rs` (std's or
-//!   loom's primitives), `os/` (pinning and memory policy, public as [`os`]).
-//! - **Features, over the core's interface**: free functions of their modules taking a
-//!   `&Registry` or a `&WorkerThread` (or methods of their own types): `route.rs`: the one
-//!   path where a new task's metadata (its origin) and its queue are decided
-//!   (`route::route`) and where it is counted (`Route::queue`); `spawn.rs`: the life of a
-//!   spawned `'static` task (pending count, panic handler, completion); `enter.rs`: running
-//!   an operation on a worker of a pool (`enter::in_worker`); `scope.rs`, `join.rs`: scopes
-//!   and `join`;
-//!   `fifo.rs`: FIFO spawns (proxy jobs); `scope_fifo.rs`: FIFO scopes; `broadcast.rs`:
-//!   running once on every worker; `yield_now.rs`: running one pending task; `parallel.rs`:
-//!   the parallel loops; `async_task/`: async tasks — the protocol in `mod.rs`, the state
-//!   machine in `state.rs` (loom models in `loom.rs`), the task's memory in `raw.rs`, its
-//!   waker in `waker.rs`, the handle in `join_handle.rs`, the pool's list of live tasks in
-//!   `owned.rs`, the timer in `timer.rs`; `balance/`: periodic balancing passes (the view,
-//!   the driver); `memory.rs`: node-local buffers.
-//! - **The pool and its handles, above the features.** `pool.rs`: the `ThreadPool` handle
-//!   and every one of its methods (rayon's deprecated `ThreadPool::new` in its child
-//!   module `pool/configuration.rs`, with `Configuration`); `handle.rs`: [`MetricsHandle`], the handle
-//!   any thread may hold (snapshots, balancing passes); `control/`: the control plane over
-//!   that handle (sampler, balancer ticks, Prometheus endpoint and collector).
-//! - **Building and the global pool, on top.** `builder.rs`: the builder's options;
-//!   `thread_builder.rs`: how worker threads are spawned (`ThreadBuilder`, spawners) and
-//!   their exits counted; `pool/configuration.rs`: rayon's deprecated `Configuration`;
-//!   `num_threads.rs`: the workers' CPUs for `num_threads(n)` (and the extra workers'
-//!   virtual CPUs); `construct.rs`: building the registry and starting the worker threads
-//!   from them; `global.rs`: the global pool (lazy default, `build_global`,
-//!   `ZONAL_NUM_THREADS`); `free.rs`: rayon's free functions (`join`, `scope`, `spawn`, …),
-//!   on the current worker's pool or the global one; `task.rs`: the public `task` namespace.
-
+//! ## Source files
+//! One concept a file, in layers (one core, features on top, as rayon-core); the map of the
+//! files is in the repository's `ARCHITECTURE.md` ("The runtime's source files"), and
+//! `tests/layers.rs` at the repository root checks the layering.
+//!
 //! ## Protocols
 //! The steal protocol is written down in `src/steal/README.md`, the sleep protocol in
 //! `src/sleep/README.md`. Panics in joined or scoped work resume in the caller; panics in
 //! spawned work go to the panic handler; a worker never dies from a user panic.
 //!
 //! ```
-//! use zonal_runtime::ThreadPoolBuilder;
+//! # use zonal_runtime::doc_facade as zonal;
+//! use zonal::ThreadPoolBuilder;
 //! let pool = ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
 //! let v: Vec<u64> = (0..10_000).collect();
 //! let sum = pool.par_reduce(0..v.len(), 1000, || 0, |r| v[r].iter().sum::<u64>(), |a, b| a + b);
 //! assert_eq!(sum, 49_995_000);
-//! # Ok::<(), zonal_runtime::BuildError>(())
+//! # Ok::<(), zonal::BuildError>(())
 //! ```
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // The README's example runs as a doc test.
@@ -211,7 +163,7 @@ pub use async_task::{JoinError, JoinHandle};
 pub use balance::SyntheticPool;
 pub use balance::{MoveRecord, PassReport};
 pub use broadcast::BroadcastContext;
-pub use builder::{ThreadPoolBuilder, VirtualPlacement, DEFAULT_POLICY};
+pub use builder::{ThreadPoolBuilder, VirtualPinning, DEFAULT_POLICY};
 #[cfg(feature = "control-plane")]
 #[cfg_attr(docsrs, doc(cfg(feature = "control-plane")))]
 pub use control::{
@@ -231,12 +183,12 @@ pub use launcher::{
     is_unbound, is_unbound_here, launcher_ranks, launcher_ranks_from_env, split_cpus,
     LauncherRanks, LocalRanks, LocalShare, ShareSource, LAUNCHER_VARS,
 };
-pub use memory::{MemoryPlacement, NodeBuffer};
+pub use memory::{MemoryBinding, NodeBuffer};
 pub use metrics::{PoolMetrics, Refusals, WorkerMetrics};
 pub use node_workers::NodeWorkers;
 pub use num_threads::{max_num_threads, MAX_THREADS};
 pub use pool::{
-    current_node, current_task, current_thread_index, current_worker_index, Placement, ThreadPool,
+    current_node, current_task, current_thread_index, current_worker_index, Pinning, ThreadPool,
 };
 #[allow(deprecated)]
 pub use pool::{initialize, Configuration};
@@ -248,3 +200,16 @@ pub use thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 pub use turnaround::{QuantileError, Turnaround};
 pub use yield_now::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
 pub use zonal_policy::NoPolicy;
+
+/// The `zonal` facade's paths, for this crate's doc examples (`# use
+/// zonal_runtime::doc_facade as zonal;`), which appear on the facade's pages and so are
+/// written as a `zonal` user writes them: `zonal::ThreadPoolBuilder` for what the facade
+/// re-exports at its root, `zonal::runtime::…`, `zonal::topology::…`, `zonal::policy::…`
+/// for the rest (`tests/doc_paths.rs` checks both).
+#[doc(hidden)]
+pub mod doc_facade {
+    pub use crate as runtime;
+    pub use crate::*;
+    pub use zonal_policy as policy;
+    pub use zonal_topology as topology;
+}

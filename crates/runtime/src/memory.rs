@@ -21,10 +21,10 @@
 //!    (`sched_getcpu`, at its start and at its end); [`NodeBuffer::first_touch_nodes`]
 //!    reports them, so a worker that was not on its node (its pinning failed) shows.
 //!
-//! [`NodeBuffer::placement`] names what was applied; [`NodeBuffer::kernel_policy`] and
+//! [`NodeBuffer::binding`] names what was applied; [`NodeBuffer::kernel_policy`] and
 //! [`NodeBuffer::page_nodes`] ask the kernel what it did (`get_mempolicy`, `move_pages`).
 //! In a virtual pool (a topology that is not this machine's) nodes are not real memory:
-//! the buffer is still initialised on the node's workers ([`MemoryPlacement::Virtual`]),
+//! the buffer is still initialised on the node's workers ([`MemoryBinding::Virtual`]),
 //! whose virtual nodes are then the first-touch nodes reported.
 //!
 //! Zero-sized `T` and empty buffers map nothing: their elements live at an aligned dangling
@@ -43,45 +43,46 @@ use crate::construct::Caller;
 use crate::os::{self, KernelPolicy, MemoryPolicy, PageRegion};
 use crate::{MemoryError, SpawnError, ThreadPool};
 
-/// How a [`NodeBuffer`]'s memory was placed.
+/// How a [`NodeBuffer`]'s memory was bound to its node (or why it was not).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[non_exhaustive]
-pub enum MemoryPlacement {
+pub enum MemoryBinding {
     /// `MPOL_BIND` to the node before first touch: the kernel allocated every page there.
     Bound,
     /// `MPOL_PREFERRED` for the node before first touch: pages there while it had room.
     Preferred,
     /// Not bound (the reason: [`MemoryPolicy::FirstTouch`] asked for it, or why the bind
     /// failed); initialised by the node's workers, so Linux's default first-touch policy
-    /// placed the pages on the nodes [`NodeBuffer::first_touch_nodes`] names.
+    /// put the pages on the nodes [`NodeBuffer::first_touch_nodes`] names.
     FirstTouch(String),
-    /// Initialised by the workers of a virtual node (not real memory placement).
+    /// Initialised by the workers of a virtual node (not real memory binding).
     Virtual,
     /// The node has no worker to fill it and the memory is not bound (the bind failed, or
     /// [`MemoryPolicy::FirstTouch`] asked for none): initialised by the calling thread,
     /// wherever it ran ([`NodeBuffer::first_touch_nodes`] says where).
-    Unplaced,
+    CallerTouch,
 }
 
-/// An owned buffer of `T` placed on one NUMA node.
+/// An owned buffer of `T` on one NUMA node.
 ///
 /// ```
-/// use zonal_runtime::{NodeBuffer, MemoryPlacement, ThreadPoolBuilder};
-/// use zonal_topology::NodeId;
+/// # use zonal_runtime::doc_facade as zonal;
+/// use zonal::runtime::{NodeBuffer, MemoryBinding, ThreadPoolBuilder};
+/// use zonal::topology::NodeId;
 /// let pool = ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
 /// let buf = NodeBuffer::new_in(&pool, NodeId(3), 1000, |i| i as f64);
 /// assert_eq!(buf[999], 999.0);
 /// assert_eq!(buf.node(), NodeId(3));
-/// assert_eq!(*buf.placement(), MemoryPlacement::Virtual);
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// assert_eq!(*buf.binding(), MemoryBinding::Virtual);
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 pub struct NodeBuffer<T> {
     region: PageRegion,
     len: usize,
     node: NodeId,
-    placement: MemoryPlacement,
+    binding: MemoryBinding,
     /// The nodes the filling threads ran on (step 4), ascending.
     touched: Vec<NodeId>,
     _owns: PhantomData<T>,
@@ -96,7 +97,7 @@ impl<T: std::fmt::Debug> std::fmt::Debug for NodeBuffer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NodeBuffer")
             .field("node", &self.node)
-            .field("placement", &self.placement)
+            .field("binding", &self.binding)
             .field("first_touch_nodes", &self.touched)
             .field("data", &&**self)
             .finish()
@@ -139,8 +140,9 @@ impl<T: Send + Sync> NodeBuffer<T> {
     /// [`try_new_in`](Self::try_new_in) with the memory policy to apply on a real machine.
     ///
     /// ```
-    /// use zonal_runtime::{os::MemoryPolicy, NodeBuffer, ThreadPoolBuilder};
-    /// use zonal_topology::NodeId;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// use zonal::runtime::{os::MemoryPolicy, NodeBuffer, ThreadPoolBuilder};
+    /// use zonal::topology::NodeId;
     /// let pool = ThreadPoolBuilder::new().num_threads(1).build()?;
     /// let buf = NodeBuffer::try_new_in_with(&pool, NodeId(0), 4096, MemoryPolicy::Preferred, |i| i)?;
     /// assert_eq!(buf.iter().sum::<usize>(), 4095 * 4096 / 2);
@@ -188,8 +190,8 @@ impl<T: Send + Sync> NodeBuffer<T> {
             )
         })?;
         let fillers = fillers(pool, node);
-        let placement = if pool.is_virtual() {
-            MemoryPlacement::Virtual
+        let binding = if pool.is_virtual() {
+            MemoryBinding::Virtual
         } else {
             place(&region, pool, node, policy, !fillers.is_empty())
         };
@@ -201,7 +203,7 @@ impl<T: Send + Sync> NodeBuffer<T> {
             region,
             len,
             node,
-            placement,
+            binding,
             touched,
             _owns: PhantomData,
         })
@@ -221,30 +223,30 @@ fn fillers(pool: &ThreadPool, node: NodeId) -> Vec<usize> {
         .collect()
 }
 
-/// Step 2 on a real machine: the policy applied, and the placement it gives.
+/// Step 2 on a real machine: the policy applied, and the binding it gives.
 fn place(
     region: &PageRegion,
     pool: &ThreadPool,
     node: NodeId,
     policy: MemoryPolicy,
     has_fillers: bool,
-) -> MemoryPlacement {
+) -> MemoryBinding {
     let bound = match policy {
         MemoryPolicy::FirstTouch => Err("first touch asked (MemoryPolicy::FirstTouch)".to_owned()),
         _ => bind(region, pool.topology().machine().node(node).os_id, policy),
     };
     match bound {
-        Ok(()) if policy == MemoryPolicy::Preferred => MemoryPlacement::Preferred,
-        Ok(()) => MemoryPlacement::Bound,
+        Ok(()) if policy == MemoryPolicy::Preferred => MemoryBinding::Preferred,
+        Ok(()) => MemoryBinding::Bound,
         Err(why) if has_fillers => {
             if policy != MemoryPolicy::FirstTouch {
                 tracing::warn!(target: "zonal_runtime", "node {node}: {why}; first touch");
             }
-            MemoryPlacement::FirstTouch(why)
+            MemoryBinding::FirstTouch(why)
         }
         Err(why) => {
-            tracing::warn!(target: "zonal_runtime", "node {node} has no worker to fill it and {why}; unplaced");
-            MemoryPlacement::Unplaced
+            tracing::warn!(target: "zonal_runtime", "node {node} has no worker and {why}; the caller fills it");
+            MemoryBinding::CallerTouch
         }
     }
 }
@@ -327,16 +329,16 @@ fn elems_at<T>(region: &PageRegion) -> NonNull<T> {
 }
 
 impl<T> NodeBuffer<T> {
-    /// The node the buffer was placed on.
+    /// The node the buffer is on.
     #[must_use]
     pub fn node(&self) -> NodeId {
         self.node
     }
 
-    /// Which placement path was taken.
+    /// Which binding path was taken.
     #[must_use]
-    pub fn placement(&self) -> &MemoryPlacement {
-        &self.placement
+    pub fn binding(&self) -> &MemoryBinding {
+        &self.binding
     }
 
     /// The nodes the threads that wrote the elements first ran on, ascending: on a real
@@ -345,7 +347,7 @@ impl<T> NodeBuffer<T> {
     /// say, adds none); in a virtual pool the filling workers' nodes (a calling thread that
     /// filled it, on no virtual node, adds none). `[node]` when the node's workers filled
     /// it from their CPUs; empty for a buffer without elements. Under
-    /// [`MemoryPlacement::FirstTouch`] these are where the pages went.
+    /// [`MemoryBinding::FirstTouch`] these are where the pages went.
     #[must_use]
     pub fn first_touch_nodes(&self) -> &[NodeId] {
         &self.touched
@@ -437,14 +439,42 @@ mod test {
     use super::*;
     use crate::ThreadPoolBuilder;
 
+    /// A pool whose worker threads have all exited when it drops at the end of its test
+    /// ([`ThreadPool::shutdown_and_wait`]), where a dropped pool's workers would exit on
+    /// their own later. Miri runs threads slowly: a worker left running would still be
+    /// running through the next tests and the harness's exit, and whatever it did there
+    /// would be reported against no test.
+    struct Joined(Option<ThreadPool>);
+
+    impl std::ops::Deref for Joined {
+        type Target = ThreadPool;
+        fn deref(&self) -> &ThreadPool {
+            self.0.as_ref().expect("the pool is taken only by drop")
+        }
+    }
+
+    impl Drop for Joined {
+        fn drop(&mut self) {
+            if let Some(pool) = self.0.take() {
+                // Unwinding from a failed assertion: the pool is dropped (not waited for),
+                // so that the failure is reported rather than a hang.
+                if !std::thread::panicking() {
+                    pool.shutdown_and_wait();
+                }
+            }
+        }
+    }
+
     /// A virtual pool of 2 nodes × 2 workers (small enough for Miri).
-    fn two_by_two() -> ThreadPool {
+    fn two_by_two() -> Joined {
         let topo = zonal_topology::presets::hierarchical(&[2], 2).unwrap();
-        ThreadPoolBuilder::new()
-            .topology(topo)
-            .no_policy()
-            .build()
-            .unwrap()
+        Joined(Some(
+            ThreadPoolBuilder::new()
+                .topology(topo)
+                .no_policy()
+                .build()
+                .unwrap(),
+        ))
     }
 
     /// The workers (by index) that ran `init` for a buffer, and the buffer.
@@ -475,7 +505,7 @@ mod test {
             let (buf, who) = written_by(&pool, node, 3 * os::page_size() / 8, |i| i as u64);
             assert_eq!(who, mine, "node {node}");
             assert_eq!(buf.first_touch_nodes(), [node]);
-            assert_eq!(*buf.placement(), MemoryPlacement::Virtual);
+            assert_eq!(*buf.binding(), MemoryBinding::Virtual);
             assert!(buf.iter().enumerate().all(|(i, &x)| x == i as u64));
             // Less than a page: one part, on one of the node's workers.
             let (small, who) = written_by(&pool, node, 10, |i| i as u8);
@@ -580,12 +610,14 @@ mod test {
     fn an_adopted_caller_fills_its_node_only_when_it_asks() {
         std::thread::spawn(|| {
             let topo = zonal_topology::presets::hierarchical(&[2], 2).unwrap();
-            let pool = ThreadPoolBuilder::new()
-                .topology(topo)
-                .no_policy()
-                .use_current_thread()
-                .build()
-                .unwrap();
+            let pool = Joined(Some(
+                ThreadPoolBuilder::new()
+                    .topology(topo)
+                    .no_policy()
+                    .use_current_thread()
+                    .build()
+                    .unwrap(),
+            ));
             let node = pool.worker_node(0);
             let big = 3 * os::page_size();
             // Asked by the adopted thread: it writes a part too.
@@ -609,7 +641,9 @@ mod test {
     #[cfg_attr(miri, ignore = "this machine's topology: no discovery under Miri")]
     #[test]
     fn buffers_of_any_shape_hold_their_elements_and_drop_them() {
-        let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let pool = Joined(Some(
+            ThreadPoolBuilder::new().num_threads(1).build().unwrap(),
+        ));
         let empty: NodeBuffer<u64> = NodeBuffer::new_in(&pool, NodeId(0), 0, |_| 1);
         assert!(empty.is_empty());
         assert_eq!(empty.page_nodes().unwrap(), []);
@@ -643,29 +677,29 @@ mod test {
         use crate::os::PolicyMode;
         let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
         let os_id = pool.topology().machine().node(NodeId(0)).os_id;
-        for (policy, mode, nodes, placement) in [
+        for (policy, mode, nodes, binding) in [
             (
                 MemoryPolicy::Bind,
                 PolicyMode::Bind,
                 vec![os_id],
-                MemoryPlacement::Bound,
+                MemoryBinding::Bound,
             ),
             (
                 MemoryPolicy::Preferred,
                 PolicyMode::Preferred,
                 vec![os_id],
-                MemoryPlacement::Preferred,
+                MemoryBinding::Preferred,
             ),
             (
                 MemoryPolicy::FirstTouch,
                 PolicyMode::Default,
                 vec![],
-                MemoryPlacement::FirstTouch("first touch asked (MemoryPolicy::FirstTouch)".into()),
+                MemoryBinding::FirstTouch("first touch asked (MemoryPolicy::FirstTouch)".into()),
             ),
         ] {
             let buf = NodeBuffer::try_new_in_with(&pool, NodeId(0), 10_000, policy, |i| i as u64)
                 .unwrap();
-            assert_eq!(*buf.placement(), placement);
+            assert_eq!(*buf.binding(), binding);
             let k = buf.kernel_policy().unwrap();
             assert_eq!((k.mode, k.nodes), (mode, nodes));
             let pages = buf.page_nodes().unwrap();

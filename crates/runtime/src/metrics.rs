@@ -171,8 +171,9 @@ impl WorkerCounters {
 /// every reason present.
 ///
 /// ```
-/// use zonal_runtime::Refusals;
-/// use zonal_policy::Refusal;
+/// # use zonal_runtime::doc_facade as zonal;
+/// use zonal::runtime::Refusals;
+/// use zonal::policy::Refusal;
 /// let r = Refusals::default();
 /// assert_eq!(r.get(Refusal::Zone), 0);
 /// assert_eq!(r.by_name().len(), Refusal::ALL.len());
@@ -355,12 +356,13 @@ impl WorkerMetrics {
 /// [`WorkerMetrics`].
 ///
 /// ```
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// # use zonal_runtime::doc_facade as zonal;
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
 /// pool.join(|| (), || ());
 /// let m = pool.metrics();
 /// assert_eq!(m.workers.len(), 32);
 /// assert_eq!(m.total.steals_by_level.len(), 6);
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]

@@ -4,12 +4,13 @@
 /// One node of a pool's topology: its workers, or why it has none.
 ///
 /// ```
-/// use zonal_runtime::{NodeWorkers, ThreadPoolBuilder};
+/// # use zonal_runtime::doc_facade as zonal;
+/// use zonal::runtime::{NodeWorkers, ThreadPoolBuilder};
 /// let pool = ThreadPoolBuilder::new().preset("s1").no_policy().workers_per_node(1).build()?;
 /// let nodes = pool.node_workers();
 /// assert_eq!(nodes.len(), 16);
 /// assert!(matches!(&nodes[0], NodeWorkers::Workers { workers } if workers.len() == 1));
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]

@@ -29,7 +29,8 @@ pub const MAX_THREADS: usize = zonal_topology::MAX_CPUS;
 /// The most workers a pool may have, [`MAX_THREADS`] (rayon's `max_num_threads`).
 ///
 /// ```
-/// assert_eq!(zonal_runtime::max_num_threads(), zonal_runtime::MAX_THREADS);
+/// # use zonal_runtime::doc_facade as zonal;
+/// assert_eq!(zonal::max_num_threads(), zonal::runtime::MAX_THREADS);
 /// ```
 #[must_use]
 pub fn max_num_threads() -> usize {
@@ -136,7 +137,7 @@ fn with_extra_cpus(topo: &Topology, extra: usize) -> Result<(Topology, u32), Bui
             cache_group: host.cache_group,
         });
     }
-    // The same name, distances and distance origin, with the extra CPUs.
+    // The same name, distances and distance kind, with the extra CPUs.
     let machine = m.respecify(specs)?;
     Ok((
         Topology::new(machine).with_zone_depth(topo.zone_depth()),

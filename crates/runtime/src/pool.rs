@@ -39,10 +39,11 @@ pub use configuration::{initialize, Configuration};
 /// called —, end the pool with [`shutdown_and_wait`](Self::shutdown_and_wait) instead.
 ///
 /// ```
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// # use zonal_runtime::doc_facade as zonal;
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
 /// let (a, b) = pool.join(|| 1 + 1, || 2 + 2);
 /// assert_eq!((a, b), (2, 4));
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 pub struct ThreadPool {
     pub(crate) registry: Arc<Registry>,
@@ -57,13 +58,14 @@ pub struct ThreadPool {
 /// Where a pool's workers run, as the builder decided and the build found.
 #[derive(Clone, Debug)]
 pub(crate) struct Layout {
-    pub(crate) placement: Placement,
+    pub(crate) pinning: Pinning,
     pub(crate) is_virtual: bool,
     /// Workers bound to no CPU (those whose pinning failed included).
     pub(crate) unpinned_workers: usize,
     /// Workers beyond one per CPU (`num_threads`), on virtual CPUs.
     pub(crate) extra_workers: usize,
-    /// The topology's origin and the pinning fallback, as every snapshot reports them.
+    /// The topology's kind (discovered, fallback, virtual) and the pinning fallback, as every
+    /// snapshot reports them.
     pub(crate) facts: Arc<PoolFacts>,
 }
 
@@ -72,7 +74,7 @@ impl std::fmt::Debug for ThreadPool {
         f.debug_struct("ThreadPool")
             .field("workers", &self.registry.num_workers())
             .field("policy", &self.registry.policy.name())
-            .field("placement", &self.layout.placement)
+            .field("pinning", &self.layout.pinning)
             .finish_non_exhaustive()
     }
 }
@@ -102,9 +104,10 @@ impl ThreadPool {
     /// runs it in place. A panic in `op` resumes here.
     ///
     /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
     /// assert!(pool.install(|| pool.current_worker_index()).is_some());
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     pub fn install<OP, R>(&self, op: OP) -> R
     where
@@ -142,17 +145,18 @@ impl ThreadPool {
     /// have finished. The first panic among them (or of `op`) resumes here.
     ///
     /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
     /// let caller = std::thread::current().id();
     /// let mut v = [0; 3];
     /// pool.in_place_scope(|s| {
     ///     assert_eq!(std::thread::current().id(), caller);
     ///     for x in &mut v {
-    ///         s.spawn(|_| *x = zonal_runtime::current_thread_index().map_or(0, |_| 1));
+    ///         s.spawn(|_| *x = zonal::current_thread_index().map_or(0, |_| 1));
     ///     }
     /// });
     /// assert_eq!(v, [1, 1, 1]);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
     where
@@ -167,12 +171,13 @@ impl ThreadPool {
     /// handler.
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// use std::sync::mpsc;
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
     /// let (tx, rx) = mpsc::channel();
     /// pool.spawn(move || tx.send(7).unwrap());
     /// assert_eq!(rx.recv().unwrap(), 7);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     pub fn spawn<F: FnOnce() + Send + 'static>(&self, f: F) {
         if self.registry.breadth_first {
@@ -228,12 +233,13 @@ impl ThreadPool {
     /// `node` is a [`NodeId`], or its dense index as a `usize`:
     ///
     /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
     /// let (tx, rx) = std::sync::mpsc::channel();
     /// pool.spawn_on(1, move || tx.send("ran").unwrap());
-    /// pool.spawn_on(zonal_topology::NodeId(2), move || {});
+    /// pool.spawn_on(zonal::topology::NodeId(2), move || {});
     /// assert_eq!(rx.recv().unwrap(), "ran");
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     ///
     /// # Panics
@@ -303,10 +309,11 @@ impl ThreadPool {
     /// for [`current_worker_index`](Self::current_worker_index)).
     ///
     /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
     /// assert_eq!(pool.current_thread_index(), None);
     /// assert!(pool.install(|| pool.current_thread_index()).is_some());
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     #[must_use]
     pub fn current_thread_index(&self) -> Option<usize> {
@@ -344,7 +351,8 @@ impl ThreadPool {
     /// [`PolicyError::UnknownPolicy`] for a name no policy has (the pool keeps its policy).
     ///
     /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").build()?;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").build()?;
     /// assert_eq!(pool.metrics().last_policy_switch_us, None);
     /// pool.set_policy("linux")?;
     /// assert_eq!(pool.policy_name(), "linux");
@@ -414,8 +422,8 @@ impl ThreadPool {
 
     /// Where the workers run (pinned, unpinned, spread).
     #[must_use]
-    pub fn placement(&self) -> Placement {
-        self.layout.placement
+    pub fn pinning(&self) -> Pinning {
+        self.layout.pinning
     }
 
     /// How many workers are bound to no CPU: all of them in an unpinned pool, and the
@@ -423,9 +431,10 @@ impl ThreadPool {
     /// [`pin_fallback_workers`](Self::pin_fallback_workers).
     ///
     /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").build()?;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").build()?;
     /// assert_eq!(pool.unpinned_workers(), 32); // a virtual pool is unpinned by default
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     #[must_use]
     pub fn unpinned_workers(&self) -> usize {
@@ -455,9 +464,10 @@ impl ThreadPool {
     /// [`PoolMetrics::topology_discovered`].
     ///
     /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").build()?;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").build()?;
     /// assert!(!pool.is_topology_discovered()); // a preset is not this machine
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     #[must_use]
     pub fn is_topology_discovered(&self) -> bool {
@@ -480,11 +490,12 @@ impl ThreadPool {
     /// whether the ranks oversubscribe them. As [`PoolMetrics::local_share`].
     ///
     /// ```
-    /// use zonal_runtime::{LocalRanks, ShareSource, ThreadPoolBuilder};
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// use zonal::runtime::{LocalRanks, ShareSource, ThreadPoolBuilder};
     /// let pool = ThreadPoolBuilder::new().local_ranks(LocalRanks::Ignore).build()?;
     /// assert_eq!(pool.local_share().source, ShareSource::None);
     /// assert_eq!(pool.local_share().local_ranks, 1);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     #[must_use]
     pub fn local_share(&self) -> &crate::launcher::LocalShare {
@@ -520,10 +531,11 @@ impl ThreadPool {
     /// after [`shutdown_and_wait`](Self::shutdown_and_wait)).
     ///
     /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
     /// let h = pool.metrics_handle();
     /// std::thread::spawn(move || assert_eq!(h.snapshot().workers.len(), 32)).join().unwrap();
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     #[must_use]
     pub fn metrics_handle(&self) -> MetricsHandle {
@@ -543,9 +555,10 @@ impl ThreadPool {
     /// the join of the worker threads that dropping a pool does not do.
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// use std::sync::atomic::{AtomicUsize, Ordering};
     /// use std::sync::Arc;
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
     /// let n = Arc::new(AtomicUsize::new(0));
     /// for _ in 0..100 {
     ///     let n = Arc::clone(&n);
@@ -555,7 +568,7 @@ impl ThreadPool {
     /// }
     /// pool.shutdown_and_wait();
     /// assert_eq!(n.load(Ordering::Relaxed), 100);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     ///
     /// The workers' threads are waited for however they were started — by the pool, or by
@@ -618,15 +631,16 @@ impl ThreadPool {
     /// pool both queue FIFO.
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// use std::sync::{Arc, Mutex};
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(1).build()?;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").num_threads(1).build()?;
     /// let order = Arc::new(Mutex::new(Vec::new()));
     /// let o = Arc::clone(&order);
     /// let (tx, rx) = std::sync::mpsc::channel();
     /// pool.spawn(move || {
     ///     for i in 0..4 {
     ///         let (o, tx) = (Arc::clone(&o), tx.clone());
-    ///         zonal_runtime::spawn_fifo(move || {
+    ///         zonal::spawn_fifo(move || {
     ///             o.lock().unwrap().push(i);
     ///             tx.send(()).unwrap();
     ///         });
@@ -636,7 +650,7 @@ impl ThreadPool {
     ///     rx.recv().unwrap();
     /// }
     /// assert_eq!(*order.lock().unwrap(), [0, 1, 2, 3]);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     pub fn spawn_fifo<F: FnOnce() + Send + 'static>(&self, f: F) {
         crate::spawn::spawn_static_fifo(&self.registry, f);
@@ -694,13 +708,14 @@ impl ThreadPool {
     /// timers").
     ///
     /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
     /// let h = pool.spawn_async(async {
-    ///     zonal_runtime::task::yield_now().await;
-    ///     zonal_runtime::current_node().is_some()
+    ///     zonal::task::yield_now().await;
+    ///     zonal::runtime::current_node().is_some()
     /// });
     /// assert!(h.join().unwrap());
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     pub fn spawn_async<F>(&self, fut: F) -> JoinHandle<F::Output>
     where
@@ -729,11 +744,12 @@ impl ThreadPool {
     /// unpolled) if the options name an origin outside the pool's topology.
     ///
     /// ```
-    /// use zonal_runtime::{SpawnError, TaskOptions};
-    /// use zonal_topology::NodeId;
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// use zonal::runtime::{SpawnError, TaskOptions};
+    /// use zonal::topology::NodeId;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
     /// let h = pool.try_spawn_async_with(TaskOptions::new().origin(NodeId(3)), async {
-    ///     zonal_runtime::current_task().map(|t| t.origin)
+    ///     zonal::runtime::current_task().map(|t| t.origin)
     /// })?;
     /// assert_eq!(h.join().unwrap(), Some(NodeId(3)));
     /// let bad = pool.try_spawn_async_with(TaskOptions::new().origin(NodeId(99)), async {});
@@ -765,10 +781,11 @@ impl ThreadPool {
     /// result (a task that completes in its one run; a panic becomes a [`JoinError`](crate::JoinError)).
     ///
     /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-    /// let h = pool.spawn_handle(|| zonal_runtime::current_worker_index().is_some());
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let h = pool.spawn_handle(|| zonal::runtime::current_worker_index().is_some());
     /// assert!(h.join().unwrap());
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     pub fn spawn_handle<F, T>(&self, f: F) -> JoinHandle<T>
     where
@@ -788,11 +805,12 @@ impl ThreadPool {
     /// looks for work: a worker busy with a long task delays the broadcast.
     ///
     /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-    /// let seen = pool.broadcast(|ctx| (ctx.index(), zonal_runtime::current_thread_index()));
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let seen = pool.broadcast(|ctx| (ctx.index(), zonal::current_thread_index()));
     /// assert_eq!(seen.len(), 32);
     /// assert!(seen.iter().enumerate().all(|(i, &(idx, cur))| idx == i && cur == Some(i)));
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     pub fn broadcast<OP, R>(&self, op: OP) -> Vec<R>
     where
@@ -812,15 +830,16 @@ impl ThreadPool {
     /// call returns at once. A panic goes to the pool's panic handler, as a `spawn`'s.
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// use std::sync::mpsc::channel;
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(4).build()?;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").num_threads(4).build()?;
     /// let (tx, rx) = channel();
     /// let tx = std::sync::Mutex::new(tx);
     /// pool.spawn_broadcast(move |ctx| tx.lock().unwrap().send(ctx.index()).unwrap());
     /// let mut seen: Vec<usize> = rx.iter().take(4).collect();
     /// seen.sort_unstable();
     /// assert_eq!(seen, [0, 1, 2, 3]);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     pub fn spawn_broadcast<OP>(&self, op: OP)
     where
@@ -887,8 +906,9 @@ impl ThreadPool {
     /// `in_place_scope_fifo`); its spawns go to this pool.
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// use std::sync::Mutex;
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(1).build()?;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").num_threads(1).build()?;
     /// let order = Mutex::new(Vec::new());
     /// let caller = std::thread::current().id();
     /// let here = pool.in_place_scope_fifo(|s| {
@@ -900,7 +920,7 @@ impl ThreadPool {
     /// });
     /// assert_eq!(here, caller);
     /// assert_eq!(order.into_inner().unwrap(), [0, 1, 2]);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
     where
@@ -921,12 +941,13 @@ impl ThreadPool {
     /// split by `join` inside that computation's zone.
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// use std::sync::atomic::{AtomicUsize, Ordering};
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
     /// let n = AtomicUsize::new(0);
     /// pool.par_for(0..1000, 10, |r| { n.fetch_add(r.len(), Ordering::Relaxed); });
     /// assert_eq!(n.into_inner(), 1000);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     pub fn par_for<F>(&self, range: Range<usize>, grain: usize, f: F)
     where
@@ -967,11 +988,12 @@ impl ThreadPool {
     /// the data each part works on (e.g. a [`NodeBuffer`](crate::NodeBuffer) per part).
     ///
     /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
     /// let parts = pool.node_partition(0..1600);
     /// assert_eq!(parts.len(), 16);
-    /// assert_eq!(parts[1], (zonal_topology::NodeId(1), 100..200));
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// assert_eq!(parts[1], (zonal::topology::NodeId(1), 100..200));
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     #[must_use]
     pub fn node_partition(&self, range: Range<usize>) -> Vec<(NodeId, Range<usize>)> {
@@ -981,10 +1003,11 @@ impl ThreadPool {
     /// A parallel map-reduce over `range`, split by node then by `join` down to `grain`.
     ///
     /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
     /// let s = pool.par_reduce(0..101, 8, || 0u64, |r| r.map(|i| i as u64).sum(), |a, b| a + b);
     /// assert_eq!(s, 5050);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     pub fn par_reduce<R, ID, M, RED>(
         &self,
@@ -1041,10 +1064,11 @@ impl Drop for ThreadPool {
 /// rayon's name for [`current_worker_index`].
 ///
 /// ```
-/// assert_eq!(zonal_runtime::current_thread_index(), None);
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-/// assert!(pool.install(zonal_runtime::current_thread_index).is_some());
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # use zonal_runtime::doc_facade as zonal;
+/// assert_eq!(zonal::current_thread_index(), None);
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// assert!(pool.install(zonal::current_thread_index).is_some());
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 #[must_use]
 pub fn current_thread_index() -> Option<usize> {
@@ -1054,7 +1078,8 @@ pub fn current_thread_index() -> Option<usize> {
 /// The index of the current thread's worker in its pool, if it is a worker.
 ///
 /// ```
-/// assert_eq!(zonal_runtime::current_worker_index(), None);
+/// # use zonal_runtime::doc_facade as zonal;
+/// assert_eq!(zonal::runtime::current_worker_index(), None);
 /// ```
 #[must_use]
 pub fn current_worker_index() -> Option<usize> {
@@ -1064,10 +1089,11 @@ pub fn current_worker_index() -> Option<usize> {
 /// The node (dense index) of the current thread's worker, if it is a worker.
 ///
 /// ```
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-/// assert!(pool.install(zonal_runtime::current_node).is_some());
-/// assert_eq!(zonal_runtime::current_node(), None);
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # use zonal_runtime::doc_facade as zonal;
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// assert!(pool.install(zonal::runtime::current_node).is_some());
+/// assert_eq!(zonal::runtime::current_node(), None);
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 #[must_use]
 pub fn current_node() -> Option<NodeId> {
@@ -1085,7 +1111,7 @@ pub fn current_task() -> Option<TaskInfo> {
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[non_exhaustive]
-pub enum Placement {
+pub enum Pinning {
     /// One worker per CPU of this machine, each bound to its CPU (but the
     /// [`ThreadPool::pin_fallback_workers`], if pinning failed for some only).
     Pinned,

@@ -482,7 +482,7 @@ mod test {
                     (with.0, Queue::Node(with), false)
                 );
                 // A child of a task of a computation rooted on another node inherits that
-                // origin (and its placement): our deque, with a header.
+                // origin (and its placed flag): our deque, with a header.
                 let parent = w.current.get();
                 for flags in [0, crate::task_meta::PLACED] {
                     w.current.set(Meta {

@@ -123,11 +123,12 @@ impl<'scope> Scope<'scope> {
     /// workers).
     ///
     /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
     /// let mut v = vec![0; 4];
     /// pool.scope(|s| for (i, x) in v.iter_mut().enumerate() { s.spawn(move |_| *x = i) });
     /// assert_eq!(v, [0, 1, 2, 3]);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     pub fn spawn<F>(&self, body: F)
     where

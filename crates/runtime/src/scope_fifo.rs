@@ -68,8 +68,9 @@ impl<'scope> ScopeFifo<'scope> {
     /// (origin: the spawning task's).
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// use std::sync::Mutex;
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(1).build()?;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").num_threads(1).build()?;
     /// let order = Mutex::new(Vec::new());
     /// pool.scope_fifo(|s| {
     ///     for i in 0..5 {
@@ -78,7 +79,7 @@ impl<'scope> ScopeFifo<'scope> {
     ///     }
     /// });
     /// assert_eq!(order.into_inner().unwrap(), [0, 1, 2, 3, 4]);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     pub fn spawn_fifo<F>(&self, body: F)
     where
@@ -109,14 +110,15 @@ impl<'scope> ScopeFifo<'scope> {
     /// [`Scope::spawn_broadcast`].
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// use std::sync::atomic::{AtomicUsize, Ordering};
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(3).build()?;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").num_threads(3).build()?;
     /// let runs = AtomicUsize::new(0);
     /// pool.scope_fifo(|s| s.spawn_broadcast(|_, _| {
     ///     runs.fetch_add(1, Ordering::Relaxed);
     /// }));
     /// assert_eq!(runs.into_inner(), 3);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     pub fn spawn_broadcast<BODY>(&self, body: BODY)
     where

@@ -31,7 +31,7 @@ pub(crate) const PLACED: u16 = 1;
 ///
 /// A child (a `join` half, a scope spawn, `spawn`, `spawn_async`, an iterator's split) takes
 /// its **parent's origin** — the data it works on lives where the computation's does — and
-/// the parent's placement flag, group and weight ([`Meta::child_of`]). So every task of a
+/// the parent's placed flag, group and weight ([`Meta::child_of`]). So every task of a
 /// computation rooted on node N carries origin N, and every steal of any of them is checked
 /// against N: the conservative rules bound the whole computation, not each task's first
 /// move. Only an explicit origin starts a new root (`TaskOptions::origin`, `spawn_on`,
@@ -70,7 +70,7 @@ impl Meta {
         }
     }
 
-    /// A child of `parent` (type docs, "Whole computations"): its origin, placement, group
+    /// A child of `parent` (type docs, "Whole computations"): its origin, placed flag, group
     /// and weight; never migrated.
     #[inline]
     pub(crate) const fn child_of(parent: &Meta) -> Self {
@@ -89,7 +89,7 @@ impl Meta {
     }
 
     /// Whether a thief's check of the representative task of a deque of `node` speaks for
-    /// this task: [`is_fresh_at`](Self::is_fresh_at) but for the placement, which no policy
+    /// this task: [`is_fresh_at`](Self::is_fresh_at) but for the placed flag, which no policy
     /// reads.
     #[inline]
     pub(crate) fn is_representative_at(&self, node: u32) -> bool {
@@ -187,14 +187,15 @@ impl Task {
 /// Metadata of the task running on the current worker, from [`current_task`](crate::current_task).
 ///
 /// ```
-/// let pool = zonal_runtime::ThreadPoolBuilder::new()
+/// # use zonal_runtime::doc_facade as zonal;
+/// let pool = zonal::ThreadPoolBuilder::new()
 ///     .preset("s1").no_policy().build()?;
 /// // From outside the pool: a node's injector, whose node becomes the task's origin (a
 /// // worker of another node that takes it moves it: one migration).
-/// let info = pool.install(|| zonal_runtime::current_task()).unwrap();
+/// let info = pool.install(|| zonal::runtime::current_task()).unwrap();
 /// assert!(info.origin.index() < 16 && info.migrations <= 1);
 /// assert_eq!((info.group, info.weight), (None, 1024));
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -230,7 +231,8 @@ impl TaskInfo {
 /// task running now (inheriting its origin and migration count, so that it can age).
 ///
 /// ```
-/// use zonal_runtime::TaskOptions;
+/// # use zonal_runtime::doc_facade as zonal;
+/// use zonal::runtime::TaskOptions;
 /// let opts = TaskOptions::new().group(3).weight(2048);
 /// assert_eq!(opts.get_group(), Some(3));
 /// ```
@@ -339,7 +341,7 @@ mod test {
             group: 7,
             weight: 2048,
         };
-        // A child: the parent's origin, placement, group and weight, never migrated.
+        // A child: the parent's origin, placed flag, group and weight, never migrated.
         let m = TaskOptions::new().resolve(Some(parent), None);
         assert_eq!(
             m,

@@ -112,12 +112,13 @@ pub struct QuantileError {
 /// those above the largest bound. A default `Turnaround` is empty and has no buckets.
 ///
 /// ```
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// # use zonal_runtime::doc_facade as zonal;
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
 /// let t = pool.metrics().turnaround;
 /// assert_eq!(t.counts.len(), t.upper_bounds_ns.len() + 1);
 /// assert_eq!(t.count, t.counts.iter().sum::<u64>());
 /// assert!(t.quantile(2.0).is_err());
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]

@@ -42,16 +42,17 @@ pub(crate) fn run_one_local(worker: &WorkerThread) -> Yield {
 /// global pool is not built). Use it to wait cooperatively inside a pool.
 ///
 /// ```
-/// use zonal_runtime::Yield;
-/// assert_eq!(zonal_runtime::yield_now(), None);
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(1).build()?;
+/// # use zonal_runtime::doc_facade as zonal;
+/// use zonal::Yield;
+/// assert_eq!(zonal::yield_now(), None);
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").num_threads(1).build()?;
 /// let r = pool.install(|| {
 ///     let (tx, rx) = std::sync::mpsc::channel();
-///     zonal_runtime::spawn(move || tx.send(1).unwrap());
-///     (zonal_runtime::yield_now(), rx.try_recv().ok())
+///     zonal::spawn(move || tx.send(1).unwrap());
+///     (zonal::yield_now(), rx.try_recv().ok())
 /// });
 /// assert_eq!(r, (Some(Yield::Executed), Some(1)));
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 pub fn yield_now() -> Option<Yield> {
     WorkerThread::with_current(|w| w.map(run_one))
@@ -62,17 +63,18 @@ pub fn yield_now() -> Option<Yield> {
 /// `yield_local`). `None` on a thread that is no worker.
 ///
 /// ```
-/// use zonal_runtime::Yield;
-/// assert_eq!(zonal_runtime::yield_local(), None);
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").num_threads(1).build()?;
+/// # use zonal_runtime::doc_facade as zonal;
+/// use zonal::Yield;
+/// assert_eq!(zonal::yield_local(), None);
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").num_threads(1).build()?;
 /// let r = pool.install(|| {
 ///     let (tx, rx) = std::sync::mpsc::channel();
-///     zonal_runtime::spawn(move || tx.send(1).unwrap()); // onto this worker's deque
-///     let pending = zonal_runtime::current_thread_has_pending_tasks();
-///     (pending, zonal_runtime::yield_local(), rx.try_recv().ok(), zonal_runtime::yield_local())
+///     zonal::spawn(move || tx.send(1).unwrap()); // onto this worker's deque
+///     let pending = zonal::current_thread_has_pending_tasks();
+///     (pending, zonal::yield_local(), rx.try_recv().ok(), zonal::yield_local())
 /// });
 /// assert_eq!(r, (Some(true), Some(Yield::Executed), Some(1), Some(Yield::Idle)));
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 pub fn yield_local() -> Option<Yield> {
     WorkerThread::with_current(|w| w.map(run_one_local))

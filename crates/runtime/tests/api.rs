@@ -5,7 +5,7 @@ mod common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 
-use zonal_runtime::{MemoryPlacement, NodeBuffer, TaskOptions, ThreadPoolBuilder};
+use zonal_runtime::{MemoryBinding, NodeBuffer, TaskOptions, ThreadPoolBuilder};
 use zonal_topology::{presets, NodeId};
 
 /// s1 with a zone of one level: nothing ever leaves its node.
@@ -137,8 +137,8 @@ fn node_buffer_says_which_path_it_took() {
     assert_eq!(buf[4095], 4095);
     // On Linux the buffer is bound before its first touch, on one node as on many, and the
     // kernel says so; elsewhere it falls back to first touch and says why.
-    match buf.placement() {
-        MemoryPlacement::Bound => {
+    match buf.binding() {
+        MemoryBinding::Bound => {
             let os_id = pool.topology().machine().node(node).os_id;
             let k = buf.kernel_policy().unwrap();
             assert_eq!(
@@ -147,10 +147,10 @@ fn node_buffer_says_which_path_it_took() {
             );
             assert!(buf.page_nodes().unwrap().iter().all(|p| *p == Ok(os_id)));
         }
-        MemoryPlacement::FirstTouch(why) => {
+        MemoryBinding::FirstTouch(why) => {
             assert!(!cfg!(target_os = "linux") && !why.is_empty(), "{why}")
         }
-        other => panic!("unexpected placement {other:?} on this machine"),
+        other => panic!("unexpected binding {other:?} on this machine"),
     }
 }
 

@@ -1,4 +1,4 @@
-//! Batches and work from outside the pool (issue 11):
+//! Batches and work from outside the pool:
 //! - exactly once: many threads outside the pool spawn into a virtual multi-node pool
 //!   (`s1`, `conservative-hard`), with nested work, and every task runs exactly once;
 //! - with batch steals on, nothing moves beyond the zone and no task moves farther from its

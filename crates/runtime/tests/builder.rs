@@ -1,6 +1,6 @@
 //! Builder errors: each names the offending input. (Pinning has its own binary.)
 
-use zonal_runtime::{Placement, ThreadPoolBuilder};
+use zonal_runtime::{Pinning, ThreadPoolBuilder};
 
 #[test]
 fn unknown_preset_is_named() {
@@ -98,7 +98,7 @@ fn a_preset_is_virtual_and_unpinned_by_default() {
         .build()
         .unwrap();
     assert!(pool.is_virtual());
-    assert_eq!(pool.placement(), Placement::Unpinned);
+    assert_eq!(pool.pinning(), Pinning::Unpinned);
     assert_eq!(pool.num_workers(), 16);
     assert_eq!(pool.worker_nodes().len(), 16);
 }

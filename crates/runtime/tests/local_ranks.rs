@@ -1,4 +1,4 @@
-//! Pools built inside one of several ranks on this machine (issue 26): each rank takes its
+//! Pools built inside one of several ranks on this machine: each rank takes its
 //! share of the allowed CPUs (`ThreadPoolBuilder::local_ranks`), read here as the kernel
 //! sees each worker's affinity. The launcher's environment is read in a child process (this
 //! test binary, run again with one test selected and the variables set), never by changing

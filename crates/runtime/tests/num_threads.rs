@@ -33,7 +33,7 @@ fn more_workers_than_cpus_are_extra_unpinned_and_run_every_task_once() {
     assert_eq!(pool.num_workers(), n);
     assert_eq!(pool.extra_workers(), n - cpus);
     assert_eq!(pool.unpinned_workers(), n - cpus);
-    assert_eq!(pool.placement(), zonal_runtime::Placement::Pinned);
+    assert_eq!(pool.pinning(), zonal_runtime::Pinning::Pinned);
     // Every worker exists and runs.
     let idx = pool.broadcast(|ctx| ctx.index());
     assert_eq!(idx, (0..n).collect::<Vec<_>>());
@@ -84,10 +84,10 @@ fn on_the_s1_preset_workers_spread_over_nodes_then_go_beyond_the_cpus() {
     );
     assert_eq!(sum, 4_999_950_000);
 
-    // Spread placement binds the pool's own CPUs, never the extra workers.
+    // Spread pinning binds the pool's own CPUs, never the extra workers.
     let pool = ThreadPoolBuilder::new()
         .preset("s1")
-        .virtual_placement(zonal_runtime::VirtualPlacement::Spread)
+        .virtual_pinning(zonal_runtime::VirtualPinning::Spread)
         .num_threads(40)
         .build()
         .unwrap();

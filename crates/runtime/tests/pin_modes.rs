@@ -5,7 +5,7 @@
 
 #![cfg(target_os = "linux")]
 
-use zonal_runtime::{Placement, ThreadPool, ThreadPoolBuilder};
+use zonal_runtime::{Pinning, ThreadPool, ThreadPoolBuilder};
 
 /// Each worker's affinity as the kernel says, read on the worker, by worker index.
 fn affinities(pool: &ThreadPool) -> Vec<Vec<u32>> {
@@ -23,7 +23,7 @@ fn os_cpu(pool: &ThreadPool, w: usize) -> u32 {
 #[test]
 fn the_default_mode_pins_every_worker_here_and_reports_no_fallback() {
     let pool = ThreadPoolBuilder::new().no_policy().build().unwrap();
-    assert_eq!(pool.placement(), Placement::Pinned);
+    assert_eq!(pool.pinning(), Pinning::Pinned);
     assert!(pool.is_topology_discovered());
     assert_eq!(
         (pool.pin_fallback_workers(), pool.unpinned_workers()),
@@ -53,7 +53,7 @@ fn pin_true_requires_pinning_and_gets_it_here() {
         .pin(true)
         .build()
         .unwrap();
-    assert_eq!(pool.placement(), Placement::Pinned);
+    assert_eq!(pool.pinning(), Pinning::Pinned);
     assert_eq!(pool.pin_fallback_workers(), 0);
     for (w, mask) in affinities(&pool).iter().enumerate() {
         assert_eq!(*mask, [os_cpu(&pool, w)], "worker {w}");
@@ -69,7 +69,7 @@ fn pin_false_leaves_every_worker_on_the_mask_it_inherited() {
         .build()
         .unwrap();
     let n = pool.num_workers();
-    assert_eq!(pool.placement(), Placement::Unpinned);
+    assert_eq!(pool.pinning(), Pinning::Unpinned);
     assert_eq!(
         (pool.pin_fallback_workers(), pool.unpinned_workers()),
         (0, n)

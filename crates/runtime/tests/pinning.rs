@@ -1,7 +1,7 @@
 //! Pinning changes process-wide state (thread affinities): its own binary, one test.
 //! DO NOT CREATE ANY OTHER #[test] IN THIS FILE.
 
-use zonal_runtime::{Placement, ThreadPoolBuilder, VirtualPlacement};
+use zonal_runtime::{Pinning, ThreadPoolBuilder, VirtualPinning};
 
 #[test]
 fn pinning() {
@@ -11,7 +11,7 @@ fn pinning() {
         .no_policy()
         .build()
         .expect("pinned pool");
-    assert_eq!(pool.placement(), Placement::Pinned);
+    assert_eq!(pool.pinning(), Pinning::Pinned);
     assert!(!pool.is_virtual());
     assert_eq!(pool.num_workers(), allowed.len());
     let (tx, rx) = std::sync::mpsc::channel();
@@ -49,10 +49,10 @@ fn pinning() {
     let pool = ThreadPoolBuilder::new()
         .preset("s1")
         .no_policy()
-        .virtual_placement(VirtualPlacement::Spread)
+        .virtual_pinning(VirtualPinning::Spread)
         .build()
         .expect("spread pool");
-    assert_eq!(pool.placement(), Placement::Spread);
+    assert_eq!(pool.pinning(), Pinning::Spread);
     assert_eq!(pool.install(|| 1 + 1), 2);
 
     // 4. Opting out of pinning.
@@ -61,5 +61,5 @@ fn pinning() {
         .pin(false)
         .build()
         .unwrap();
-    assert_eq!(pool.placement(), Placement::Unpinned);
+    assert_eq!(pool.pinning(), Pinning::Unpinned);
 }

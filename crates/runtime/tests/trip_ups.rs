@@ -5,7 +5,7 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
-use zonal_runtime::{Placement, ThreadPoolBuilder, VirtualPlacement};
+use zonal_runtime::{Pinning, ThreadPoolBuilder, VirtualPinning};
 use zonal_topology::NodeId;
 
 #[test]
@@ -22,7 +22,7 @@ fn pin_true_on_a_virtual_pool_is_a_pinning_error_naming_the_topology() {
     assert!(
         msg.contains("pin(true) on a virtual pool")
             && msg.contains("\"s1\"")
-            && msg.contains("VirtualPlacement::Spread"),
+            && msg.contains("VirtualPinning::Spread"),
         "{msg}"
     );
 }
@@ -35,7 +35,7 @@ fn pin_true_with_a_spread_or_unset_pin_still_builds() {
         .no_policy()
         .build()
         .unwrap();
-    assert_eq!(pool.placement(), Placement::Unpinned);
+    assert_eq!(pool.pinning(), Pinning::Unpinned);
     // `pin(false)`: the same.
     let pool = ThreadPoolBuilder::new()
         .preset("s1")
@@ -43,21 +43,21 @@ fn pin_true_with_a_spread_or_unset_pin_still_builds() {
         .pin(false)
         .build()
         .unwrap();
-    assert_eq!(pool.placement(), Placement::Unpinned);
+    assert_eq!(pool.pinning(), Pinning::Unpinned);
     // Spread asks for bindings: `pin(true)` requires them (they hold on this machine).
     #[cfg(target_os = "linux")]
     {
         let pool = ThreadPoolBuilder::new()
             .preset("s1")
             .no_policy()
-            .virtual_placement(VirtualPlacement::Spread)
+            .virtual_pinning(VirtualPinning::Spread)
             .pin(true)
             .build()
             .unwrap();
-        assert_eq!(pool.placement(), Placement::Spread);
+        assert_eq!(pool.pinning(), Pinning::Spread);
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = VirtualPlacement::Spread;
+    let _ = VirtualPinning::Spread;
 }
 
 #[test]

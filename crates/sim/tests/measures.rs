@@ -1,4 +1,4 @@
-//! The paper's measures as it defines them (issue 14, item 3): page moves apart from
+//! The paper's measures as it defines them: page moves apart from
 //! migrations, and balance attempts counted per call as well as per domain level.
 
 use zonal_sim::experiment::{self, paper_workload, Job, System, WorkloadId};

@@ -1,5 +1,5 @@
 //! Automatic NUMA balancing for the modern Linux baseline, and the hardware-calibrated cost
-//! preset (issue 14, items 3–4): page moves counted apart, every process finishing once,
+//! preset: page moves counted apart, every process finishing once,
 //! determinism, and a smaller remote penalty under `hardware` than under `paper`.
 
 use zonal_policy::{LinuxEra, PolicyConfig};

@@ -299,7 +299,8 @@ impl TopologyError {
     /// The error itself, without the file it was found in ([`TopologyError::InFile`]).
     ///
     /// ```
-    /// use zonal_topology::TopologyError;
+    /// # use zonal_topology::doc_facade as zonal;
+    /// use zonal::topology::TopologyError;
     /// let e = TopologyError::NoNodes.in_file("dump.json");
     /// assert!(e.to_string().starts_with("dump.json: "));
     /// assert!(matches!(e.cause(), TopologyError::NoNodes));

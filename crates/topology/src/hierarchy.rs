@@ -84,13 +84,14 @@ pub struct Victim {
 /// The machine model plus its NUMA hierarchy, zone and victim orders.
 ///
 /// ```
-/// use zonal_topology::{presets, Level};
+/// # use zonal_topology::doc_facade as zonal;
+/// use zonal::topology::{presets, Level};
 /// let t = presets::preset("s1")?;
 /// assert_eq!(t.mal_count(), 6);
 /// assert_eq!(t.zone_depth(), 4);
 /// let cpu0 = t.cpus_of(0.into())[0];
 /// assert_eq!(t.level_between(cpu0, cpu0), Level::LOCAL);
-/// # Ok::<(), zonal_topology::TopologyError>(())
+/// # Ok::<(), zonal::topology::TopologyError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct Topology {
@@ -225,8 +226,9 @@ pub(crate) fn check_span_entries(machine: &Machine) -> Result<()> {
 /// otherwise every level.
 ///
 /// ```
-/// assert_eq!(zonal_topology::default_zone_depth(6), 4);
-/// assert_eq!(zonal_topology::default_zone_depth(3), 3);
+/// # use zonal_topology::doc_facade as zonal;
+/// assert_eq!(zonal::topology::default_zone_depth(6), 4);
+/// assert_eq!(zonal::topology::default_zone_depth(3), 3);
 /// ```
 #[must_use]
 pub fn default_zone_depth(mal_count: usize) -> usize {

@@ -46,7 +46,8 @@ dense_id!(
     /// A CPU (hardware thread) of the machine model, as a dense index.
     ///
     /// ```
-    /// # use zonal_topology::CpuId;
+    /// # use zonal_topology::doc_facade as zonal;
+    /// # use zonal::topology::CpuId;
     /// assert_eq!(CpuId::new(3).index(), 3);
     /// ```
     CpuId
@@ -55,7 +56,8 @@ dense_id!(
     /// A NUMA node of the machine model, as a dense index (nodes are kept in ascending OS-id order).
     ///
     /// ```
-    /// # use zonal_topology::NodeId;
+    /// # use zonal_topology::doc_facade as zonal;
+    /// # use zonal::topology::NodeId;
     /// assert_eq!(NodeId::new(1).index(), 1);
     /// ```
     NodeId
@@ -67,7 +69,8 @@ dense_id!(
 /// Displays as a Roman numeral, as the paper writes levels.
 ///
 /// ```
-/// # use zonal_topology::Level;
+/// # use zonal_topology::doc_facade as zonal;
+/// # use zonal::topology::Level;
 /// assert_eq!(Level::LOCAL.to_string(), "I");
 /// assert_eq!(Level(3).to_string(), "IV");
 /// ```

@@ -46,13 +46,14 @@
 //! XML in debug builds should do the same.
 //!
 //! ```
-//! use zonal_topology::{presets, Level, CpuId};
+//! # use zonal_topology::doc_facade as zonal;
+//! use zonal::topology::{presets, Level, CpuId};
 //! let t = presets::preset("s1")?;
 //! let thief = CpuId(0);
 //! // Victims come nearest first; the in-zone ones form a prefix.
 //! assert_eq!(t.victims(thief)[0].level, Level::LOCAL);
 //! assert!(t.zone_victims(thief).iter().all(|v| v.level < Level(4)));
-//! # Ok::<(), zonal_topology::TopologyError>(())
+//! # Ok::<(), zonal::topology::TopologyError>(())
 //! ```
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // The README's example runs as a doc test.
@@ -73,7 +74,7 @@ pub use error::{Result, TopologyError};
 pub use hierarchy::{default_zone_depth, Tier, Topology, Victim, MAX_SPAN_ENTRIES};
 pub use ids::{CpuId, Level, NodeId};
 pub use machine::{
-    CpuInfo, CpuSpec, DistanceOrigin, Machine, NodeInfo, NodeKind, NodeSpec, LOCAL_DISTANCE,
+    CpuInfo, CpuSpec, DistanceKind, Machine, NodeInfo, NodeKind, NodeSpec, LOCAL_DISTANCE,
     MAX_CPUS, MAX_DISTANCE, MAX_NODES, REMOTE_DISTANCE,
 };
 #[cfg(feature = "json")]
@@ -107,4 +108,13 @@ pub mod hwloc {
     pub use crate::source::hwloc::{
         allowed_cpus, from_xml_file, this_machine, this_machine_unrestricted,
     };
+}
+
+/// The `zonal` facade's paths, for this crate's doc examples (`# use
+/// zonal_topology::doc_facade as zonal;`), which appear on the facade's pages and so are
+/// written as a `zonal` user writes them: `zonal::topology::…` (`tests/doc_paths.rs` in the
+/// facade checks them).
+#[doc(hidden)]
+pub mod doc_facade {
+    pub use crate as topology;
 }

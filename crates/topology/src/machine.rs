@@ -8,7 +8,7 @@
 //! - the hierarchy's per-level spans, which grow as nodes² × levels, list at most
 //!   [`MAX_SPAN_ENTRIES`](crate::MAX_SPAN_ENTRIES) node ids (counted from the matrix);
 //! - several nodes without a matrix get Linux's fallback (10 local, 20 remote), recorded in
-//!   [`Machine::distance_origin`].
+//!   [`Machine::distance_kind`].
 //!
 //! Nodes are stored in ascending OS-id order and CPUs in ascending OS-index order; the dense
 //! [`NodeId`] / [`CpuId`] indexes follow those orders.
@@ -73,7 +73,8 @@ impl NodeSpec {
     /// memory size unknown: what a source knows when it has only node → CPU lists.
     ///
     /// ```
-    /// use zonal_topology::{CpuSpec, NodeSpec};
+    /// # use zonal_topology::doc_facade as zonal;
+    /// use zonal::topology::{CpuSpec, NodeSpec};
     /// let n = NodeSpec::with_cpus(1, [2, 3]);
     /// assert_eq!(n.cpus, [CpuSpec::alone(2, 1), CpuSpec::alone(3, 1)]);
     /// assert_eq!(n.memory_bytes, None);
@@ -93,7 +94,7 @@ impl NodeSpec {
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[non_exhaustive]
-pub enum DistanceOrigin {
+pub enum DistanceKind {
     /// Read from the machine, an hwloc XML export, or a node dump.
     Measured,
     /// A documented preset or a generator.
@@ -179,7 +180,8 @@ impl NodeInfo {
     /// give this process any.
     ///
     /// ```
-    /// use zonal_topology::{CpuSpec, Machine, NodeKind, NodeSpec};
+    /// # use zonal_topology::doc_facade as zonal;
+    /// use zonal::topology::{CpuSpec, Machine, NodeKind, NodeSpec};
     /// let node = |os_id, cpus: &[u32]| NodeSpec {
     ///     os_id,
     ///     cpus: cpus.iter().map(|&c| CpuSpec::alone(c, os_id)).collect(),
@@ -190,7 +192,7 @@ impl NodeInfo {
     /// let kinds: Vec<NodeKind> = r.nodes().iter().map(|n| n.kind()).collect();
     /// assert_eq!(kinds, [NodeKind::Cpus, NodeKind::CpusNotAllowed, NodeKind::MemoryOnly]);
     /// assert_eq!(r.nodes()[1].withheld_cpus, [2, 3]);
-    /// # Ok::<(), zonal_topology::TopologyError>(())
+    /// # Ok::<(), zonal::topology::TopologyError>(())
     /// ```
     #[must_use]
     pub fn kind(&self) -> NodeKind {
@@ -209,14 +211,15 @@ impl NodeInfo {
 /// A validated machine: CPUs, nodes and their distance matrix.
 ///
 /// ```
-/// use zonal_topology::{Machine, NodeSpec, CpuSpec};
+/// # use zonal_topology::doc_facade as zonal;
+/// use zonal::topology::{Machine, NodeSpec, CpuSpec};
 /// let nodes = vec![
 ///     NodeSpec { os_id: 0, cpus: vec![CpuSpec::alone(0, 0)], memory_bytes: None },
 ///     NodeSpec { os_id: 1, cpus: vec![CpuSpec::alone(1, 1)], memory_bytes: None },
 /// ];
 /// let m = Machine::from_specs("two", nodes, Some(vec![vec![10, 21], vec![21, 10]]))?;
 /// assert_eq!(m.distance(0.into(), 1.into()), 21);
-/// # Ok::<(), zonal_topology::TopologyError>(())
+/// # Ok::<(), zonal::topology::TopologyError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct Machine {
@@ -225,7 +228,7 @@ pub struct Machine {
     nodes: Vec<NodeInfo>,
     /// Row-major `nodes × nodes`.
     distances: Vec<u32>,
-    origin: DistanceOrigin,
+    distance_kind: DistanceKind,
 }
 
 impl From<usize> for NodeId {
@@ -245,7 +248,7 @@ impl Machine {
     ///
     /// `distances`, when given, is one row per node in the order of `nodes` (the order of the
     /// input, which need not be sorted). When absent, one node gets `[[10]]` and several get
-    /// Linux's 10/20 fallback, recorded as [`DistanceOrigin::AssumedFallback`].
+    /// Linux's 10/20 fallback, recorded as [`DistanceKind::AssumedFallback`].
     ///
     /// # Errors
     /// [`TopologyError::NoNodes`], [`NoCpus`](TopologyError::NoCpus),
@@ -262,11 +265,11 @@ impl Machine {
         nodes: Vec<NodeSpec>,
         distances: Option<Vec<Vec<u64>>>,
     ) -> Result<Self> {
-        Self::build(name.into(), nodes, distances, DistanceOrigin::Measured)
+        Self::build(name.into(), nodes, distances, DistanceKind::Measured)
     }
 
     /// Like [`from_specs`](Self::from_specs) for presets and generators: the matrix is
-    /// recorded as [`DistanceOrigin::Synthetic`].
+    /// recorded as [`DistanceKind::Synthetic`].
     ///
     /// # Errors
     /// As [`from_specs`](Self::from_specs).
@@ -275,19 +278,14 @@ impl Machine {
         nodes: Vec<NodeSpec>,
         distances: Vec<Vec<u64>>,
     ) -> Result<Self> {
-        Self::build(
-            name.into(),
-            nodes,
-            Some(distances),
-            DistanceOrigin::Synthetic,
-        )
+        Self::build(name.into(), nodes, Some(distances), DistanceKind::Synthetic)
     }
 
     fn build(
         name: String,
         nodes: Vec<NodeSpec>,
         distances: Option<Vec<Vec<u64>>>,
-        measured: DistanceOrigin,
+        measured: DistanceKind,
     ) -> Result<Self> {
         let n = nodes.len();
         if n == 0 {
@@ -312,7 +310,7 @@ impl Machine {
             });
         }
         // Matrix shape and values, checked in input order so errors name the input's rows.
-        let (matrix, origin) = match distances {
+        let (matrix, distance_kind) = match distances {
             Some(rows) => {
                 if rows.len() != n {
                     return Err(TopologyError::MatrixRows {
@@ -347,15 +345,15 @@ impl Machine {
                 }
                 (Some(rows), measured)
             }
-            None if n == 1 => (None, DistanceOrigin::SingleNode),
+            None if n == 1 => (None, DistanceKind::SingleNode),
             // Linux's fallback (10 local, 20 remote), written straight into the node × node
             // table below: no second matrix of u64 rows.
-            None => (None, DistanceOrigin::AssumedFallback),
+            None => (None, DistanceKind::AssumedFallback),
         };
-        let origin = if n == 1 && origin == DistanceOrigin::Measured {
-            DistanceOrigin::SingleNode
+        let distance_kind = if n == 1 && distance_kind == DistanceKind::Measured {
+            DistanceKind::SingleNode
         } else {
-            origin
+            distance_kind
         };
 
         // Sort nodes by OS id, keeping the matrix in step.
@@ -442,7 +440,7 @@ impl Machine {
             cpus,
             nodes: node_infos,
             distances,
-            origin,
+            distance_kind,
         };
         // Before anything that grows with nodes² × levels is built from it.
         crate::hierarchy::check_span_entries(&machine)?;
@@ -506,8 +504,8 @@ impl Machine {
 
     /// Where the matrix came from.
     #[must_use]
-    pub fn distance_origin(&self) -> DistanceOrigin {
-        self.origin
+    pub fn distance_kind(&self) -> DistanceKind {
+        self.distance_kind
     }
 
     /// The first asymmetric pair, if any (Linux only warns about these; so do we).
@@ -574,7 +572,7 @@ impl Machine {
     }
 
     /// A machine of `specs` — this machine's [`node_specs`](Self::node_specs), edited, one
-    /// per node in the same order — with this machine's name, distances and their origin.
+    /// per node in the same order — with this machine's name, distances and their kind.
     ///
     /// # Errors
     /// As [`Machine::from_specs`] (for example [`TopologyError::NoCpus`] if no CPU is left).
@@ -584,8 +582,8 @@ impl Machine {
             .into_iter()
             .map(|r| r.into_iter().map(u64::from).collect())
             .collect();
-        let mut m = Self::build(self.name.clone(), specs, Some(rows), self.origin)?;
-        m.origin = self.origin;
+        let mut m = Self::build(self.name.clone(), specs, Some(rows), self.distance_kind)?;
+        m.distance_kind = self.distance_kind;
         Ok(m)
     }
 
@@ -684,10 +682,10 @@ mod test {
     fn fallback_matrix_is_recorded() {
         let m = Machine::from_specs("t", vec![node(0, &[0]), node(1, &[1]), node(2, &[2])], None)
             .unwrap();
-        assert_eq!(m.distance_origin(), DistanceOrigin::AssumedFallback);
+        assert_eq!(m.distance_kind(), DistanceKind::AssumedFallback);
         assert_eq!(m.distance(NodeId(0), NodeId(2)), 20);
         let one = Machine::from_specs("t", vec![node(0, &[0, 1])], None).unwrap();
-        assert_eq!(one.distance_origin(), DistanceOrigin::SingleNode);
+        assert_eq!(one.distance_kind(), DistanceKind::SingleNode);
     }
 
     #[test]

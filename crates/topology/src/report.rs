@@ -13,7 +13,7 @@ mod json;
 
 use crate::hierarchy::Topology;
 use crate::ids::{Level, NodeId};
-use crate::machine::{DistanceOrigin, NodeKind, LOCAL_DISTANCE};
+use crate::machine::{DistanceKind, NodeKind, LOCAL_DISTANCE};
 
 /// The serialisable summary of a [`Topology`].
 #[derive(Clone, Debug, Serialize)]
@@ -50,7 +50,7 @@ pub struct TopologyReport {
     /// The distance matrix, rows in `node_ids` order.
     pub distances: Vec<Vec<u32>>,
     /// Where the matrix came from.
-    pub distance_origin: DistanceOrigin,
+    pub distance_kind: DistanceKind,
     /// Number of CPUs.
     pub cpu_count: usize,
     /// Things Linux would warn about (an asymmetric matrix, an assumed fallback).
@@ -61,10 +61,11 @@ impl TopologyReport {
     /// Summarises a topology.
     ///
     /// ```
-    /// let t = zonal_topology::presets::preset("s1")?;
-    /// let r = zonal_topology::TopologyReport::new(&t);
+    /// # use zonal_topology::doc_facade as zonal;
+    /// let t = zonal::topology::presets::preset("s1")?;
+    /// let r = zonal::topology::TopologyReport::new(&t);
     /// assert_eq!(r.spans["16"][0], vec![0, 1]);
-    /// # Ok::<(), zonal_topology::TopologyError>(())
+    /// # Ok::<(), zonal::topology::TopologyError>(())
     /// ```
     #[must_use]
     pub fn new(t: &Topology) -> Self {
@@ -97,7 +98,7 @@ impl TopologyReport {
         if let Some(w) = slit_violation(t) {
             warnings.push(w);
         }
-        if m.distance_origin() == DistanceOrigin::AssumedFallback {
+        if m.distance_kind() == DistanceKind::AssumedFallback {
             warnings.push(
                 "no distance matrix: assumed Linux's fallback, 10 local and 20 remote".into(),
             );
@@ -131,7 +132,7 @@ impl TopologyReport {
             withheld_cpus: m.nodes().iter().map(|n| n.withheld_cpus.clone()).collect(),
             offline_cpus: m.nodes().iter().map(|n| n.offline_cpus.clone()).collect(),
             distances: m.distance_rows(),
-            distance_origin: m.distance_origin(),
+            distance_kind: m.distance_kind(),
             cpu_count: t.cpu_count(),
             warnings,
         }
@@ -143,12 +144,13 @@ impl TopologyReport {
     /// `crates/topology/tests/data/expected.json`), which keeps spans readable. Ends with a newline.
     ///
     /// ```
-    /// let t = zonal_topology::presets::preset("s1")?;
-    /// let json = zonal_topology::TopologyReport::new(&t).to_json_pretty();
+    /// # use zonal_topology::doc_facade as zonal;
+    /// let t = zonal::topology::presets::preset("s1")?;
+    /// let json = zonal::topology::TopologyReport::new(&t).to_json_pretty();
     /// assert!(json.contains("\"levels\": [10, 16, 22, 28, 34, 40]"));
     /// let back: serde_json::Value = serde_json::from_str(&json).unwrap();
     /// assert_eq!(back["zone_depth"], 4);
-    /// # Ok::<(), zonal_topology::TopologyError>(())
+    /// # Ok::<(), zonal::topology::TopologyError>(())
     /// ```
     #[must_use]
     pub fn to_json_pretty(&self) -> String {

@@ -14,7 +14,7 @@ fn parts(m: &zonal_topology::Machine) -> String {
         m.cpus(),
         m.nodes(),
         m.distance_rows(),
-        m.distance_origin()
+        m.distance_kind()
     )
 }
 

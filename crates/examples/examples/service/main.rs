@@ -1,6 +1,6 @@
 //! A service-like load on the Zonal pool: long-lived async tasks, each owning node-local
 //! state and doing short slices of work between yields and timed waits, arriving in bursts
-//! skewed to a few nodes (`load.rs`). Each policy runs on its own pool with the control
+//! skewed to a few nodes (`zonal_examples::service_load`). Each policy runs on its own pool with the control
 //! plane balancing every 4 ms, for `--seconds` of arrivals, after which every task must
 //! finish exactly once. The report (`report.rs`): one row (or JSON line) per policy with
 //! turnaround, steals and control-plane migrations by level, and what happened to aged
@@ -31,9 +31,8 @@ use zonal::runtime::{
     BuildError, ControlOptions, ControlPlane, ServeError, ServeOptions, ThreadPool,
 };
 
-use zonal_examples::{cli, machine};
+use zonal_examples::{cli, machine, service_load as load};
 
-mod load;
 mod plot;
 mod report;
 

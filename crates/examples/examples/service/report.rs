@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::load::TaskRecord;
+use zonal_examples::service_load::TaskRecord;
 
 /// Turnaround (spawn to completion) statistics, ms, from every task's own measurement.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
@@ -263,9 +263,9 @@ pub(crate) fn table(rows: &[PolicyReport]) -> String {
          live; turnaround: spawn to completion of each task; aged / moves after aged: '-' for a \
          policy that never ages tasks)\n",
         first.tasks_per_burst,
-        crate::load::BURST_EVERY.as_millis(),
+        zonal_examples::service_load::BURST_EVERY.as_millis(),
         first.hot_nodes,
-        crate::load::LIVE_PER_WORKER * first.workers as u64,
+        zonal_examples::service_load::LIVE_PER_WORKER * first.workers as u64,
     );
     out
 }

@@ -21,7 +21,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use zonal_topology::{format_cpulist, DistanceOrigin, Level, NodeId, NodeKind, Topology};
+use zonal_topology::{format_cpulist, DistanceKind, Level, NodeId, NodeKind, Topology};
 
 /// Above this many CPU nodes, a level's span sizes are summarised as `size ×count`.
 const PER_NODE_SIZES_UP_TO: usize = 16;
@@ -79,12 +79,12 @@ fn count(n: usize, what: &str) -> String {
     }
 }
 
-fn origin(o: DistanceOrigin) -> &'static str {
+fn distance_kind(o: DistanceKind) -> &'static str {
     match o {
-        DistanceOrigin::Measured => "measured",
-        DistanceOrigin::Synthetic => "synthetic",
-        DistanceOrigin::AssumedFallback => "assumed 10/20 (no matrix)",
-        DistanceOrigin::SingleNode => "single node",
+        DistanceKind::Measured => "measured",
+        DistanceKind::Synthetic => "synthetic",
+        DistanceKind::AssumedFallback => "assumed 10/20 (no matrix)",
+        DistanceKind::SingleNode => "single node",
         _ => "other",
     }
 }
@@ -107,7 +107,7 @@ fn tree(t: &Topology, out: &mut String) {
     if let Some(total) = memory {
         let _ = write!(out, ", {} total", bytes(total));
     }
-    let _ = writeln!(out, "; distances: {})", origin(m.distance_origin()));
+    let _ = writeln!(out, "; distances: {})", distance_kind(m.distance_kind()));
     for node in m.nodes() {
         let _ = write!(out, "  NUMANode P#{}", node.os_id);
         if let Some(b) = node.memory_bytes {

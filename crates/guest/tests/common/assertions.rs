@@ -73,7 +73,7 @@ pub fn assert_workers_pinned(r: &Value) {
         "the control plane never balanced: {r}"
     );
     for b in r["buffers"].as_array().expect("buffers") {
-        assert_eq!(b["placement"], "bound", "{b}");
+        assert_eq!(b["binding"], "bound", "{b}");
     }
 }
 
@@ -85,13 +85,13 @@ pub fn assert_buffers_on_their_nodes(r: &Value) {
     let buffers = r["buffers"].as_array().expect("buffers");
     assert_eq!(buffers.len(), 4 * 4, "2 policies × 2 sizes on 4 nodes");
     for b in buffers {
-        let (placement, mode, tag) = match b["policy"].as_str() {
+        let (binding, mode, tag) = match b["policy"].as_str() {
             Some("bind") => ("bound", "bind", "bind"),
             Some("preferred") => ("preferred", "preferred", "prefer"),
             other => panic!("policy {other:?}"),
         };
         let os = b["node_os_id"].as_u64().expect("node");
-        assert_eq!(b["placement"], placement, "{b}");
+        assert_eq!(b["binding"], binding, "{b}");
         assert_eq!(
             b["kernel_policy"]["Ok"],
             serde_json::json!({ "mode": mode, "nodes": [os] }),
@@ -126,7 +126,7 @@ pub fn assert_first_touch_on_every_node(r: &Value) {
         let os = n["node_os_id"].as_u64().expect("node_os_id");
         let ft = &n["first_touch"];
         assert_eq!(
-            ft["placement"]["first-touch"], "first touch asked (MemoryPolicy::FirstTouch)",
+            ft["binding"]["first-touch"], "first touch asked (MemoryPolicy::FirstTouch)",
             "{n}"
         );
         assert_eq!(ft["first_touch_nodes"], serde_json::json!([node]), "{n}");
@@ -163,7 +163,7 @@ pub fn assert_first_touch_on_every_node(r: &Value) {
             );
         }
         let bound = &n["bind"];
-        assert_eq!(bound["placement"], "bound", "{n}");
+        assert_eq!(bound["binding"], "bound", "{n}");
         assert_eq!(bound["first_touch_nodes"], serde_json::json!([node]), "{n}");
         assert_eq!(bound["all_pages_on_node"], true, "{n}");
     }

@@ -115,7 +115,8 @@ pub fn probe_binary() -> PathBuf {
     binary("zonal-probe", "cargo build -p zonal-guest-probe")
 }
 
-/// The command that builds the probe without hwloc (issue 22), run from the workspace root.
+/// The command that builds the probe without hwloc (as a Linux user who lacks libhwloc
+/// builds it), run from the workspace root.
 pub const NOHWLOC_PROBE_BUILD: &str =
     "cargo build -p zonal-guest-probe --no-default-features --target-dir target/nohwloc";
 

@@ -81,15 +81,16 @@ pub enum ZoneMode {
 /// The conservative rules as a filter in front of any selection rule.
 ///
 /// ```
-/// use zonal_policy::{ConservativeFilter, ZoneMode, OriginRule, Refusal, TaskMeta, TaskId};
-/// use zonal_topology::{presets, CpuId, NodeId};
+/// # use zonal_policy::doc_facade as zonal;
+/// use zonal::policy::{ConservativeFilter, ZoneMode, OriginRule, Refusal, TaskMeta, TaskId};
+/// use zonal::topology::{presets, CpuId, NodeId};
 /// let topo = presets::preset("s1")?;
 /// let f = ConservativeFilter { zone: ZoneMode::Hard, origin: OriginRule::NoFarther, age_limit: 3 };
 /// // Node 8 is four ring hops from node 0 (level VI): outside node 0's zone (levels I–IV).
 /// let far = topo.cpus_of(NodeId(8))[0];
 /// let t = TaskMeta::new(TaskId(1), NodeId(8), far);
 /// assert_eq!(f.check_move(&topo, &t, CpuId(0)), Err(Refusal::Zone));
-/// # Ok::<(), zonal_topology::TopologyError>(())
+/// # Ok::<(), zonal::topology::TopologyError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ConservativeFilter {

@@ -12,7 +12,8 @@ use crate::view::TaskMeta;
 /// policy (no balance side). Useful as a baseline and in tests; the real rules are the named policies.
 ///
 /// ```
-/// use zonal_policy::{NoPolicy, Policy};
+/// # use zonal_policy::doc_facade as zonal;
+/// use zonal::policy::{NoPolicy, Policy};
 /// assert_eq!(NoPolicy.name(), "none");
 /// ```
 #[derive(Clone, Copy, Debug, Default)]

@@ -35,7 +35,8 @@ use crate::view::{TaskId, TaskMeta};
 /// ([`StealSide::static_fresh_steal`]).
 ///
 /// ```
-/// use zonal_policy::{Eligibility, FreshSteal, Refusal, VictimDecision};
+/// # use zonal_policy::doc_facade as zonal;
+/// use zonal::policy::{Eligibility, FreshSteal, Refusal, VictimDecision};
 /// assert_eq!(FreshSteal::Allowed.fresh_eligibility(), Some(Eligibility::Allowed));
 /// let stop = FreshSteal::Stop(Refusal::Zone);
 /// assert_eq!(stop.victim_decision(), VictimDecision::Stop(Refusal::Zone));
@@ -90,12 +91,13 @@ impl FreshSteal {
     /// node, no migration, never ran, nice 0, no group, migratable, not running.
     ///
     /// ```
-    /// use zonal_policy::FreshSteal;
-    /// use zonal_topology::{presets, CpuId};
+    /// # use zonal_policy::doc_facade as zonal;
+    /// use zonal::policy::FreshSteal;
+    /// use zonal::topology::{presets, CpuId};
     /// let topo = presets::preset("s1")?;
     /// let t = FreshSteal::task(&topo, CpuId(5));
     /// assert_eq!((t.origin, t.cpu, t.migrations), (topo.node_of(CpuId(5)), CpuId(5), 0));
-    /// # Ok::<(), zonal_topology::TopologyError>(())
+    /// # Ok::<(), zonal::topology::TopologyError>(())
     /// ```
     #[must_use]
     pub fn task(topo: &Topology, cpu: CpuId) -> TaskMeta {

@@ -21,12 +21,13 @@ use crate::worker::WorkerThread;
 /// it finished (the future was then dropped unpolled).
 ///
 /// ```
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// # use zonal_runtime::doc_facade as zonal;
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
 /// let h = pool.spawn_async(async { panic!("boom") });
 /// let err = h.join().unwrap_err();
 /// assert!(err.is_panic());
 /// assert_eq!(err.into_panic().downcast_ref::<&str>(), Some(&"boom"));
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 pub struct JoinError {
     repr: Repr,
@@ -164,11 +165,12 @@ impl JoinWaker {
 /// pool's panic handler).
 ///
 /// ```
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// # use zonal_runtime::doc_facade as zonal;
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
 /// let a = pool.spawn_async(async { 20 });
 /// let b = pool.spawn_async(async move { a.await.unwrap() + 22 });
 /// assert_eq!(b.join().unwrap(), 42);
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 pub struct JoinHandle<T> {
     /// `None` once the output was taken.
@@ -253,10 +255,11 @@ impl<T> JoinHandle<T> {
     /// for can run, even on this worker.
     ///
     /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
     /// let h = pool.spawn_handle(|| 6 * 7);
     /// assert_eq!(h.join().unwrap(), 42);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     ///
     /// # Errors

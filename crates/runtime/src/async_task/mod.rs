@@ -236,15 +236,16 @@ pub struct YieldNow {
 /// for async tasks; under any other executor it yields once to that executor.
 ///
 /// ```
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// # use zonal_runtime::doc_facade as zonal;
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
 /// let h = pool.spawn_async(async {
 ///     for _ in 0..3 {
-///         zonal_runtime::task::yield_now().await;
+///         zonal::task::yield_now().await;
 ///     }
 ///     "done"
 /// });
 /// assert_eq!(h.join().unwrap(), "done");
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 pub fn yield_now() -> YieldNow {
     YieldNow { yielded: false }

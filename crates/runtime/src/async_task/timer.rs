@@ -161,14 +161,15 @@ pub struct Sleep {
 /// meanwhile). A duration past what `Instant` can represent waits for ever.
 ///
 /// ```
+/// # use zonal_runtime::doc_facade as zonal;
 /// use std::time::Duration;
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
 /// let h = pool.spawn_async(async {
-///     zonal_runtime::task::sleep(Duration::from_millis(1)).await;
+///     zonal::task::sleep(Duration::from_millis(1)).await;
 ///     7
 /// });
 /// assert_eq!(h.join().unwrap(), 7);
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 pub fn sleep(duration: Duration) -> Sleep {
     Sleep {

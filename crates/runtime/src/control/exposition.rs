@@ -58,7 +58,8 @@ impl MetricsHandle {
     /// [`PoolCollector`](crate::PoolCollector) to add the series to a registry of your own.
     ///
     /// ```
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
     /// let handle = pool.metrics_handle();
     /// // e.g. in an axum route: `get(move || async move { handle.encode().unwrap_or_default() })`
     /// let body = handle.encode()?;
@@ -337,9 +338,10 @@ fn encode_series(m: &PoolMetrics, mut encoder: DescriptorEncoder<'_>) -> fmt::Re
 /// to them as to any collector's.
 ///
 /// ```
+/// # use zonal_runtime::doc_facade as zonal;
 /// use prometheus_client::metrics::counter::Counter;
 /// use prometheus_client::registry::Registry;
-/// use zonal_runtime::{PoolCollector, ThreadPoolBuilder};
+/// use zonal::runtime::{PoolCollector, ThreadPoolBuilder};
 /// let pool = ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
 ///
 /// let mut registry = Registry::default();
@@ -350,7 +352,7 @@ fn encode_series(m: &PoolMetrics, mut encoder: DescriptorEncoder<'_>) -> fmt::Re
 /// pool.par_for(0..1000, 10, |_| {});
 /// requests.inc();
 /// // In your own HTTP handler (hyper, axum, ...), with the content type
-/// // `zonal_runtime::METRICS_CONTENT_TYPE`:
+/// // `zonal::runtime::METRICS_CONTENT_TYPE`:
 /// let mut body = String::new();
 /// prometheus_client::encoding::text::encode(&mut body, &registry)?;
 /// assert!(body.contains("requests_total 1"));
@@ -400,8 +402,9 @@ impl Collector for PoolCollector {
 /// [`MetricsHandle::encode`], which takes the snapshot itself.
 ///
 /// ```
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-/// let text = zonal_runtime::encode_metrics(&pool.metrics())?;
+/// # use zonal_runtime::doc_facade as zonal;
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// let text = zonal::runtime::encode_metrics(&pool.metrics())?;
 /// assert!(text.contains("zonal_workers 32"));
 /// assert!(text.ends_with("# EOF\n"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -41,7 +41,8 @@ pub(crate) const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// Options of [`ControlPlane::serve_metrics_with`](super::ControlPlane::serve_metrics_with).
 ///
 /// ```
-/// let opts = zonal_runtime::ServeOptions::default();
+/// # use zonal_runtime::doc_facade as zonal;
+/// let opts = zonal::runtime::ServeOptions::default();
 /// assert!(!opts.allows_remote());
 /// assert!(opts.allow_remote(true).allows_remote());
 /// ```

@@ -85,9 +85,10 @@ impl ControlOptions {
 /// Samples a pool's metrics every `period` on a tokio runtime of its own.
 ///
 /// ```
+/// # use zonal_runtime::doc_facade as zonal;
 /// use std::time::Duration;
-/// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-/// let cp = zonal_runtime::ControlPlane::start(pool.metrics_handle(), Duration::from_millis(5))
+/// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+/// let cp = zonal::runtime::ControlPlane::start(pool.metrics_handle(), Duration::from_millis(5))
 ///     .expect("control plane");
 /// pool.par_for(0..10_000, 100, |_| {});
 /// let mut rx = cp.subscribe();
@@ -103,7 +104,7 @@ impl ControlOptions {
 ///     }
 /// });
 /// assert!(cp.latest().metrics.total.tasks_run > 0);
-/// # Ok::<(), zonal_runtime::BuildError>(())
+/// # Ok::<(), zonal::BuildError>(())
 /// ```
 #[derive(Debug)]
 pub struct ControlPlane {
@@ -132,20 +133,21 @@ impl ControlPlane {
     /// ([`ControlOptions::balance_every`]), periodic balancing passes.
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// use std::time::Duration;
-    /// use zonal_runtime::{ControlOptions, ControlPlane, ThreadPoolBuilder};
-    /// let cfg = zonal_policy::PolicyConfig::named("conservative-hard").unwrap();
+    /// use zonal::runtime::{ControlOptions, ControlPlane, ThreadPoolBuilder};
+    /// let cfg = zonal::policy::PolicyConfig::named("conservative-hard").unwrap();
     /// let pool = ThreadPoolBuilder::new().preset("s1").policy_config(cfg).build()?;
     /// let cp = ControlPlane::start_with(
     ///     pool.metrics_handle(),
-    ///     ControlOptions::new().balance_every(zonal_runtime::BALANCE_TICK),
+    ///     ControlOptions::new().balance_every(zonal::runtime::BALANCE_TICK),
     /// )
     /// .expect("control plane");
-    /// let h = pool.spawn_async(async { zonal_runtime::task::sleep(Duration::from_millis(20)).await; 7 });
+    /// let h = pool.spawn_async(async { zonal::task::sleep(Duration::from_millis(20)).await; 7 });
     /// assert_eq!(h.join().unwrap(), 7);
     /// std::thread::sleep(Duration::from_millis(20));
     /// assert!(cp.balance_stats().passes > 0);
-    /// # Ok::<(), zonal_runtime::BuildError>(())
+    /// # Ok::<(), zonal::BuildError>(())
     /// ```
     ///
     /// # Errors
@@ -235,10 +237,11 @@ impl ControlPlane {
     /// level, and so on. Several endpoints may be served at once.
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// use std::io::{Read, Write};
     /// use std::time::Duration;
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-    /// let cp = zonal_runtime::ControlPlane::start(pool.metrics_handle(), Duration::from_secs(1))
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let cp = zonal::runtime::ControlPlane::start(pool.metrics_handle(), Duration::from_secs(1))
     ///     .expect("control plane");
     /// pool.par_for(0..10_000, 100, |_| {});
     /// let addr = cp.serve_metrics("127.0.0.1:0".parse().unwrap())?;
@@ -269,10 +272,11 @@ impl ControlPlane {
     /// address, say so explicitly.
     ///
     /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
     /// use std::time::Duration;
-    /// use zonal_runtime::ServeOptions;
-    /// let pool = zonal_runtime::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
-    /// let cp = zonal_runtime::ControlPlane::start(pool.metrics_handle(), Duration::from_secs(1))
+    /// use zonal::runtime::ServeOptions;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let cp = zonal::runtime::ControlPlane::start(pool.metrics_handle(), Duration::from_secs(1))
     ///     .expect("control plane");
     /// let addr = cp.serve_metrics_with(
     ///     "0.0.0.0:0".parse().unwrap(),

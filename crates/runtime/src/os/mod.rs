@@ -1,4 +1,4 @@
-//! The kernel's side of pinning and memory placement, behind one small interface.
+//! The kernel's side of pinning and memory binding, behind one small interface.
 //!
 //! Everything Zonal asks of the operating system about *where* things run and live goes
 //! through this module, and nothing here loads a topology library:
@@ -20,7 +20,7 @@
 //! worker back on its CPU, which is why only sampling during the run (the guest test
 //! `service_pinning.rs`) catches it. Syscalls on the calling thread change
 //! nothing else. On platforms other than Linux, pinning goes through `core_affinity` and
-//! memory placement is unsupported (buffers fall back to first touch, and say so).
+//! memory binding is unsupported (buffers fall back to first touch, and say so).
 //!
 //! Under Miri (`cfg(miri)`), which runs no system call it does not model, the kernel's
 //! side is `miri.rs`: memory is the real allocator's (so that `NodeBuffer`'s fill and drop

@@ -1,5 +1,5 @@
 //! Platforms other than Linux: pinning through `core_affinity` where it works; no memory
-//! placement (buffers fall back to first touch and say so); no kernel queries.
+//! binding (buffers fall back to first touch and say so); no kernel queries.
 
 use std::io;
 

@@ -327,7 +327,7 @@ impl VictimQueues for Thief<'_> {
         let r = &*self.me.registry;
         let m = t.meta(&r.fresh_meta[vnode as usize]);
         if from == Source::Fresh && m.is_representative_at(vnode) {
-            // Exactly the representative task the walker already allowed (placement aside,
+            // Exactly the representative task the walker already allowed (the placed flag aside,
             // which no policy reads). A bare job always is: it never leaves its deque
             // through `put_back`. A child of a computation rooted on another node is not:
             // it is checked with its origin.

@@ -8,9 +8,10 @@ use crate::error::{Result, TopologyError};
 /// [`TopologyError::CpuList`] naming the text and the bad part.
 ///
 /// ```
-/// assert_eq!(zonal_topology::parse_cpulist("0-2,8\n")?, vec![0, 1, 2, 8]);
-/// assert!(zonal_topology::parse_cpulist("3-1").is_err());
-/// # Ok::<(), zonal_topology::TopologyError>(())
+/// # use zonal_topology::doc_facade as zonal;
+/// assert_eq!(zonal::topology::parse_cpulist("0-2,8\n")?, vec![0, 1, 2, 8]);
+/// assert!(zonal::topology::parse_cpulist("3-1").is_err());
+/// # Ok::<(), zonal::topology::TopologyError>(())
 /// ```
 pub fn parse_cpulist(text: &str) -> Result<Vec<u32>> {
     let bad = |message: String| TopologyError::CpuList {
@@ -59,8 +60,9 @@ pub fn parse_cpulist(text: &str) -> Result<Vec<u32>> {
 /// The input need not be sorted; repeats are dropped. An empty list gives an empty string.
 ///
 /// ```
-/// assert_eq!(zonal_topology::format_cpulist(&[8, 0, 1, 2, 10, 11]), "0-2,8,10-11");
-/// assert_eq!(zonal_topology::format_cpulist(&[]), "");
+/// # use zonal_topology::doc_facade as zonal;
+/// assert_eq!(zonal::topology::format_cpulist(&[8, 0, 1, 2, 10, 11]), "0-2,8,10-11");
+/// assert_eq!(zonal::topology::format_cpulist(&[]), "");
 /// ```
 #[must_use]
 pub fn format_cpulist(ids: &[u32]) -> String {

@@ -7,7 +7,7 @@
 //! - Nodes, their CPUs, memory and distances: `/sys/devices/system/node/node*/{cpulist,
 //!   meminfo,distance}` through the sysfs reader (`sysfs.rs`), by OS id. As hwloc's `linux`
 //!   backend, a single node records no distance matrix (its `[[10]]` is
-//!   [`DistanceOrigin::SingleNode`](crate::DistanceOrigin::SingleNode)).
+//!   [`DistanceKind::SingleNode`](crate::DistanceKind::SingleNode)).
 //! - Cores and last-level caches: `/sys/devices/system/cpu/cpuN/{topology,cache}`,
 //!   numbered as hwloc numbers its `Core` and cache objects (`cpu_topology.rs`).
 //! - A kernel without NUMA (`CONFIG_NUMA=n`) has no `node/` directory: as hwloc, one node

@@ -70,11 +70,12 @@ pub fn from_nodes_file(path: impl AsRef<Path>) -> Result<Machine> {
 /// As [`from_nodes_file`], less the I/O error.
 ///
 /// ```
-/// let m = zonal_topology::parse_nodes_json(
+/// # use zonal_topology::doc_facade as zonal;
+/// let m = zonal::topology::parse_nodes_json(
 ///     r#"{"nodes":[{"id":0,"cpus":[0],"distance":[10,21]},{"id":1,"cpulist":"1-2","distance":[21,10]}]}"#,
 ///     "<doc>", "demo")?;
 /// assert_eq!(m.cpus().len(), 3);
-/// # Ok::<(), zonal_topology::TopologyError>(())
+/// # Ok::<(), zonal::topology::TopologyError>(())
 /// ```
 pub fn parse_nodes_json(text: &str, origin: &str, default_name: &str) -> Result<Machine> {
     // A key repeated in any object is refused before anything is read (`json_keys.rs`).

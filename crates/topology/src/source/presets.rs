@@ -66,10 +66,11 @@ pub const VARIANT_NAMES: &[&str] = &["s1-alt"];
 /// [`TopologyError::UnknownPreset`] listing the valid names.
 ///
 /// ```
-/// let s3 = zonal_topology::presets::preset("s3")?;
+/// # use zonal_topology::doc_facade as zonal;
+/// let s3 = zonal::topology::presets::preset("s3")?;
 /// assert_eq!((s3.node_count(), s3.cpu_count(), s3.mal_count()), (32, 64, 6));
-/// assert!(zonal_topology::presets::preset("s9").is_err());
-/// # Ok::<(), zonal_topology::TopologyError>(())
+/// assert!(zonal::topology::presets::preset("s9").is_err());
+/// # Ok::<(), zonal::topology::TopologyError>(())
 /// ```
 pub fn preset(name: &str) -> Result<Topology> {
     preset_machine(name).map(Topology::new)
@@ -114,11 +115,12 @@ fn ring_saturating(name: &str, n: usize, cpus_per_node: usize, cap: usize) -> Re
 /// built), and what [`Machine::synthetic`] refuses (an asymmetric or out-of-range matrix).
 ///
 /// ```
-/// use zonal_topology::{presets, Topology};
+/// # use zonal_topology::doc_facade as zonal;
+/// use zonal::topology::{presets, Topology};
 /// // 8 nodes on a line, 10 + 6 per hop up to 5 hops: six levels.
 /// let m = presets::distance_rule("line8", 8, 4, |i, j| 10 + 6 * i.abs_diff(j).min(5) as u64)?;
 /// assert_eq!(Topology::new(m).mal_count(), 6);
-/// # Ok::<(), zonal_topology::TopologyError>(())
+/// # Ok::<(), zonal::topology::TopologyError>(())
 /// ```
 pub fn distance_rule(
     name: &str,
@@ -217,9 +219,10 @@ fn check_shape(cpus_per_node: usize, nodes: usize) -> Result<()> {
 /// more than 245 levels, or more than 2^20 CPUs.
 ///
 /// ```
-/// let t = zonal_topology::presets::hierarchical(&[4, 4, 4, 4, 4], 1)?;
+/// # use zonal_topology::doc_facade as zonal;
+/// let t = zonal::topology::presets::hierarchical(&[4, 4, 4, 4, 4], 1)?;
 /// assert_eq!((t.node_count(), t.mal_count()), (1024, 6));
-/// # Ok::<(), zonal_topology::TopologyError>(())
+/// # Ok::<(), zonal::topology::TopologyError>(())
 /// ```
 pub fn hierarchical(fanout: &[usize], cpus_per_node: usize) -> Result<Topology> {
     hierarchical_machine(fanout, cpus_per_node).map(Topology::new)
@@ -232,9 +235,10 @@ pub fn hierarchical(fanout: &[usize], cpus_per_node: usize) -> Result<Topology> 
 /// As [`hierarchical`].
 ///
 /// ```
-/// let m = zonal_topology::presets::hierarchical_machine(&[2, 2], 3)?;
+/// # use zonal_topology::doc_facade as zonal;
+/// let m = zonal::topology::presets::hierarchical_machine(&[2, 2], 3)?;
 /// assert_eq!((m.nodes().len(), m.cpus().len()), (4, 12));
-/// # Ok::<(), zonal_topology::TopologyError>(())
+/// # Ok::<(), zonal::topology::TopologyError>(())
 /// ```
 pub fn hierarchical_machine(fanout: &[usize], cpus_per_node: usize) -> Result<Machine> {
     if fanout.is_empty() || fanout.contains(&0) {
@@ -292,9 +296,10 @@ pub fn hierarchical_machine(fanout: &[usize], cpus_per_node: usize) -> Result<Ma
 /// 2^20 CPUs.
 ///
 /// ```
-/// let t = zonal_topology::presets::mesh(4, 4, true, 2)?;
+/// # use zonal_topology::doc_facade as zonal;
+/// let t = zonal::topology::presets::mesh(4, 4, true, 2)?;
 /// assert_eq!((t.node_count(), t.cpu_count(), t.mal_count()), (16, 32, 5));
-/// # Ok::<(), zonal_topology::TopologyError>(())
+/// # Ok::<(), zonal::topology::TopologyError>(())
 /// ```
 pub fn mesh(width: usize, height: usize, torus: bool, cpus_per_node: usize) -> Result<Topology> {
     mesh_machine(width, height, torus, cpus_per_node).map(Topology::new)
@@ -306,9 +311,10 @@ pub fn mesh(width: usize, height: usize, torus: bool, cpus_per_node: usize) -> R
 /// As [`mesh`].
 ///
 /// ```
-/// let m = zonal_topology::presets::mesh_machine(8, 8, false, 1)?;
+/// # use zonal_topology::doc_facade as zonal;
+/// let m = zonal::topology::presets::mesh_machine(8, 8, false, 1)?;
 /// assert_eq!(m.nodes().len(), 64);
-/// # Ok::<(), zonal_topology::TopologyError>(())
+/// # Ok::<(), zonal::topology::TopologyError>(())
 /// ```
 pub fn mesh_machine(
     width: usize,

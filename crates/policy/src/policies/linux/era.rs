@@ -90,7 +90,7 @@
 //!   `wake.rs` (`try_to_wake_up`'s choice between the waker and the previous CPU), with the
 //!   wake flags of these initialisers.
 
-use zonal_topology::{Level, NodeId, Topology};
+use zonal_topology::Level;
 
 pub(crate) use crate::config::{ImbalanceRule, LinuxEra};
 use crate::state::LevelState;
@@ -314,21 +314,6 @@ pub(crate) fn active_due(_level: Level, failed_before: u32) -> bool {
 /// The failure count 2.6 leaves after kicking active balancing (`cache_nice_tries + 1`).
 pub(crate) fn failed_after_active(_level: Level) -> u32 {
     CACHE_NICE_TRIES_2_6 + 1
-}
-
-/// Nodes of the level-`level` domain of `node`, nearest first, our own node first: the
-/// 2.6 era's groups at NUMA levels, one per node.
-pub(crate) fn single_node_groups(
-    topo: &Topology,
-    node: NodeId,
-    level: Level,
-) -> impl Iterator<Item = NodeId> + '_ {
-    std::iter::once(node).chain(
-        topo.span(node, level)
-            .iter()
-            .copied()
-            .filter(move |&m| m != node),
-    )
 }
 
 #[cfg(test)]

@@ -330,7 +330,7 @@ impl<'v, 's> Loads<'v, 's> {
             // Read the whole domain first, in one tight loop; the groups then sum node sums.
             self.fill_span(node, level);
             if self.single_node_groups {
-                for m in super::era::single_node_groups(topo, node, level) {
+                for m in single_node_groups(topo, node, level) {
                     self.push_single_node_group(m);
                 }
                 return self.s.groups.iter().map(|g| g.cpus).sum();
@@ -405,4 +405,19 @@ impl<'v, 's> Loads<'v, 's> {
             }
         }
     }
+}
+
+/// Nodes of the level-`level` domain of `node`, nearest first, our own node first: the
+/// 2.6 era's groups at NUMA levels, one per node.
+fn single_node_groups(
+    topo: &Topology,
+    node: NodeId,
+    level: Level,
+) -> impl Iterator<Item = NodeId> + '_ {
+    std::iter::once(node).chain(
+        topo.span(node, level)
+            .iter()
+            .copied()
+            .filter(move |&m| m != node),
+    )
 }

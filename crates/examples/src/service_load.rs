@@ -48,14 +48,14 @@ use zonal::runtime::task::{sleep, yield_now};
 use zonal::runtime::{NodeBuffer, SpawnError, TaskOptions, ThreadPool};
 use zonal::topology::{NodeId, Topology};
 
-use zonal_examples::machine::remote_passes;
+use crate::machine::remote_passes;
 
 /// Share of each burst born on the hot nodes, in percent.
-pub(crate) const HOT_PERCENT: u64 = 70;
+pub const HOT_PERCENT: u64 = 70;
 /// Time between two bursts.
-pub(crate) const BURST_EVERY: Duration = Duration::from_millis(20);
+pub const BURST_EVERY: Duration = Duration::from_millis(20);
 /// Live tasks per worker above which the next burst waits.
-pub(crate) const LIVE_PER_WORKER: u64 = 8;
+pub const LIVE_PER_WORKER: u64 = 8;
 /// Words of state per task: 4 KiB to 256 KiB.
 const WORDS: (u64, u64) = (512, 32 * 1024);
 /// Slices per task.
@@ -73,22 +73,22 @@ fn within(rng: &mut Rng, (lo, hi): (u64, u64)) -> u64 {
 
 /// One task of the plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct TaskSpec {
+pub struct TaskSpec {
     /// The node its state lives on (its origin).
-    pub(crate) home: NodeId,
+    pub home: NodeId,
     /// Words (`u64`) of state.
-    pub(crate) words: usize,
+    pub words: usize,
     /// Slices of work before it ends.
-    pub(crate) slices: u32,
+    pub slices: u32,
     /// Work per slice, µs.
-    pub(crate) slice_us: u32,
+    pub slice_us: u32,
     /// The timed wait after an odd-numbered slice, ms.
-    pub(crate) wait_ms: u32,
+    pub wait_ms: u32,
 }
 
 /// The seeded arrival plan: an endless, deterministic sequence of bursts (module docs).
 #[derive(Clone, Debug)]
-pub(crate) struct Plan {
+pub struct Plan {
     rng: Rng,
     nodes: Vec<NodeId>,
     hot: usize,
@@ -98,7 +98,7 @@ pub(crate) struct Plan {
 impl Plan {
     /// The plan over `nodes` (the nodes with workers, ascending; at least one) for a pool of
     /// `workers` workers.
-    pub(crate) fn new(nodes: &[NodeId], workers: usize, seed: u64) -> Self {
+    pub fn new(nodes: &[NodeId], workers: usize, seed: u64) -> Self {
         assert!(
             !nodes.is_empty(),
             "a pool has at least one node with workers"
@@ -112,17 +112,17 @@ impl Plan {
     }
 
     /// The hot nodes: the first quarter of the nodes (at least one).
-    pub(crate) fn hot_nodes(&self) -> &[NodeId] {
+    pub fn hot_nodes(&self) -> &[NodeId] {
         &self.nodes[..self.hot]
     }
 
     /// Tasks per burst.
-    pub(crate) fn burst_len(&self) -> usize {
+    pub fn burst_len(&self) -> usize {
         self.burst
     }
 
     /// The next burst.
-    pub(crate) fn next_burst(&mut self) -> Vec<TaskSpec> {
+    pub fn next_burst(&mut self) -> Vec<TaskSpec> {
         (0..self.burst)
             .map(|_| {
                 let r = &mut self.rng;
@@ -143,8 +143,8 @@ impl Plan {
     }
 }
 
-/// One write pass over a task's state.
-fn pass(state: &mut [u64], salt: u64) -> u64 {
+/// One write pass over a task's state; returns its first word.
+pub fn pass(state: &mut [u64], salt: u64) -> u64 {
     for w in state.iter_mut() {
         *w = w.wrapping_mul(0x5851_F42D_4C95_7F2D).wrapping_add(salt);
     }
@@ -153,13 +153,13 @@ fn pass(state: &mut [u64], salt: u64) -> u64 {
 
 /// How long a pass takes on this machine: picoseconds per word, measured at start-up.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Calibration {
+pub struct Calibration {
     ps_per_word: u64,
 }
 
 impl Calibration {
     /// Times passes over a 64 KiB buffer (the middle of the state sizes).
-    pub(crate) fn measure() -> Self {
+    pub fn measure() -> Self {
         let mut buf = vec![1u64; 8 * 1024];
         let mut passes = 0u64;
         let start = Instant::now();
@@ -176,32 +176,32 @@ impl Calibration {
     }
 
     /// Passes over `words` words worth `us` µs of work (at least one).
-    pub(crate) fn passes(&self, words: usize, us: u32) -> u64 {
+    pub fn passes(&self, words: usize, us: u32) -> u64 {
         (u64::from(us) * 1_000_000 / (words as u64 * self.ps_per_word).max(1)).max(1)
     }
 }
 
 /// What one task saw, recorded when it finishes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct TaskRecord {
+pub struct TaskRecord {
     /// Its number in spawn order (each must appear exactly once).
-    pub(crate) id: u64,
+    pub id: u64,
     /// Spawn to completion, µs.
-    pub(crate) turnaround_us: u64,
+    pub turnaround_us: u64,
     /// Polls observed.
-    pub(crate) polls: u32,
+    pub polls: u32,
     /// Polls that ran on another node than its home.
-    pub(crate) polls_away: u32,
+    pub polls_away: u32,
     /// Polls that ran on another node than the poll before.
-    pub(crate) node_changes: u32,
+    pub node_changes: u32,
     /// Its final migration count.
-    pub(crate) migrations: u32,
+    pub migrations: u32,
     /// Whether it reached the policy's age limit.
-    pub(crate) aged: bool,
+    pub aged: bool,
     /// Node changes seen after it aged.
-    pub(crate) moves_after_aged: u32,
+    pub moves_after_aged: u32,
     /// Worker changes seen after it aged (node changes included).
-    pub(crate) worker_moves_after_aged: u32,
+    pub worker_moves_after_aged: u32,
 }
 
 /// Per-task bookkeeping of the observations at each poll.
@@ -251,7 +251,12 @@ struct Shared {
     ageing: Ageing,
     completed: AtomicU64,
     records: Mutex<Vec<TaskRecord>>,
+    observe: Option<SliceObserver>,
 }
+
+/// Called at the start of every slice with the task's state, on the thread that runs the
+/// slice (the NUMA kit records there where the slice ran and where its state lives).
+pub type SliceObserver = Arc<dyn Fn(&[u64]) + Send + Sync>;
 
 /// One task: its slices over its state, then its record.
 async fn service_task(
@@ -274,6 +279,9 @@ async fn service_task(
     let base = shared.calibration.passes(state.len(), spec.slice_us);
     let mut here = obs.poll();
     for slice in 0..spec.slices {
+        if let Some(observe) = &shared.observe {
+            observe(&state);
+        }
         let extra = u64::from(remote_passes(&shared.topo, spec.home, here, shared.emulate));
         let mut x = 0u64;
         for p in 0..base * (1 + extra) {
@@ -298,48 +306,48 @@ async fn service_task(
 
 /// How a run goes.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct LoadOptions {
+pub struct LoadOptions {
     /// Time to keep new bursts coming.
-    pub(crate) seconds: u64,
+    pub seconds: u64,
     /// The remote-access emulation (module docs).
-    pub(crate) emulate_remote: bool,
+    pub emulate_remote: bool,
     /// The policy's ageing rule.
-    pub(crate) ageing: Ageing,
+    pub ageing: Ageing,
     /// How long the live tasks may take to finish once arrivals stop.
-    pub(crate) drain_limit: Duration,
+    pub drain_limit: Duration,
 }
 
 /// Progress, reported after every burst and while draining.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Progress {
+pub struct Progress {
     /// Time since the start.
-    pub(crate) elapsed: Duration,
+    pub elapsed: Duration,
     /// Tasks spawned so far.
-    pub(crate) spawned: u64,
+    pub spawned: u64,
     /// Tasks finished so far.
-    pub(crate) completed: u64,
+    pub completed: u64,
 }
 
 /// What a run did.
 #[derive(Debug)]
-pub(crate) struct Outcome {
+pub struct Outcome {
     /// Tasks spawned.
-    pub(crate) spawned: u64,
+    pub spawned: u64,
     /// One record per task that finished (in completion order).
-    pub(crate) records: Vec<TaskRecord>,
+    pub records: Vec<TaskRecord>,
     /// Bursts spawned.
-    pub(crate) bursts: u64,
+    pub bursts: u64,
     /// Bursts that waited for live tasks to drop below the back-pressure bound.
-    pub(crate) bursts_delayed: u64,
+    pub bursts_delayed: u64,
     /// Whether every task finished before the drain limit.
-    pub(crate) drained: bool,
+    pub drained: bool,
     /// Time from the first burst until the last task finished (or the drain limit).
-    pub(crate) elapsed: Duration,
+    pub elapsed: Duration,
 }
 
 /// Why a run could not go on.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum LoadError {
+pub enum LoadError {
     /// A task's state could not be placed (a node outside the pool's topology).
     #[error("cannot place a task's state: {0}")]
     Place(#[from] SpawnError),
@@ -373,13 +381,28 @@ fn place_states(pool: &ThreadPool, burst: &[TaskSpec]) -> Result<Vec<NodeBuffer<
 ///
 /// # Errors
 /// [`LoadError`] when a task's state cannot be placed.
-pub(crate) fn run(
+pub fn run(
     pool: &ThreadPool,
     plan: &mut Plan,
     opts: LoadOptions,
+    progress: impl FnMut(Progress),
+) -> Result<Outcome, LoadError> {
+    run_observed(pool, plan, opts, None, progress)
+}
+
+/// [`run`], calling `observe` (if any) at the start of every slice of every task.
+///
+/// # Errors
+/// [`LoadError`] when a task's state cannot be placed.
+pub fn run_observed(
+    pool: &ThreadPool,
+    plan: &mut Plan,
+    opts: LoadOptions,
+    observe: Option<SliceObserver>,
     mut progress: impl FnMut(Progress),
 ) -> Result<Outcome, LoadError> {
     let shared = Arc::new(Shared {
+        observe,
         topo: pool.topology().clone(),
         emulate: opts.emulate_remote,
         calibration: Calibration::measure(),
@@ -457,7 +480,7 @@ pub(crate) fn run(
 
 /// Whether every task of `0..spawned` finished exactly once: the ids missing and the ids
 /// recorded more than once.
-pub(crate) fn exactly_once(spawned: u64, records: &[TaskRecord]) -> (Vec<u64>, Vec<u64>) {
+pub fn exactly_once(spawned: u64, records: &[TaskRecord]) -> (Vec<u64>, Vec<u64>) {
     let mut seen = vec![0u32; spawned as usize];
     let mut extra = Vec::new();
     for r in records {

@@ -1,0 +1,215 @@
+//! Locality measured the same way for every runtime: each slice of work reads the CPU it
+//! runs on (`sched_getcpu`) and the node of the pages it touches (`move_pages(2)` as a
+//! query, on a few of its pages), and counts whether the two nodes are the same.
+//! [`kernel_pages`] then asks the kernel where every page of a workload's data is.
+//!
+//! Nodes here are the kernel's (OS) node ids, for CPUs and pages alike.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::Serialize;
+use zonal::runtime::os;
+use zonal::topology::Machine;
+
+/// Pages sampled per slice (evenly spread over its bytes).
+const SAMPLED_PAGES: usize = 4;
+
+/// The node of each CPU (OS indexes), from the discovered machine.
+#[derive(Clone, Debug, Default)]
+pub struct CpuNodes {
+    node_of: Vec<Option<u32>>,
+}
+
+impl CpuNodes {
+    /// The map of `machine` (its CPUs, withheld and offline ones included).
+    pub fn of(machine: &Machine) -> Self {
+        let mut node_of = Vec::new();
+        for node in machine.nodes() {
+            let cpus = node
+                .cpus
+                .iter()
+                .map(|&c| machine.cpu(c).os_index)
+                .chain(node.withheld_cpus.iter().copied())
+                .chain(node.offline_cpus.iter().copied());
+            for cpu in cpus {
+                let i = cpu as usize;
+                if node_of.len() <= i {
+                    node_of.resize(i + 1, None);
+                }
+                node_of[i] = Some(node.os_id);
+            }
+        }
+        Self { node_of }
+    }
+
+    /// The node of OS CPU `cpu`, if known.
+    pub fn node(&self, cpu: u32) -> Option<u32> {
+        self.node_of.get(cpu as usize).copied().flatten()
+    }
+
+    /// The node of the CPU the calling thread runs on now.
+    pub fn current(&self) -> Option<u32> {
+        os::current_cpu().and_then(|c| self.node(c))
+    }
+}
+
+/// The node most of the sampled pages of `data` are on (`move_pages`), or `None` when the
+/// kernel cannot say (untouched pages, no support).
+pub fn data_node<T>(data: &[T]) -> Option<u32> {
+    let bytes = std::mem::size_of_val(data);
+    if bytes == 0 {
+        return None;
+    }
+    let start = data.as_ptr().cast::<u8>();
+    let mut votes: BTreeMap<u32, usize> = BTreeMap::new();
+    for k in 0..SAMPLED_PAGES {
+        let offset = bytes / SAMPLED_PAGES * k;
+        // SAFETY: `offset < bytes`, so the address lies inside `data`'s allocation; it is
+        // only passed to the kernel as a query, never dereferenced.
+        let addr = unsafe { start.add(offset) };
+        if let Ok(nodes) = os::page_nodes(addr, 1) {
+            for n in nodes.into_iter().flatten() {
+                *votes.entry(n).or_default() += 1;
+            }
+        }
+    }
+    votes.into_iter().max_by_key(|&(_, v)| v).map(|(n, _)| n)
+}
+
+/// Counts of task slices: how many ran on their data's node.
+#[derive(Debug, Default)]
+pub struct SliceLog {
+    slices: AtomicU64,
+    on_data_node: AtomicU64,
+    unknown: AtomicU64,
+}
+
+impl SliceLog {
+    /// Records one slice that runs now, on the calling thread, over `data`.
+    pub fn record<T>(&self, cpus: &CpuNodes, data: &[T]) {
+        self.slices.fetch_add(1, Ordering::Relaxed);
+        match (cpus.current(), data_node(data)) {
+            (Some(here), Some(there)) => {
+                if here == there {
+                    self.on_data_node.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            _ => {
+                self.unknown.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// What was recorded so far.
+    pub fn summary(&self) -> SliceSummary {
+        let slices = self.slices.load(Ordering::Relaxed);
+        let on = self.on_data_node.load(Ordering::Relaxed);
+        let unknown = self.unknown.load(Ordering::Relaxed);
+        let known = slices - unknown;
+        SliceSummary {
+            slices,
+            on_data_node: on,
+            unknown,
+            share_on_data_node: (known > 0).then(|| on as f64 / known as f64),
+        }
+    }
+}
+
+/// The slices of one workload on one runtime.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct SliceSummary {
+    /// Slices recorded.
+    pub slices: u64,
+    /// Those whose CPU was on the node of their data's pages.
+    pub on_data_node: u64,
+    /// Those where the CPU's node or the pages' node could not be read.
+    pub unknown: u64,
+    /// `on_data_node` over the slices whose nodes were read; `None` if none were.
+    pub share_on_data_node: Option<f64>,
+}
+
+/// Where the kernel holds a workload's pages.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct KernelPages {
+    /// Pages per node (OS id).
+    pub by_node: BTreeMap<u32, u64>,
+    /// Pages the kernel gave an error for.
+    pub errors: u64,
+    /// Those errors by errno (`ENOENT` 2: not present, or unmapped for a moment by
+    /// automatic NUMA balancing to sample its accesses; `EFAULT` 14).
+    pub errors_by_errno: BTreeMap<i32, u64>,
+    /// Set when the query itself failed (no `move_pages` here, for example): why.
+    pub unavailable: Option<String>,
+}
+
+impl KernelPages {
+    /// Adds the pages of `data`.
+    pub fn add<T>(&mut self, data: &[T]) {
+        let bytes = std::mem::size_of_val(data);
+        if bytes == 0 {
+            return;
+        }
+        match os::page_nodes(data.as_ptr().cast(), bytes) {
+            Ok(pages) => {
+                for p in pages {
+                    match p {
+                        Ok(n) => *self.by_node.entry(n).or_default() += 1,
+                        Err(errno) => {
+                            self.errors += 1;
+                            *self.errors_by_errno.entry(errno).or_default() += 1;
+                        }
+                    }
+                }
+            }
+            Err(e) => self.unavailable = Some(format!("move_pages: {e}")),
+        }
+    }
+
+    /// Pages whose node the kernel named.
+    pub fn placed(&self) -> u64 {
+        self.by_node.values().sum()
+    }
+}
+
+/// The pages of every slice in `parts`, as the kernel holds them.
+pub fn kernel_pages<T, P: AsRef<[T]>>(parts: &[P]) -> KernelPages {
+    let mut k = KernelPages::default();
+    for p in parts {
+        k.add(p.as_ref());
+    }
+    k
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn a_touched_buffer_has_a_node_and_an_untouched_one_none() {
+        let v = vec![1u64; 1 << 16];
+        let pages = kernel_pages::<u64, _>(&[&v[..]]);
+        if cfg!(target_os = "linux") {
+            assert!(pages.unavailable.is_none(), "{pages:?}");
+            assert!(pages.placed() > 0, "{pages:?}");
+            assert!(data_node(&v).is_some());
+        }
+        assert_eq!(data_node::<u64>(&[]), None);
+    }
+
+    #[test]
+    fn slices_on_this_machine_are_counted() {
+        let (_, machine) = crate::numa::host::Topo::discover().expect("discover");
+        let cpus = CpuNodes::of(&machine);
+        let log = SliceLog::default();
+        let v = vec![1u64; 1 << 14];
+        log.record(&cpus, &v);
+        log.record(&cpus, &v[..0]);
+        let s = log.summary();
+        assert_eq!(s.slices, 2);
+        assert_eq!(s.unknown, 1, "an empty slice has no node: {s:?}");
+        if cfg!(target_os = "linux") && machine.nodes().len() == 1 {
+            assert_eq!(s.on_data_node, 1, "one node: every slice is on it: {s:?}");
+        }
+    }
+}
