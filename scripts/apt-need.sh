@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `scripts/apt-need.sh WHO PACKAGE...`: installs the named Debian packages through apt-get
-# when run as root, else names them and fails. Shared by setup.sh and setup-guest.sh.
+# when run as root, else names them and fails. Shared by setup-build.sh, setup.sh
+# and setup-guest.sh.
 set -euo pipefail
 who=$1
 shift

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The main job: set-up, then the topology report of this machine and of a real multi-node
+# The main job: its set-up, then the topology report of this machine and of a real multi-node
 # machine, then a real workload on the Zonal runtime over this machine's topology, with its report,
 # then Zonal against rayon and tokio: the scaling curve and the rayon-demo programs; last, a
 # service-like load of long-lived async tasks balanced by the control plane, every policy, on
 # this machine and on the paper's S1 (emulated remote access), ending with that comparison table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+# Only what this job builds and runs needs (hwloc's headers, a Rust toolchain): none of the
+# guests' or MPI's set-up, which scripts/test.sh installs (scripts/setup.sh).
+scripts/setup-build.sh
 cargo build --release --examples
 
 echo "== This machine (discovered from sysfs and procfs)"

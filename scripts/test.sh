@@ -11,8 +11,8 @@ if [ "${CI:-}" = true ]; then
     export CARGO_INCREMENTAL=0
 fi
 df -h . | tail -n 1 | awk '{print "test.sh: disk " $4 " free of " $2}'
-# The toolchain is at least the workspace's rust-version (Cargo.toml, [workspace.package]):
-# rust-version is the toolchain CI builds with, and no older one is tested.
+# The toolchain is at least the workspace's rust-version (Cargo.toml, [workspace.package]),
+# the oldest one `zonal`'s default build supports (scripts/msrv.sh, at the end, builds it).
 need=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
 have=$(rustc --version | awk '{print $2}')
 if [ "$(printf '%s\n%s\n' "$need" "${have%%-*}" | sort -V | head -n 1)" != "$need" ]; then
@@ -149,3 +149,25 @@ cargo package --workspace --exclude zonal-guest --exclude zonal-guest-probe \
 # on this machine (about 25 s) and crates/guest/tests/numa_report.rs in the 4-node guest
 # (about 2 min on 2 shared cores). This bench run: about 25 s once built.
 cargo test -p zonal-examples --bench numa
+# The library's tokio features are those it uses (`rt`; the control plane adds `net`,
+# `time`, `sync`): `tokio` and `control-plane` bring no proc-macro crate (`macros`) and no
+# multi-thread scheduler (`rt-multi-thread`), which the user's own tokio turns on if wanted.
+for feature in tokio control-plane; do
+    tokio_features=$(cargo tree -p zonal --features "$feature" -e normal --prefix none \
+        -f '{p} {f}' | grep '^tokio v' | sort -u)
+    if [ -z "$tokio_features" ]; then
+        echo "test.sh: zonal --features $feature has no tokio: the check below would see nothing" >&2
+        exit 1
+    fi
+    if cargo tree -p zonal --features "$feature" -e normal | grep -q tokio-macros \
+        || echo "$tokio_features" | grep -Eq 'macros|rt-multi-thread'; then
+        echo "test.sh: zonal --features $feature enables tokio's macros or rt-multi-thread:" >&2
+        echo "$tokio_features" >&2
+        exit 1
+    fi
+done
+# The MSRV: `zonal` with default features builds with Debian 12's rustc 1.85, the
+# declared rust-version (installed through apt-get if missing; fails, never skips, when it
+# cannot be). About 1 min on 2 cores with the toolchain cold-installed and its own target
+# directory cold.
+scripts/msrv.sh

@@ -182,3 +182,6 @@ pub type ThreadPoolBuildError = BuildError;
 pub use zonal_runtime::spawn_async;
 pub use zonal_runtime::task;
 pub use zonal_runtime::{JoinError, JoinHandle};
+/// A NUMA node's dense index, as `ThreadPool::spawn_on` (which also takes a `usize`) and
+/// the task options take it.
+pub use zonal_topology::NodeId;

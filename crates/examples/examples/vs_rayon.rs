@@ -76,7 +76,7 @@ fn run() -> cli::Result {
     if std::env::var_os("RAYON_PIN").is_some() {
         // Like for like with Zonal's pinned workers: rayon's thread i on Zonal's worker i's
         // CPU.
-        let cpus: Vec<u32> = zp.metrics().workers.iter().map(|w| w.cpu).collect();
+        let cpus: Vec<u32> = zp.metrics().workers.iter().filter_map(|w| w.cpu).collect();
         rb = rb.start_handler(move |i| {
             let id = cpus[i];
             // A start handler cannot return an error: a rayon thread that cannot be pinned

@@ -71,7 +71,8 @@ fn worker_os_cpus(pool: &ThreadPool) -> Vec<u32> {
     pool.metrics()
         .workers
         .iter()
-        .map(|w| m.cpu(CpuId::new(w.cpu as usize)).os_index)
+        .filter_map(|w| w.cpu)
+        .map(|cpu| m.cpu(CpuId::new(cpu as usize)).os_index)
         .collect()
 }
 

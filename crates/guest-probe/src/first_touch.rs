@@ -59,7 +59,7 @@ pub(crate) fn run(args: &[String]) -> crate::Outcome {
         },
         "zero_sized": {
             "len": units.len(),
-            "aligned": (units.as_ptr() as usize).is_multiple_of(64),
+            "aligned": (units.as_ptr() as usize) % 64 == 0,
             "page_nodes": units.page_nodes().map_err(|e| e.to_string()),
         },
     }))

@@ -54,7 +54,8 @@ pub(crate) fn worker_cpus(pool: &ThreadPool) -> Vec<u32> {
     pool.metrics()
         .workers
         .iter()
-        .map(|w| machine.cpu(CpuId(w.cpu)).os_index)
+        .filter_map(|w| w.cpu)
+        .map(|cpu| machine.cpu(CpuId(cpu)).os_index)
         .collect()
 }
 

@@ -515,7 +515,20 @@ impl<S> ThreadPoolBuilder<S> {
     /// [`virtual_pinning`](Self::virtual_pinning) asks for
     /// [`VirtualPinning::Spread`], which is itself an explicit request: a spread worker
     /// that cannot be pinned fails the build in the default mode as with `pin(true)`; only
-    /// `pin(false)` leaves it unpinned.
+    /// `pin(false)` leaves it unpinned. `pin(true)` on a virtual pool that is not spread
+    /// asks for what it cannot give: [`build`](Self::build) fails with a [`BuildError`]
+    /// ([`BuildError::is_pinning_error`]) naming the topology.
+    ///
+    /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let err = zonal::ThreadPoolBuilder::new()
+    ///     .preset("s1")
+    ///     .pin(true)
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert!(err.is_pinning_error() && err.is_input_error());
+    /// assert!(err.to_string().contains("VirtualPinning::Spread"), "{err}");
+    /// ```
     ///
     /// ```
     /// # use zonal_runtime::doc_facade as zonal;
@@ -582,10 +595,14 @@ impl<S> ThreadPoolBuilder<S> {
     /// pool use it: once it shuts down, tokio's resources fail or panic as tokio documents
     /// (a panic in an async task completes it with a [`JoinError`](crate::JoinError)).
     ///
-    /// Without a handle the workers have no tokio context, and tokio's resources panic
-    /// when created there ("there is no reactor running, must be called from the context
-    /// of a Tokio 1.x runtime"): in an async task that panic completes the task with a
-    /// [`JoinError`](crate::JoinError), and the worker lives on. The
+    /// Without a handle the workers have no tokio context of their own: each async task
+    /// spawned inside a tokio runtime (in `#[tokio::main]`, or in a task of that runtime)
+    /// enters that runtime around each of its polls instead, with no set-up (see
+    /// [`ThreadPool::spawn_async`]). A task spawned outside every runtime has none, and
+    /// tokio's resources panic when created there: the task completes with a
+    /// [`JoinError`](crate::JoinError) whose message starts "no tokio runtime: call
+    /// spawn_async inside one or give ThreadPoolBuilder::tokio_handle", and the worker
+    /// lives on. With a handle, every task uses it, wherever it was spawned. The
     /// [`ControlPlane`](crate::ControlPlane)'s runtime is not entered: it is started
     /// after the pool (it needs the pool's metrics handle), and it is a current-thread
     /// runtime sized for the control plane's own tasks.
@@ -837,6 +854,8 @@ impl<S> ThreadPoolBuilder<S> {
             exit_handler: self.exit_handler.take(),
             observer: self.observer.take(),
             breadth_first: self.breadth_first,
+            #[cfg(feature = "tokio")]
+            workers_in_tokio: self.tokio.is_some(),
         };
         let threads = Threads {
             name: self.thread_name.take(),
@@ -910,6 +929,16 @@ impl<S> ThreadPoolBuilder<S> {
         if let (PinMode::Required, TopologyKind::Fallback { why }) = (self.pin, kind) {
             return Err(BuildError::new(ErrorKind::PinUndiscovered {
                 why: why.clone(),
+            }));
+        }
+        if self.pin == PinMode::Required
+            && kind.is_virtual()
+            && self.virtual_pinning == VirtualPinning::Unpinned
+        {
+            // Required pinning of workers on CPUs that are not this machine's: only a
+            // spread asks for bindings; silently unpinned would be a lie.
+            return Err(BuildError::new(ErrorKind::PinVirtual {
+                topology: topo.machine().name().to_owned(),
             }));
         }
         if *kind == TopologyKind::Discovered {

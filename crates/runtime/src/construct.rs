@@ -44,6 +44,9 @@ pub(crate) struct Hooks {
     pub(crate) observer: Option<Box<StealObserver>>,
     /// `spawn` behaves as `spawn_fifo` (`breadth_first`).
     pub(crate) breadth_first: bool,
+    /// The workers enter a tokio runtime (`Threads::tokio` is set).
+    #[cfg(feature = "tokio")]
+    pub(crate) workers_in_tokio: bool,
 }
 
 /// How worker threads are made.
@@ -333,6 +336,8 @@ fn registry(
             Box::new(Balancer::default()),
             Box::new(caller),
         ]),
+        #[cfg(feature = "tokio")]
+        workers_in_tokio: hooks.workers_in_tokio,
     });
     registry.refresh_takers();
     registry

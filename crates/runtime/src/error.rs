@@ -184,6 +184,12 @@ pub(crate) enum ErrorKind {
          `pin` unset to run unpinned)"
     )]
     PinUndiscovered { why: String },
+    #[error(
+        "pin(true) on a virtual pool: the topology {topology:?} is not this machine's, and \
+         its workers run unpinned unless `virtual_pinning(VirtualPinning::Spread)` binds \
+         them to this machine's CPUs (leave `pin` unset to run unpinned)"
+    )]
+    PinVirtual { topology: String },
     #[error("cannot spawn worker thread {worker} of {workers}: {source}")]
     Spawn {
         worker: usize,
@@ -197,12 +203,6 @@ pub(crate) enum ErrorKind {
     TooManyThreads { requested: usize, limit: usize },
     #[error("num_threads({threads}) conflicts with {other}: choose one way to size the pool")]
     Conflict { threads: usize, other: &'static str },
-    #[error("environment variable {var}={value:?} is not a worker count: {reason}")]
-    Env {
-        var: &'static str,
-        value: String,
-        reason: String,
-    },
     #[error("local ranks: {0}")]
     Launcher(#[source] LauncherError),
     /// rayon's text, word for word.
@@ -275,8 +275,9 @@ impl BuildError {
             | ErrorKind::ThreadName { .. }
             | ErrorKind::TooManyThreads { .. }
             | ErrorKind::Conflict { .. }
-            | ErrorKind::Env { .. }
-            | ErrorKind::Launcher(_) => true,
+            | ErrorKind::Launcher(_)
+            // `pin(true)` contradicts the virtual topology the builder was given.
+            | ErrorKind::PinVirtual { .. } => true,
             #[cfg(not(feature = "hwloc"))]
             ErrorKind::NoHwloc { .. } => true,
             ErrorKind::Pin { .. }
@@ -358,13 +359,16 @@ impl BuildError {
 
     /// Whether pinning a worker failed while pinning was required
     /// ([`ThreadPoolBuilder::pin`](crate::ThreadPoolBuilder::pin)`(true)`, or a spread
-    /// virtual pool), or was required on a machine that cannot be discovered. In the default
+    /// virtual pool), or was required on a machine that cannot be discovered or on a virtual
+    /// pool that is not spread (whose workers have no CPU of this machine). In the default
     /// pinning mode such a worker runs unpinned instead; `pin(false)` never pins.
     #[must_use]
     pub fn is_pinning_error(&self) -> bool {
         matches!(
             self.kind,
-            ErrorKind::Pin { .. } | ErrorKind::PinUndiscovered { .. }
+            ErrorKind::Pin { .. }
+                | ErrorKind::PinUndiscovered { .. }
+                | ErrorKind::PinVirtual { .. }
         )
     }
 }

@@ -21,8 +21,8 @@ use crate::worker::WorkerThread;
 /// `RAYON_NUM_THREADS` does rayon's: a decimal count, `0` meaning the default (one per
 /// allowed CPU). It is read when the global pool is built (lazily, or by
 /// [`ThreadPoolBuilder::build_global`] when the builder was not given a worker count).
-/// A value that is not a count is an error, never silently replaced by the default: the
-/// lazily built pool then panics with a message naming the variable and the value.
+/// A value that is not a count falls back to the default, as rayon's does, with a
+/// `tracing` warning (target `zonal_runtime`) naming the variable and the value.
 pub const NUM_THREADS_VAR: &str = "ZONAL_NUM_THREADS";
 
 static GLOBAL: OnceLock<ThreadPool> = OnceLock::new();
@@ -33,9 +33,9 @@ static BUILDING: Mutex<()> = Mutex::new(());
 /// The global pool, built on first use.
 ///
 /// # Panics
-/// If the default pool cannot be built (the message says why): an invalid
-/// [`NUM_THREADS_VAR`] (as rayon does with `RAYON_NUM_THREADS`), or the system failing
-/// otherwise (sysfs present but unreadable or malformed, a worker thread the OS refuses).
+/// If the default pool cannot be built (the message says why): the system failing (sysfs
+/// present but unreadable or malformed, a worker thread the OS refuses). An invalid
+/// [`NUM_THREADS_VAR`] is no such failure: the default count is used, with a warning.
 /// Never because of pinning: the default mode runs a worker that cannot be pinned
 /// unpinned, and a platform without discovery gets one flat node
 /// ([`ThreadPoolBuilder`]'s "Runs anywhere").
@@ -82,20 +82,23 @@ where
     current_or_global(op, |_, op| op(), |pool, op| pool.install(op))
 }
 
-/// The worker count [`NUM_THREADS_VAR`] asks for: `None` when it is unset.
-fn env_num_threads() -> Result<Option<usize>, BuildError> {
-    let Some(raw) = std::env::var_os(NUM_THREADS_VAR) else {
-        return Ok(None);
-    };
-    let value = raw.to_string_lossy().into_owned();
-    match value.trim().parse::<usize>() {
-        Ok(n) => Ok(Some(n)),
-        Err(e) => Err(BuildError::new(ErrorKind::Env {
-            var: NUM_THREADS_VAR,
-            value,
-            reason: e.to_string(),
-        })),
-    }
+/// The worker count [`NUM_THREADS_VAR`] asks for: `None` when it is unset, or when it is
+/// not a count (then with a warning naming the variable and the value: the default count
+/// is used, as rayon does with `RAYON_NUM_THREADS`).
+fn env_num_threads() -> Option<usize> {
+    let raw = std::env::var_os(NUM_THREADS_VAR)?;
+    let value = raw.to_string_lossy();
+    value
+        .trim()
+        .parse::<usize>()
+        .map_err(|reason| {
+            tracing::warn!(
+                target: "zonal_runtime",
+                "{NUM_THREADS_VAR}={value:?} is not a worker count ({reason}): using the \
+                 default (one worker per allowed CPU)"
+            );
+        })
+        .ok()
 }
 
 impl<S: crate::thread_builder::ThreadSpawn> ThreadPoolBuilder<S> {
@@ -116,7 +119,8 @@ impl<S: crate::thread_builder::ThreadSpawn> ThreadPoolBuilder<S> {
     /// # Errors
     /// [`BuildError::is_global_pool_already_initialized`] if the global pool exists
     /// already (built by an earlier call, or lazily by a free function); otherwise as
-    /// [`build`](Self::build), or an invalid [`NUM_THREADS_VAR`].
+    /// [`build`](Self::build) (an invalid [`NUM_THREADS_VAR`] is no error: the default
+    /// count, with a warning).
     pub fn build_global(self) -> Result<(), BuildError> {
         let _serial = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
         if GLOBAL.get().is_some() {
@@ -136,7 +140,7 @@ impl<S: crate::thread_builder::ThreadSpawn> ThreadPoolBuilder<S> {
         if !self.worker_count_unset() {
             return self.build();
         }
-        match env_num_threads()? {
+        match env_num_threads() {
             Some(n) => self.num_threads(n).build(),
             None => self.build(),
         }

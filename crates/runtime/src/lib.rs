@@ -49,8 +49,9 @@
 //!   [`current_num_threads`], [`current_node_partition`]) use the current worker's pool,
 //!   and on any other thread the global pool: built on first use from
 //!   [`ThreadPoolBuilder::new`] with [`NUM_THREADS_VAR`] (`ZONAL_NUM_THREADS`) honoured —
-//!   it panics if that cannot be built, saying why (an invalid `ZONAL_NUM_THREADS`; never
-//!   a pinning failure, which falls back to unpinned workers) — or installed once by
+//!   it panics if that cannot be built, saying why (never for an invalid
+//!   `ZONAL_NUM_THREADS`, which falls back to the default count with a warning, nor for a
+//!   pinning failure, which falls back to unpinned workers) — or installed once by
 //!   [`ThreadPoolBuilder::build_global`].
 //! - Where am I: [`current_worker_index`] ([`current_thread_index`]), [`current_node`],
 //!   [`current_task`].

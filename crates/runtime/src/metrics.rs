@@ -133,9 +133,9 @@ impl WorkerCounters {
         let ld = |c: &AtomicU64| c.load(Ordering::Relaxed);
         let steals_by_level: Vec<u64> = self.steals.iter().map(ld).collect();
         WorkerMetrics {
-            worker,
-            cpu,
-            node,
+            worker: Some(worker),
+            cpu: Some(cpu),
+            node: Some(node),
             tasks_spawned: ld(&self.spawned),
             tasks_run: ld(&self.tasks_run) + ld(&self.joins_inline),
             local_pops: ld(&self.local_pops) + ld(&self.joins_inline),
@@ -224,12 +224,12 @@ impl serde::Serialize for Refusals {
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct WorkerMetrics {
-    /// Worker index (`usize::MAX` in a total).
-    pub worker: usize,
-    /// The topology CPU it stands for (dense index).
-    pub cpu: u32,
-    /// Its node (dense index).
-    pub node: u32,
+    /// Worker index (`None` in [`PoolMetrics::total`], which is no one worker).
+    pub worker: Option<usize>,
+    /// The topology CPU it stands for (dense index; `None` in a total).
+    pub cpu: Option<u32>,
+    /// Its node (dense index; `None` in a total).
+    pub node: Option<u32>,
     /// Tasks it queued (spawns and `join` halves).
     pub tasks_spawned: u64,
     /// Tasks it ran (popped, stolen, or taken back by `join`).
@@ -382,7 +382,7 @@ pub struct PoolMetrics {
     pub tasks_injected: u64,
     /// Per worker.
     pub workers: Vec<WorkerMetrics>,
-    /// Summed over workers (`worker` is `usize::MAX`).
+    /// Summed over workers (`worker`, `cpu` and `node` are `None`).
     pub total: WorkerMetrics,
     /// Workers displaced from their CPU now ([`WorkerMetrics::displaced`]).
     pub displaced_workers: usize,
@@ -418,9 +418,9 @@ impl PoolMetrics {
         workers: Vec<WorkerMetrics>,
     ) -> Self {
         let mut total = WorkerMetrics {
-            worker: usize::MAX,
-            cpu: u32::MAX,
-            node: u32::MAX,
+            worker: None,
+            cpu: None,
+            node: None,
             steals_by_level: vec![0; levels],
             refused_by_level: vec![0; levels],
             balance_migrations_by_level: vec![0; levels],

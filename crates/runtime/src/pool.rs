@@ -230,11 +230,23 @@ impl ThreadPool {
     /// [`PoolMetrics`]'s `executions_outside_zone` counts the executions of tasks outside
     /// their root's zone.
     ///
+    /// `node` is a [`NodeId`], or its dense index as a `usize`:
+    ///
+    /// ```
+    /// # use zonal_runtime::doc_facade as zonal;
+    /// let pool = zonal::ThreadPoolBuilder::new().preset("s1").no_policy().build()?;
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// pool.spawn_on(1, move || tx.send("ran").unwrap());
+    /// pool.spawn_on(zonal::topology::NodeId(2), move || {});
+    /// assert_eq!(rx.recv().unwrap(), "ran");
+    /// # Ok::<(), zonal::BuildError>(())
+    /// ```
+    ///
     /// # Panics
     /// If `node` is not a node of the pool's topology; see
     /// [`try_spawn_on`](Self::try_spawn_on).
-    pub fn spawn_on<F: FnOnce() + Send + 'static>(&self, node: NodeId, f: F) {
-        if let Err(e) = self.try_spawn_on(node, f) {
+    pub fn spawn_on<F: FnOnce() + Send + 'static>(&self, node: impl Into<NodeId>, f: F) {
+        if let Err(e) = self.try_spawn_on(node.into(), f) {
             panic!("{e}");
         }
     }
@@ -680,10 +692,20 @@ impl ThreadPool {
     /// again on the worker that polled it last (aged: never to be stolen again). Its origin
     /// is the spawning task's (from outside the pool: the next node with workers).
     ///
-    /// To use tokio's timers and sockets (`tokio::time`, `tokio::net`) in the future, build
-    /// the pool with `ThreadPoolBuilder::tokio_handle` (feature `tokio`): without it they
-    /// panic, and the task completes with a
-    /// [`JoinError`](crate::JoinError) (the module's "tokio's reactor and timers").
+    /// tokio's timers and sockets (`tokio::time`, `tokio::net`) and `tokio::spawn` work in
+    /// the future with the feature `tokio`, with no set-up when it is spawned inside a
+    /// tokio runtime (in `#[tokio::main]`, `#[tokio::test]`, or a task of that runtime):
+    /// the task keeps that runtime's handle and enters it around each poll (per task: the
+    /// global pool outlives the runtime of each `#[tokio::test]`). Under a multi-thread
+    /// runtime everything works, whether the task is awaited or joined. Under a
+    /// current-thread runtime (`#[tokio::test]`'s default, `flavor = "current_thread"`) the
+    /// runtime's timers and sockets advance only while its thread is inside `block_on`
+    /// and not blocked: `.await` the [`JoinHandle`] there (a blocking
+    /// [`join`](JoinHandle::join) would wait for a timer nobody drives). A pool built with
+    /// `ThreadPoolBuilder::tokio_handle` uses that runtime for every task instead. With
+    /// neither, tokio panics, and the task completes with a [`JoinError`](crate::JoinError)
+    /// that names `ThreadPoolBuilder::tokio_handle` (the module's "tokio's reactor and
+    /// timers").
     ///
     /// ```
     /// # use zonal_runtime::doc_facade as zonal;

@@ -102,6 +102,11 @@ pub(crate) struct Registry {
     /// live async tasks, `async_task/`; the periodic balancer, `balance/`), which the core
     /// holds without knowing its types: see [`Registry::extension`].
     pub(crate) extensions: Extensions,
+    /// Whether the workers entered a tokio runtime for their life
+    /// (`ThreadPoolBuilder::tokio_handle`); if not, each async task enters the runtime it
+    /// was spawned in (`async_task/tokio_context.rs`).
+    #[cfg(feature = "tokio")]
+    pub(crate) workers_in_tokio: bool,
 }
 
 /// A feature's state in the registry, found by its type (one value per type).

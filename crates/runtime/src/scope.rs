@@ -166,16 +166,17 @@ impl<'scope> Scope<'scope> {
         Ok(())
     }
 
-    /// Spawns onto `node`'s injector: the task's origin is `node`.
+    /// Spawns onto `node`'s injector: the task's origin is `node` (a [`NodeId`], or its
+    /// dense index as a `usize`: `s.spawn_on(1, ...)`).
     ///
     /// # Panics
     /// If `node` is not a node of the pool's topology; see
     /// [`try_spawn_on`](Self::try_spawn_on).
-    pub fn spawn_on<F>(&self, node: NodeId, body: F)
+    pub fn spawn_on<F>(&self, node: impl Into<NodeId>, body: F)
     where
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
-        if let Err(e) = self.try_spawn_on(node, body) {
+        if let Err(e) = self.try_spawn_on(node.into(), body) {
             panic!("{e}");
         }
     }

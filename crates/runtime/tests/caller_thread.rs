@@ -32,7 +32,7 @@ fn adopting_pool() -> Option<(ThreadPool, u32)> {
     let cpu = pool
         .topology()
         .machine()
-        .cpu(zonal_topology::CpuId::new(w0.cpu as usize))
+        .cpu(zonal_topology::CpuId::new(w0.cpu.unwrap() as usize))
         .os_index;
     assert_eq!(thread_affinity().unwrap(), [cpu], "worker 0 is pinned");
     Some((pool, cpu))

@@ -175,7 +175,8 @@ fn a_scrape_reports_what_the_pool_metrics_say() {
     for w in &m.workers {
         let q = format!(
             "zonal_queue_length{{worker=\"{}\",node=\"{}\"}}",
-            w.worker, w.node
+            w.worker.unwrap(),
+            w.node.unwrap()
         );
         assert_eq!(value(&s, &q), 0.0);
     }

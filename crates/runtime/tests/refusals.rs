@@ -22,7 +22,7 @@ use zonal_topology::NodeId;
 fn idle_counts(m: &PoolMetrics, owner: usize) -> Vec<(u64, u64)> {
     m.workers
         .iter()
-        .filter(|w| w.worker != owner)
+        .filter(|w| w.worker != Some(owner))
         .map(|w| (w.wakeups, w.parks))
         .collect()
 }
@@ -31,7 +31,7 @@ fn idle_counts(m: &PoolMetrics, owner: usize) -> Vec<(u64, u64)> {
 fn refusals(m: &PoolMetrics, owner: usize) -> u64 {
     m.workers
         .iter()
-        .filter(|w| w.worker != owner)
+        .filter(|w| w.worker != Some(owner))
         .map(|w| w.refused.total())
         .sum()
 }

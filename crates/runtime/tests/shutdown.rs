@@ -81,7 +81,7 @@ fn shutdown_and_wait_returns_once_every_pending_task_ran_exactly_once() {
     let slow = |runs: &Arc<Vec<AtomicU32>>, i: usize| {
         let runs = Arc::clone(runs);
         move || {
-            if i.is_multiple_of(100) {
+            if i % 100 == 0 {
                 std::thread::sleep(Duration::from_millis(1));
             }
             runs[i].fetch_add(1, Ordering::SeqCst);

@@ -21,7 +21,7 @@ fn leaf(ctx: &Ctx, lo: usize, hi: usize, may_panic: bool) {
     for id in lo..hi {
         ctx.hits[id].fetch_add(1, Ordering::Relaxed);
     }
-    if may_panic && lo.is_multiple_of(4099) {
+    if may_panic && lo % 4099 == 0 {
         panic!("planned panic at {lo}");
     }
 }
@@ -48,7 +48,7 @@ fn run(ctx: &Arc<Ctx>, lo: usize, hi: usize, depth: u32) {
                     || run(ctx, mid, hi, depth + 1),
                 )
             }));
-            if r.is_err() && !depth.is_multiple_of(8) {
+            if r.is_err() && depth % 8 != 0 {
                 panic!("propagated");
             }
         }
@@ -78,7 +78,7 @@ fn run(ctx: &Arc<Ctx>, lo: usize, hi: usize, depth: u32) {
             });
             zonal_runtime::spawn(move || {
                 run(&c2, mid, hi, depth + 1);
-                if mid.is_multiple_of(5) {
+                if mid % 5 == 0 {
                     panic!("planned panic in a spawned task");
                 }
             });

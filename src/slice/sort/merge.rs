@@ -398,11 +398,12 @@ impl<T> Drop for MergeState<T> {
         // (owned, initialised, not yet copied), and `out` has room for exactly that many
         // elements (the destination's length is the runs' total, less what was copied); the
         // destination overlaps neither run. Cursors only move forward within their runs, so
-        // the differences are non-negative.
+        // the differences are non-negative (the casts are exact; `offset_from_unsigned` is
+        // newer than the MSRV).
         unsafe {
-            let l = self.left_end.offset_from_unsigned(self.left);
+            let l = self.left_end.offset_from(self.left) as usize;
             ptr::copy_nonoverlapping(self.left, self.out, l);
-            let r = self.right_end.offset_from_unsigned(self.right);
+            let r = self.right_end.offset_from(self.right) as usize;
             ptr::copy_nonoverlapping(self.right, self.out.add(l), r);
         }
     }

@@ -101,7 +101,7 @@ pub(crate) fn settings() -> Vec<Setting> {
 
 /// Whether the grid point at `index` (tables' order) is in the fit half.
 pub(crate) fn in_fit_half(index: usize) -> bool {
-    index.is_multiple_of(2)
+    index % 2 == 0
 }
 
 /// The grid's points with the paper's Linux turnaround, tables' order.

@@ -281,7 +281,7 @@ mod test {
             polls: 4,
             polls_away: 1,
             migrations: 2,
-            aged: id.is_multiple_of(2),
+            aged: id % 2 == 0,
             ..TaskRecord::default()
         }
     }

@@ -454,7 +454,7 @@ fn numa_balancing_applies_where_the_row_accepts_it() {
 fn set(cfg: &mut PolicyConfig, field: ConfigField, v: u32) {
     match field {
         ConfigField::Origin => {
-            cfg.origin = if v.is_multiple_of(2) {
+            cfg.origin = if v % 2 == 0 {
                 OriginRule::Strict
             } else {
                 OriginRule::Off

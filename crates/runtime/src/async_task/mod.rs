@@ -106,15 +106,21 @@
 //! does any future woken by a plain [`Waker`](std::task::Waker) (channels, `JoinHandle`s,
 //! tokio's `sync` types). tokio's *resources* — `tokio::time::sleep`,
 //! `tokio::net::TcpStream`, `tokio::spawn` — look for a tokio runtime in the thread's
-//! context, and a worker has none unless it is given one: with the feature `tokio`,
-//! `ThreadPoolBuilder::tokio_handle` makes every worker enter a runtime's
-//! `tokio::runtime::Handle` for its whole life (from
-//! before its start handler to after its exit handler, `construct.rs`). The runtime's
-//! threads then drive the I/O and timers; their wakes queue the task on the pool as any
-//! wake. Without a handle, tokio panics when such a resource is created on a worker
-//! ("there is no reactor running, must be called from the context of a Tokio 1.x
-//! runtime"): the task completes with a [`JoinError`] ([`JoinError::is_panic`]) and the
-//! worker lives on.
+//! context. With the feature `tokio` a task finds one in either of two ways:
+//! - **the spawner's** (no set-up): a task spawned inside a tokio runtime keeps that
+//!   runtime's `tokio::runtime::Handle` and enters it around each poll (per task: the
+//!   global pool outlives the runtimes of `#[tokio::test]`s; `tokio_context.rs`);
+//! - **the pool's**: `ThreadPoolBuilder::tokio_handle` makes every worker enter a
+//!   runtime's handle for its whole life (from before its start handler to after its exit
+//!   handler, `construct.rs`); every task of that pool uses it.
+//!
+//! The runtime's threads drive the I/O and timers; their wakes queue the task on the pool
+//! as any wake. A current-thread runtime drives them only while its thread is in
+//! `block_on` (awaiting the task's [`JoinHandle`], say). With no runtime, tokio panics when
+//! such a resource is created on a worker ("there is no reactor running, must be called
+//! from the context of a Tokio 1.x runtime"): the task completes with a [`JoinError`]
+//! ([`JoinError::is_panic`]) whose message starts "no tokio runtime: call spawn_async
+//! inside one or give ThreadPoolBuilder::tokio_handle", and the worker lives on.
 
 mod join_handle;
 #[cfg(all(test, zonal_loom))]
@@ -123,6 +129,7 @@ mod owned;
 mod raw;
 pub(crate) mod state;
 mod timer;
+mod tokio_context;
 mod waker;
 
 use std::future::Future;
@@ -158,7 +165,8 @@ where
     WorkerThread::with_current_in(registry, |here| {
         let route = crate::route::route(registry, here, opts, target);
         // Three references: the list's, the handle's, the queue's.
-        let h = Cell::allocate(fut, route.meta, Arc::clone(registry), 3);
+        let runtime = tokio_context::TaskRuntime::capture(registry);
+        let h = Cell::allocate(fut, route.meta, Arc::clone(registry), runtime, 3);
         // SAFETY: the cell is live and ours until shared below.
         let hd = unsafe { h.as_ref() };
         if registry.extension::<AsyncTasks>().insert(h) {

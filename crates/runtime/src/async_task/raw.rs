@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use super::join_handle::{JoinError, JoinWaker};
 use super::state::{AfterPoll, Run, State};
+use super::tokio_context::{self, TaskRuntime};
 use super::waker;
 use crate::job::{Job, JobHeader, JobRef};
 use crate::metrics::bump;
@@ -58,6 +59,9 @@ pub(crate) struct Header {
     pub(crate) join_waker: JoinWaker,
     /// When the task was spawned (for the turnaround histogram).
     pub(crate) spawned_at: Instant,
+    /// The tokio runtime each poll enters (`tokio_context.rs`; nothing without the feature
+    /// `tokio`). Read-only after the spawn.
+    pub(crate) runtime: TaskRuntime,
 }
 
 // SAFETY: the cells are accessed only under the protocol of `mod.rs` (one thread at a time,
@@ -99,6 +103,7 @@ where
         fut: F,
         meta: Meta,
         registry: Arc<Registry>,
+        runtime: TaskRuntime,
         refs: usize,
     ) -> NonNull<Header> {
         let cell = Box::new(Cell {
@@ -110,6 +115,7 @@ where
                 last_worker: UnsafeCell::new(NO_WORKER),
                 join_waker: JoinWaker::new(),
                 spawned_at: Instant::now(),
+                runtime,
             },
             stage: UnsafeCell::new(Stage::Running(fut)),
         });
@@ -165,6 +171,8 @@ where
     /// One poll, with the task's metadata brought up to date (module docs, "Migrations").
     fn poll(&self, w: &WorkerThread) {
         let h = &self.header;
+        // Until the end of the poll, the completion included (`tokio_context.rs`).
+        let _runtime = h.runtime.enter();
         let meta = self.record_move(w);
         w.current.set(meta);
         bump(&w.counters().async_polls, 1);
@@ -191,7 +199,10 @@ where
                 AfterPoll::Cancel => self.cancel(Some(w)),
             },
             Ok(Poll::Ready(out)) => self.complete(Ok(out), Some(w)),
-            Err(payload) => self.complete(Err(JoinError::panic(payload)), Some(w)),
+            Err(payload) => {
+                let payload = tokio_context::explain(payload);
+                self.complete(Err(JoinError::panic(payload)), Some(w));
+            }
         }
     }
 

@@ -207,10 +207,12 @@ fn series(m: &PoolMetrics, emit: &mut Emit<'_>) -> fmt::Result {
     let queues = Ordered(
         m.workers
             .iter()
-            .map(|w| {
+            .enumerate()
+            .map(|(i, w)| {
+                // Per worker: `worker` and `node` are always set (`None` only in a total).
                 let labels = vec![
-                    ("worker", w.worker.to_string()),
-                    ("node", w.node.to_string()),
+                    ("worker", w.worker.unwrap_or(i).to_string()),
+                    ("node", w.node.map_or_else(String::new, |n| n.to_string())),
                 ];
                 let len = ConstGauge::new(i64::try_from(w.queue_len).unwrap_or(i64::MAX));
                 (labels, len)
@@ -513,7 +515,8 @@ mod tests {
             .map(|w| {
                 format!(
                     "zonal_queue_length{{worker=\"{}\",node=\"{}\"}}",
-                    w.worker, w.node
+                    w.worker.unwrap(),
+                    w.node.unwrap()
                 )
             })
             .collect();

@@ -99,7 +99,7 @@ impl WorkerThread {
     fn tick_clock(&self) -> u64 {
         let walks = self.walks.get().wrapping_add(1);
         self.walks.set(walks);
-        if walks.is_multiple_of(CLOCK_REFRESH) {
+        if walks % CLOCK_REFRESH == 0 {
             self.clock_us.set(self.registry.now_us());
         }
         self.clock_us.get()
