@@ -563,6 +563,15 @@ fn crate_graph(name: &str) -> Graph {
 }
 
 /// The file graph of a crate given as file (relative to `src/`) → source text.
+/// The files `from` imports from, in order (none if it imports nothing).
+fn targets(graph: &Graph, from: &str) -> Vec<String> {
+    graph
+        .edges
+        .get(from)
+        .map(|t| t.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
 fn graph_of(sources: &BTreeMap<String, String>) -> Graph {
     let mut graph = Graph::default();
     let mut modules = BTreeMap::new();
@@ -1087,13 +1096,7 @@ fn maps_paths_to_files_and_finds_loops() {
     .map(|(k, v)| (k.to_owned(), v.to_owned()))
     .collect();
     let graph = graph_of(&sources);
-    let to = |from: &str| -> Vec<String> {
-        graph
-            .edges
-            .get(from)
-            .map(|t| t.keys().cloned().collect())
-            .unwrap_or_default()
-    };
+    let to = |from: &str| targets(&graph, from);
     assert_eq!(to("a/mod.rs"), ["b.rs"]);
     assert_eq!(to("a/c.rs"), ["b.rs"], "a root re-export names its file");
     assert_eq!(to("b.rs"), ["a/c.rs", "a/mod.rs"]);
@@ -1126,13 +1129,7 @@ fn reads_super_paths_from_the_files_module() {
     .map(|(k, v)| (k.to_owned(), v.to_owned()))
     .collect();
     let graph = graph_of(&sources);
-    let to = |from: &str| -> Vec<String> {
-        graph
-            .edges
-            .get(from)
-            .map(|t| t.keys().cloned().collect())
-            .unwrap_or_default()
-    };
+    let to = |from: &str| targets(&graph, from);
     assert_eq!(to("p/era.rs"), ["p/groups.rs", "p/mod.rs"]);
     assert_eq!(to("p/groups.rs"), ["p/era.rs"], "`pub(super)` is no path");
     assert_eq!(to("p/groups/test.rs"), ["p/era.rs", "p/groups.rs"]);

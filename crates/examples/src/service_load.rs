@@ -54,6 +54,18 @@ use crate::machine::remote_passes;
 pub const HOT_PERCENT: u64 = 70;
 /// Time between two bursts.
 pub const BURST_EVERY: Duration = Duration::from_millis(20);
+
+/// Sleeps until the burst due at `next`, then sets `next` to the one after it; a burst that
+/// is late does not make the next ones catch up.
+pub fn wait_for_next_burst(next: &mut Instant) {
+    *next += BURST_EVERY;
+    let now = Instant::now();
+    if *next > now {
+        std::thread::sleep(*next - now);
+    } else {
+        *next = now;
+    }
+}
 /// Live tasks per worker above which the next burst waits.
 pub const LIVE_PER_WORKER: u64 = 8;
 /// Words of state per task: 4 KiB to 256 KiB.
@@ -443,13 +455,7 @@ pub fn run_observed(
         }
         bursts += 1;
         progress(report(spawned, &shared));
-        next += BURST_EVERY;
-        let now = Instant::now();
-        if next > now {
-            std::thread::sleep(next - now);
-        } else {
-            next = now;
-        }
+        wait_for_next_burst(&mut next);
     }
     let drain_start = Instant::now();
     let mut drained = true;

@@ -18,8 +18,7 @@ use crate::numa::engine::Engine;
 use crate::numa::kit::{Kit, KitError};
 use crate::numa::locality::{CpuNodes, KernelPages, SliceLog, SliceSummary};
 use crate::service_load::{
-    self, exactly_once, pass, Calibration, LoadOptions, Plan, SliceObserver, BURST_EVERY,
-    LIVE_PER_WORKER,
+    self, exactly_once, pass, Calibration, LoadOptions, Plan, SliceObserver, LIVE_PER_WORKER,
 };
 
 /// How long the live tasks may take to finish once arrivals stop.
@@ -125,7 +124,7 @@ impl Kit {
     }
 }
 
-/// The service plan on tokio: bursts every [`BURST_EVERY`] for `secs`, then the live tasks
+/// The service plan on tokio: bursts every [`BURST_EVERY`](service_load::BURST_EVERY) for `secs`, then the live tasks
 /// finish. Gives the turnarounds (ms), the tasks spawned and whether each finished once.
 fn tokio_service(
     rt: &tokio::runtime::Runtime,
@@ -179,13 +178,7 @@ fn tokio_service(
             });
             spawned += 1;
         }
-        next += BURST_EVERY;
-        let now = Instant::now();
-        if next > now {
-            std::thread::sleep(next - now);
-        } else {
-            next = now;
-        }
+        service_load::wait_for_next_burst(&mut next);
     }
     let drain = Instant::now();
     while completed.load(Ordering::Acquire) < spawned && drain.elapsed() < DRAIN_LIMIT {
