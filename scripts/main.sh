@@ -3,7 +3,8 @@
 # machine, then a real workload on the Zonal runtime over this machine's topology, with its report,
 # then Zonal against rayon and tokio: the scaling curve and the rayon-demo programs; last, a
 # service-like load of long-lived async tasks balanced by the control plane, every policy, on
-# this machine and on the paper's S1 (emulated remote access), ending with that comparison table.
+# this machine and on the paper's S1 (emulated remote access), with that comparison table; last,
+# the NUMA report of this machine (numa-report --quick), printed whole.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Only what this job builds and runs needs (hwloc's headers, a Rust toolchain): none of the
@@ -50,3 +51,10 @@ echo; echo "== The same on the paper's 16-node machine S1 (a virtual pool), with
 echo "== remote-access emulation on (plot: out/service/s1/service.svg)"
 cargo run -q --release --example service -- --preset s1 --emulate-remote --policy all --seconds 2 \
   --out out/service/s1
+
+echo; echo "== The NUMA report of this machine (the kit users run on theirs: README, 'Measure it on"
+echo "== your machine'): triad, stencil, pointer chase and the service load on Zonal's three"
+echo "== policies, rayon and tokio, each slice's CPU and its data's node read from the kernel;"
+echo "== --quick (about 1 min); written to out/numa-report/ (report.md, report.json, plots)"
+cargo run -q --release -p zonal-examples --example numa-report -- --quick --out out/numa-report
+cat out/numa-report/report.md
