@@ -317,7 +317,7 @@ fn service_rows(
                 None => expressible[r] = false,
                 Some(run) => {
                     samples[r].push(run.median_turnaround_ms);
-                    slices[r] = add_slices(&slices[r], &run.slices);
+                    slices[r] = slices[r].add(&run.slices);
                     for (node, pages) in run.kernel.by_node {
                         *kernel[r].by_node.entry(node).or_default() += pages;
                     }
@@ -372,20 +372,6 @@ fn service_rows(
             )
         })
         .collect())
-}
-
-/// Two slice counts added.
-fn add_slices(a: &SliceSummary, b: &SliceSummary) -> SliceSummary {
-    let slices = a.slices + b.slices;
-    let on = a.on_data_node + b.on_data_node;
-    let unknown = a.unknown + b.unknown;
-    let known = slices - unknown;
-    SliceSummary {
-        slices,
-        on_data_node: on,
-        unknown,
-        share_on_data_node: (known > 0).then(|| on as f64 / known as f64),
-    }
 }
 
 /// What could not be measured here, and why.

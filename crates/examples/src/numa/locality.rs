@@ -103,16 +103,11 @@ impl SliceLog {
 
     /// What was recorded so far.
     pub fn summary(&self) -> SliceSummary {
-        let slices = self.slices.load(Ordering::Relaxed);
-        let on = self.on_data_node.load(Ordering::Relaxed);
-        let unknown = self.unknown.load(Ordering::Relaxed);
-        let known = slices - unknown;
-        SliceSummary {
-            slices,
-            on_data_node: on,
-            unknown,
-            share_on_data_node: (known > 0).then(|| on as f64 / known as f64),
-        }
+        SliceSummary::of(
+            self.slices.load(Ordering::Relaxed),
+            self.on_data_node.load(Ordering::Relaxed),
+            self.unknown.load(Ordering::Relaxed),
+        )
     }
 }
 
@@ -127,6 +122,30 @@ pub struct SliceSummary {
     pub unknown: u64,
     /// `on_data_node` over the slices whose nodes were read; `None` if none were.
     pub share_on_data_node: Option<f64>,
+}
+
+impl SliceSummary {
+    /// The summary of `slices` slices, `on_data_node` of them on their data's node and
+    /// `unknown` unread (at most `slices`).
+    pub fn of(slices: u64, on_data_node: u64, unknown: u64) -> Self {
+        let known = slices.saturating_sub(unknown);
+        SliceSummary {
+            slices,
+            on_data_node,
+            unknown,
+            share_on_data_node: (known > 0).then(|| on_data_node as f64 / known as f64),
+        }
+    }
+
+    /// This summary and `other`'s together.
+    #[must_use]
+    pub fn add(&self, other: &SliceSummary) -> SliceSummary {
+        SliceSummary::of(
+            self.slices + other.slices,
+            self.on_data_node + other.on_data_node,
+            self.unknown + other.unknown,
+        )
+    }
 }
 
 /// Where the kernel holds a workload's pages.
