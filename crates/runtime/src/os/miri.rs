@@ -12,6 +12,9 @@ use std::io;
 
 use super::{KernelPolicy, MemoryPolicy};
 
+// Memory: page-aligned allocations from the global allocator (`heap.rs`).
+pub(super) use super::heap::{map, unmap};
+
 pub(super) const CAN_BIND_MEMORY: bool = true;
 
 fn unsupported(what: &str) -> io::Error {
@@ -68,33 +71,4 @@ pub(super) fn page_nodes(_: *const u8, len: usize) -> io::Result<Vec<Result<u32,
 
 pub(super) fn area_policy(_: *const u8) -> io::Result<KernelPolicy> {
     Err(unsupported("get_mempolicy"))
-}
-
-pub(super) fn map(len: usize) -> io::Result<*mut u8> {
-    let layout = std::alloc::Layout::from_size_align(len, page_size())
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    // SAFETY: `len > 0` (PageRegion never maps zero bytes). Not zeroed, unlike `mmap`'s
-    // pages: nothing reads a region before writing it (NodeBuffer fills first; a pool's
-    // headroom is never touched), and Miri would report a read of uninitialised memory.
-    let p = unsafe { std::alloc::alloc(layout) };
-    if p.is_null() {
-        Err(io::Error::new(
-            io::ErrorKind::OutOfMemory,
-            "allocation failed",
-        ))
-    } else {
-        Ok(p)
-    }
-}
-
-/// # Safety
-/// `addr`/`len` are exactly an allocation from [`map`], no longer used.
-pub(super) unsafe fn unmap(addr: *mut u8, len: usize) {
-    // SAFETY: the caller's contract; the layout is the one `map` used.
-    unsafe {
-        std::alloc::dealloc(
-            addr,
-            std::alloc::Layout::from_size_align_unchecked(len, page_size()),
-        )
-    };
 }

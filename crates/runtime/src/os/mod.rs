@@ -45,6 +45,9 @@ mod miri;
 #[cfg(miri)]
 use miri as imp;
 
+// Page regions from the allocator where no `mmap` is used (`heap.rs`).
+#[cfg(any(miri, not(target_os = "linux")))]
+mod heap;
 mod region;
 pub(crate) use region::PageRegion;
 

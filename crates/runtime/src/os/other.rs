@@ -5,6 +5,9 @@ use std::io;
 
 use super::{KernelPolicy, MemoryPolicy};
 
+// Memory: page-aligned allocations from the global allocator (`heap.rs`).
+pub(super) use super::heap::{map, unmap};
+
 pub(super) const CAN_BIND_MEMORY: bool = false;
 
 fn unsupported(what: &str) -> io::Error {
@@ -62,31 +65,4 @@ pub(super) fn page_nodes(_: *const u8, _: usize) -> io::Result<Vec<Result<u32, i
 
 pub(super) fn area_policy(_: *const u8) -> io::Result<KernelPolicy> {
     Err(unsupported("memory policy queries"))
-}
-
-pub(super) fn map(len: usize) -> io::Result<*mut u8> {
-    let layout = std::alloc::Layout::from_size_align(len, page_size())
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    // SAFETY: `len > 0` (PageRegion never maps zero bytes).
-    let p = unsafe { std::alloc::alloc(layout) };
-    if p.is_null() {
-        Err(io::Error::new(
-            io::ErrorKind::OutOfMemory,
-            "allocation failed",
-        ))
-    } else {
-        Ok(p)
-    }
-}
-
-/// # Safety
-/// `addr`/`len` are exactly an allocation from [`map`], no longer used.
-pub(super) unsafe fn unmap(addr: *mut u8, len: usize) {
-    // SAFETY: the caller's contract; the layout is the one `map` used.
-    unsafe {
-        std::alloc::dealloc(
-            addr,
-            std::alloc::Layout::from_size_align_unchecked(len, page_size()),
-        )
-    };
 }
