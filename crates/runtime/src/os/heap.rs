@@ -6,7 +6,11 @@
 
 use std::io;
 
-use super::imp::page_size;
+/// The page size these regions are aligned to (4 KiB, as `mmap` gives on the platforms
+/// Zonal runs on).
+pub(super) fn page_size() -> usize {
+    4096
+}
 
 /// A page-aligned allocation of `len > 0` bytes.
 pub(super) fn map(len: usize) -> io::Result<*mut u8> {

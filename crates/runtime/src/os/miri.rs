@@ -12,8 +12,8 @@ use std::io;
 
 use super::{KernelPolicy, MemoryPolicy};
 
-// Memory: page-aligned allocations from the global allocator (`heap.rs`).
-pub(super) use super::heap::{map, unmap};
+// Memory: page-aligned allocations from the global allocator, 4 KiB pages (`heap.rs`).
+pub(super) use super::heap::{map, page_size, unmap};
 
 pub(super) const CAN_BIND_MEMORY: bool = true;
 
@@ -52,10 +52,6 @@ pub(super) fn process_affinity() -> io::Result<Vec<u32>> {
 
 pub(super) fn current_cpu() -> Option<u32> {
     None
-}
-
-pub(super) fn page_size() -> usize {
-    4096
 }
 
 pub(super) fn bind_area(_: *mut u8, _: usize, _: u32, _: MemoryPolicy) -> io::Result<()> {
