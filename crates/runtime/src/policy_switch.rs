@@ -96,25 +96,58 @@ impl PolicyEpoch {
 }
 
 impl PolicyEpoch {
-    /// Which nodes' workers may take a fresh task at home of which node, as the policy's
-    /// cached steal answers say (`StealWalker`'s slots: an answer that depends on loads
-    /// counts as "may"; a slot past the walk's `Stop` is never reached): `out[origin * nodes
-    /// + node]`. The sleep protocol wakes only such workers besides a queue's owners
-    /// (`Sleep::set_takers`).
+    /// Which nodes' workers may take a task of which origin node, as the policy answers:
+    /// `out[origin * nodes + node]`. The sleep protocol wakes only such workers besides a
+    /// queue's owners (`Sleep::set_takers`).
+    ///
+    /// For each node with workers, one of its workers' walks stands for the node (every
+    /// built-in policy answers by nodes and levels, which the node's workers share). Along
+    /// it, up to its `Stop`, at the first slot of each victim node `v`, a task of origin `o`
+    /// lying there is asked about:
+    /// - `o == v` (fresh at home on `v`): the slot's cached answer (`None`, an answer that
+    ///   depends on loads, counts as "may");
+    /// - `o != v` (a child of a computation rooted on `o`, or a root placed on `o`, which
+    ///   has no workers, queued on the nearest node that has): the policy's eligibility of
+    ///   such a task (never migrated) at the victim's CPU, asked directly — not only read
+    ///   off the walk's slots, which exist only for nodes with workers: a workerless `o`
+    ///   would otherwise have no takers, and its children's pushes would wake nobody.
+    ///
+    /// A worker always takes its own node's tasks (its deque, its node's injector).
+    /// `nodes³` questions at most, asked when the pool is built and at each switch.
     pub(crate) fn takers(&self, topo: &Topology, worker_node: &[u32]) -> Vec<bool> {
-        use zonal_policy::FreshSteal;
+        use zonal_policy::{Eligibility, FreshSteal, MoveContext, VictimDecision};
         let nodes = topo.node_count();
+        let side = self.policy.steal_side();
         let mut out = vec![false; nodes * nodes];
+        let mut seen_thief = vec![false; nodes];
         for (w, walker) in self.walkers.iter().enumerate() {
             let thief = worker_node[w] as usize;
-            // A worker always takes its own node's tasks (its deque, its node's injector).
             out[thief * nodes + thief] = true;
+            if std::mem::replace(&mut seen_thief[thief], true) {
+                continue;
+            }
+            let mut seen_victim = vec![false; nodes];
             for slot in walker.slots() {
-                let origin = topo.node_of(slot.victim.cpu).index();
-                match slot.fresh {
-                    None | Some(FreshSteal::Allowed) => out[origin * nodes + thief] = true,
-                    Some(FreshSteal::Stop(_)) => break,
-                    Some(_) => {}
+                let v = topo.node_of(slot.victim.cpu).index();
+                let decision = slot.fresh.map(FreshSteal::victim_decision);
+                if let Some(VictimDecision::Stop(_)) = decision {
+                    break;
+                }
+                if matches!(decision, Some(VictimDecision::Skip(_)))
+                    || std::mem::replace(&mut seen_victim[v], true)
+                {
+                    continue;
+                }
+                for o in 0..nodes {
+                    let may = if o == v {
+                        !matches!(slot.fresh, Some(FreshSteal::Refused(_)))
+                    } else {
+                        let mut task = FreshSteal::task(topo, slot.victim.cpu);
+                        task.origin = zonal_topology::NodeId(o as u32);
+                        side.eligibility(topo, &task, walker.thief(), MoveContext::steal(0))
+                            == Eligibility::Allowed
+                    };
+                    out[o * nodes + thief] |= may;
                 }
             }
         }
@@ -198,12 +231,24 @@ impl PolicySlot {
         (at != u64::MAX).then_some(at)
     }
 
-    pub(crate) fn switch(&self, policy: Arc<dyn Policy>, topo: &Topology, now_us: u64) -> u64 {
+    ///
+    /// `publish` is called with the new epoch under the switch's lock, after the swap: what
+    /// it derives from the epoch (the sleep protocol's takers, `Registry::refresh_takers`)
+    /// is published in the order of the switches, so two concurrent switches cannot leave
+    /// the older epoch's answer behind.
+    pub(crate) fn switch(
+        &self,
+        policy: Arc<dyn Policy>,
+        topo: &Topology,
+        now_us: u64,
+        publish: impl FnOnce(&PolicyEpoch),
+    ) -> u64 {
         let mut epoch = PolicyEpoch::build(policy, topo, &self.cpus, &self.cpu_worker, 0);
         let mut cur = self.current.lock().unwrap_or_else(|e| e.into_inner());
         let generation = cur.generation + 1;
         epoch.generation = generation;
         *cur = Arc::new(epoch);
+        publish(&cur);
         // Release, after the swap: a worker that sees the new generation finds the new
         // epoch (or a later one) when it takes the lock.
         self.generation.store(generation, Ordering::Release);
@@ -235,7 +280,7 @@ mod test {
             .build()
             .unwrap();
         assert_eq!(slot.switched_at_us(), None);
-        assert_eq!(slot.switch(hard, &topo, 1_234), 1);
+        assert_eq!(slot.switch(hard, &topo, 1_234, |_| {}), 1);
         assert_eq!(slot.switched_at_us(), Some(1_234));
         let e = slot.current();
         assert_eq!(
@@ -275,7 +320,7 @@ mod loom_model {
                     .unwrap()
                     .build()
                     .unwrap();
-                s2.switch(hard, &t2, 7);
+                s2.switch(hard, &t2, 7, |_| {});
             });
             // The worker's refresh: the generation (Acquire), then the epoch under the lock.
             let seen = slot.generation();

@@ -382,10 +382,7 @@ impl ThreadPool {
     /// run twice, and aged tasks already kept by a worker stay there. Counted in
     /// [`PoolMetrics::policy_switches`].
     pub fn set_policy_object(&self, policy: Arc<dyn Policy>) {
-        self.registry
-            .policy
-            .switch(policy, &self.registry.topo, self.registry.now_us());
-        self.registry.refresh_takers();
+        self.registry.switch_policy(policy);
     }
 
     /// Runs one periodic balancing pass of the current policy's balance side now, on this

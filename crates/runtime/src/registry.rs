@@ -166,10 +166,21 @@ impl Registry {
     }
 
     /// Tells the sleep protocol which workers the current policy lets take which node's
-    /// tasks (`Sleep::set_takers`): when the pool is built and after each policy switch.
+    /// tasks (`Sleep::set_takers`), when the pool is built.
     pub(crate) fn refresh_takers(&self) {
+        self.publish_takers(&self.policy.current());
+    }
+
+    /// Switches the pool's policy; the sleep protocol's takers follow under the switch's
+    /// lock, so that concurrent switches publish them in their own order.
+    pub(crate) fn switch_policy(&self, policy: Arc<dyn zonal_policy::Policy>) {
+        self.policy
+            .switch(policy, &self.topo, self.now_us(), |e| self.publish_takers(e));
+    }
+
+    fn publish_takers(&self, epoch: &crate::policy_switch::PolicyEpoch) {
         let nodes = self.topo.node_count();
-        let takers = self.policy.current().takers(&self.topo, &self.worker_node);
+        let takers = epoch.takers(&self.topo, &self.worker_node);
         self.sleep
             .set_takers(|origin, node| takers[origin as usize * nodes + node as usize]);
     }

@@ -241,7 +241,7 @@ impl Sleep {
                         return;
                     }
                     // The place we took and gave back was the last one (see `wake_among`).
-                    Claimed::Nobody { last_place: true } if self.owe_wake() => {
+                    Claimed::Nobody { last_place: true } if self.owe_wake(self.slot[w].0) => {
                         let node = self.slot[w].0;
                         self.wake_among(Some(node), Others::Origin(node));
                         return;
@@ -284,18 +284,24 @@ impl Sleep {
     /// allows.
     ///
     /// A claim that finds nobody gives back the searcher's place it took (see
-    /// [`claim_in`](Self::claim_in)); if that was the last place and someone still sleeps, the
-    /// place may have hidden the stop of the last real searcher (step 0b: it saw us and woke
-    /// nobody), so we owe its wake-up and try again, at most [`CLAIM_TRIES`] times. Each
-    /// failed try means a sleeper left its set while we looked: a worker that is awake.
+    /// [`claim_in`](Self::claim_in)). If that was the last place of its node's count (the
+    /// count producers of that node trust, `searching_on`) and someone still sleeps, the
+    /// place may have hidden the stop of that node's last real searcher (step 0b: it saw
+    /// us and woke nobody), so we owe the wake-up *that searcher* would have given — one
+    /// sleeper of its node, else of the nearest node that may take its node's tasks — and
+    /// try that, at most [`CLAIM_TRIES`] times in all. Each failed try means a sleeper left
+    /// its set while we looked: a worker that is awake.
     #[cold]
     fn wake_among(&self, first: Option<u32>, others: Others) {
+        let (mut first, mut others) = (first, others);
         for _ in 0..CLAIM_TRIES {
-            let mut last = false;
+            let mut owed = None;
             let mut claim = |n: u32| match self.claim_in(n) {
                 Claimed::Worker(w) => Some(w),
                 Claimed::Nobody { last_place } => {
-                    last |= last_place;
+                    if last_place {
+                        owed.get_or_insert(n);
+                    }
                     None
                 }
             };
@@ -312,18 +318,24 @@ impl Sleep {
                 self.notify(w);
                 return;
             }
-            if !last || !self.owe_wake() {
-                return;
+            match owed {
+                Some(n) if self.owe_wake(n) => {
+                    first = Some(n);
+                    others = Others::Origin(n);
+                }
+                _ => return,
             }
         }
     }
 
-    /// After giving back the last searcher's place: whether a sleeper must still be woken
-    /// (0b's check, after its fence).
-    fn owe_wake(&self) -> bool {
+    /// After giving back the last searcher's place of `node`'s count: whether a sleeper
+    /// must still be woken for it (0b's check, after its fence): someone sleeps and no
+    /// worker of `node` searches.
+    fn owe_wake(&self, node: u32) -> bool {
         // SeqCst fence: as in `found_work`.
         fence(Ordering::SeqCst);
         self.num_sleepers.load(Ordering::Relaxed) != 0
+            && self.searching_on(node).load(Ordering::Relaxed) == 0
     }
 
     /// Takes one registered sleeper of `node` out of its set, counted as a searcher (a woken
@@ -532,10 +544,17 @@ impl Sleep {
         }
     }
 
-    /// Steps 0b, 0c: a searcher of `node` stops searching. `true`: it was the last one, the
-    /// pool over.
+    /// Steps 0b, 0c: a searcher of `node` stops searching. `true`: it was the last one *of
+    /// the count that producers for `node`'s queues trust* (`searching_on`: its node's with
+    /// several nodes, the pool's with one). A producer that skipped its wake-up trusted
+    /// exactly that count, so the answer the chain (0b) acts on must come from it: answered
+    /// from the pool's count, a searcher of another node hid the last searcher of `node`,
+    /// and a push onto `node`'s injector stayed there while `node`'s other workers slept
+    /// (README, "Why no wake-up is lost", several nodes).
     #[inline]
     pub(crate) fn stop_searching(&self, node: u32) -> bool {
+        let prev = self.searching.fetch_sub(1, Ordering::Relaxed);
+        assert!(prev > 0 || !CHECK_COUNTS, "searcher count underflows");
         if self.per_node {
             let prev = self.nodes[node as usize]
                 .searching
@@ -544,25 +563,23 @@ impl Sleep {
                 prev > 0 || !CHECK_COUNTS,
                 "searcher count of node {node} underflows"
             );
+            return prev == 1;
         }
-        let prev = self.searching.fetch_sub(1, Ordering::Relaxed);
-        assert!(prev > 0 || !CHECK_COUNTS, "searcher count underflows");
         prev == 1
     }
 
     /// Step 0b: a searcher of `node` found work. It stops searching and, if it was the last
-    /// searcher and someone sleeps, wakes one more worker of its node (which searches: the
-    /// chain that ramps parallelism up one worker at a time).
+    /// searcher of its node's count ([`stop_searching`](Self::stop_searching)) and someone
+    /// sleeps, wakes one more worker of its node, else of the nearest node that may take its
+    /// node's tasks (which searches: the chain that ramps parallelism up one worker at a
+    /// time).
     #[inline]
     pub(crate) fn found_work(&self, node: u32) {
         if self.stop_searching(node) {
-            // SeqCst fence: pairs with a sleeper's fence (step 1), so that the worker that
-            // registers while we stop either is seen here or sees, in its re-search, what
-            // we left in the queue we took from (README step 0b).
-            fence(Ordering::SeqCst);
-            if self.num_sleepers.load(Ordering::Relaxed) != 0
-                && self.searching_on(node).load(Ordering::Relaxed) == 0
-            {
+            // `owe_wake`'s SeqCst fence pairs with a sleeper's fence (step 1), so that the
+            // worker that registers while we stop either is seen here or sees, in its
+            // re-search, what we left in the queue we took from (README step 0b).
+            if self.owe_wake(node) {
                 self.wake_among(Some(node), Others::Origin(node));
             }
         }

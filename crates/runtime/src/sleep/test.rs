@@ -85,10 +85,13 @@ fn a_searcher_of_the_owners_node_makes_the_wake_up_unnecessary() {
     let t = sleepy(&s, &[2, 3, 0]);
     s.push_and_wake(Owner::Node(0), Others::Origin(0), || {});
     assert_eq!(claimed(&s, t), [0]);
+    // Each node's last searcher is told so, whatever the other nodes' searchers: a producer
+    // of node 1 trusted node 1's count, and the woken worker of node 0 does not change it.
     assert!(
-        !s.stop_searching(1),
-        "the woken worker of node 0 still searches"
+        s.stop_searching(1),
+        "node 1's last searcher, though node 0's woken worker still searches"
     );
+    assert_eq!(s.searching(), 1);
     assert!(s.stop_searching(0));
 }
 

@@ -43,10 +43,24 @@ struct Task {
     origin: u32,
 }
 
+/// How long a task keeps the worker that takes it busy (`Case::spawns`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Work {
+    /// Runs in the step that takes it (the model of earlier versions).
+    Instant,
+    /// Keeps its worker busy, not searching, for this many of its steps.
+    Steps(u32),
+    /// Blocks its worker until the owners are released (a root that waits for another
+    /// root, or for something outside the pool): its worker becomes a blocked owner.
+    Hold,
+}
+
 #[derive(Debug)]
 enum State {
     /// Blocked in user code (an owner): runs nothing until released.
     Blocked,
+    /// Running a task for `left` more steps: neither searching nor parked.
+    Busy { left: u32 },
     /// Idle, searching (or not yet, if displaced… never here), `rounds` fruitless searches.
     Idle { searching: bool, rounds: u32 },
     /// Registered and parked.
@@ -64,12 +78,21 @@ struct Case {
     worker_node: Vec<u32>,
     /// Per worker, whether it is a blocked owner at the start.
     blocked: Vec<bool>,
-    /// Spawns: (source: `None` outside the pool, or a blocked worker; the task's origin;
-    /// whether it is a child of the source's computation rooted on that origin — on the
-    /// source's deque — rather than a root placed there).
-    spawns: Vec<(Option<usize>, u32, bool)>,
+    /// Spawns: (source: `None` outside the pool, or a worker — which spawns only while it
+    /// is blocked or busy, else the spawn comes from outside; the task's origin; whether it
+    /// is a child of the source's computation rooted on that origin — on the source's deque
+    /// — rather than a root placed there; how long it keeps its worker).
+    spawns: Vec<(Option<usize>, u32, bool, Work)>,
     /// The scheduler's choices (which worker steps next), cycled.
     schedule: Vec<usize>,
+    /// Per worker: fruitless searches before it registers (the pool's `SPIN_ROUNDS`, 32,
+    /// often shortened: searchers that give up soon reach more states in few steps; long
+    /// ones keep a node's searcher counted while other nodes' workers park).
+    spin: Vec<u32>,
+    /// Whether a thief's walk stops before the nodes whose own tasks its node may not take
+    /// (the hard zone boundary: the walk's `Stop`, so those queues are never probed and no
+    /// refusal there is handed back); else it probes every queue and hands refusals back.
+    zone_stop: bool,
 }
 
 struct Model<'a> {
@@ -85,10 +108,10 @@ struct Model<'a> {
     wakeups: u64,
     /// The earlier rule (module docs).
     old_refusal_wake: bool,
+    /// Whether the owners were released: a held task then runs at once.
+    released: bool,
 }
 
-/// Fruitless searches before an idle worker registers (the pool's `SPIN_ROUNDS`, shortened).
-const SPIN: u32 = 3;
 
 impl<'a> Model<'a> {
     fn new(case: &'a Case, old_refusal_wake: bool) -> Self {
@@ -121,6 +144,7 @@ impl<'a> Model<'a> {
             ran: vec![0; case.spawns.len()],
             wakeups: 0,
             old_refusal_wake,
+            released: false,
         }
     }
 
@@ -140,9 +164,12 @@ impl<'a> Model<'a> {
 
     /// Spawn `id`, as `route.rs` routes a placed root, with its push-and-wake.
     fn spawn(&mut self, id: usize) {
-        let (source, placed, child) = self.case.spawns[id];
+        let (source, placed, child, _) = self.case.spawns[id];
         let task = Task { id, origin: placed };
         let dest = self.placed_on(placed);
+        // Only a worker that runs something spawns (a blocked owner, or a busy worker).
+        let source =
+            source.filter(|&w| matches!(self.state[w], State::Blocked | State::Busy { .. }));
         match source {
             Some(w) if child || self.node(w) == dest => {
                 let dest = self.node(w);
@@ -183,8 +210,11 @@ impl<'a> Model<'a> {
             return Err(false);
         }
         let mut refused = false;
+        let beyond = |n: u32| {
+            self.case.zone_stop && !self.case.may_take[n as usize][node]
+        };
         for v in 0..self.deques.len() {
-            if v == w {
+            if v == w || beyond(self.node(v)) {
                 continue;
             }
             // The oldest of the victim's deque; refused, it goes to the victim's away queue
@@ -211,7 +241,7 @@ impl<'a> Model<'a> {
             }
         }
         for n in 0..self.injectors.len() {
-            if n == node || self.injectors[n].is_empty() {
+            if n == node || self.injectors[n].is_empty() || beyond(n as u32) {
                 continue;
             }
             // The oldest; refused, it goes to the back (`Thief::put_back`), the node's
@@ -228,8 +258,21 @@ impl<'a> Model<'a> {
         Err(refused)
     }
 
-    fn run(&mut self, t: Task) {
+    /// Worker `w` takes `t`: it runs at once, or keeps `w` busy (or blocked) for a while.
+    fn run(&mut self, w: usize, t: Task) {
         self.ran[t.id] += 1;
+        self.state[w] = match self.case.spawns[t.id].3 {
+            Work::Instant => State::Idle {
+                searching: false,
+                rounds: 0,
+            },
+            Work::Steps(n) => State::Busy { left: n },
+            Work::Hold if !self.released => State::Blocked,
+            Work::Hold => State::Idle {
+                searching: false,
+                rounds: 0,
+            },
+        };
     }
 
     /// One step of worker `w`'s idle loop (`worker.rs`: `run_found`, `spin`, `sleep`).
@@ -237,6 +280,16 @@ impl<'a> Model<'a> {
         let node = self.node(w);
         match std::mem::replace(&mut self.state[w], State::Blocked) {
             State::Blocked => self.state[w] = State::Blocked,
+            State::Busy { left } => {
+                self.state[w] = if left > 1 {
+                    State::Busy { left: left - 1 }
+                } else {
+                    State::Idle {
+                        searching: false,
+                        rounds: 0,
+                    }
+                };
+            }
             State::Idle {
                 mut searching,
                 rounds,
@@ -248,13 +301,9 @@ impl<'a> Model<'a> {
                 match self.search(w, true) {
                     Ok(t) => {
                         self.sleep.found_work(node);
-                        self.run(t);
-                        self.state[w] = State::Idle {
-                            searching: false,
-                            rounds: 0,
-                        };
+                        self.run(w, t);
                     }
-                    Err(_) if rounds + 1 < SPIN => {
+                    Err(_) if rounds + 1 < self.case.spin[w] => {
                         self.state[w] = State::Idle {
                             searching,
                             rounds: rounds + 1,
@@ -289,11 +338,7 @@ impl<'a> Model<'a> {
                 if self.sleep.cancel(token) {
                     self.sleep.found_work(node);
                 }
-                self.run(t);
-                self.state[w] = State::Idle {
-                    searching: false,
-                    rounds: 0,
-                };
+                self.run(w, t);
             }
             Err(refused) => {
                 if self.old_refusal_wake && last && refused {
@@ -321,7 +366,7 @@ impl<'a> Model<'a> {
         match self.state[w] {
             State::Blocked => true,
             State::Parked(_) => !self.sleep.notified(w),
-            State::Idle { .. } => false,
+            State::Idle { .. } | State::Busy { .. } => false,
         }
     }
 
@@ -355,6 +400,7 @@ impl<'a> Model<'a> {
 
     /// Releases the blocked owners: they become idle and drain their queues.
     fn release(&mut self) {
+        self.released = true;
         for s in &mut self.state {
             if matches!(s, State::Blocked) {
                 *s = State::Idle {
@@ -387,6 +433,9 @@ struct Outcome {
     quiesced: bool,
     /// Queued tasks whose queue's owner is parked at quiescence: lost wake-ups.
     stranded: Vec<usize>,
+    /// Queued tasks at quiescence that some worker may take (an owner of their queue, or a
+    /// worker the policy lets take their origin) while every such worker is parked.
+    unserved: Vec<usize>,
     ran: Vec<u32>,
 }
 
@@ -403,6 +452,7 @@ fn run_case(case: &Case, old_refusal_wake: bool) -> Outcome {
     let budget = 200 * m.state.len() * (case.spawns.len() + 1);
     let quiesced = m.settle(&mut cursor, budget);
     let mut stranded = Vec::new();
+    let mut unserved = Vec::new();
     if quiesced {
         for (owner, node, t) in m.queued() {
             // A task whose queue's owner is parked: its own deque or away queue, or its
@@ -416,6 +466,12 @@ fn run_case(case: &Case, old_refusal_wake: bool) -> Outcome {
             if parked_owner {
                 stranded.push(t.id);
             }
+            let mut allowed = (0..m.state.len()).filter(|&w| {
+                Some(w) == owner || (owner.is_none() && m.node(w) == node) || m.may_take(w, t)
+            });
+            if allowed.all(|w| matches!(m.state[w], State::Parked(_))) {
+                unserved.push(t.id);
+            }
         }
     }
     // The owners return: everything runs.
@@ -424,13 +480,15 @@ fn run_case(case: &Case, old_refusal_wake: bool) -> Outcome {
     Outcome {
         quiesced,
         stranded,
+        unserved,
         ran: m.ran,
     }
 }
 
 /// Random cases: 2–5 nodes (some without workers), 2–6 workers, random distances and a
 /// zone relation (each node takes its own tasks), blocked owners, spawns from outside or
-/// from blocked owners, placed on any node.
+/// from workers that are blocked or busy, placed on any node, each task running at once,
+/// keeping its worker busy for several steps, or holding it (a root that waits for another).
 fn cases() -> impl Strategy<Value = Case> {
     (2usize..=5, 2usize..=6).prop_flat_map(|(nodes, workers)| {
         (
@@ -443,12 +501,19 @@ fn cases() -> impl Strategy<Value = Case> {
                     any::<Option<prop::sample::Index>>(),
                     0..nodes as u32,
                     any::<bool>(),
+                    prop_oneof![
+                        2 => Just(Work::Instant),
+                        2 => (1u32..8).prop_map(Work::Steps),
+                        1 => Just(Work::Hold),
+                    ],
                 ),
                 1..12,
             ),
             proptest::collection::vec(0usize..64, 1..64),
+            proptest::collection::vec(prop_oneof![3 => Just(3u32), 1 => 1u32..=32], workers),
+            any::<bool>(),
         )
-            .prop_map(move |(d, take, worker_node, blocked, spawns, schedule)| {
+            .prop_map(move |(d, take, worker_node, blocked, spawns, schedule, spin, zone_stop)| {
                 let distance = (0..nodes)
                     .map(|a| {
                         (0..nodes)
@@ -463,14 +528,10 @@ fn cases() -> impl Strategy<Value = Case> {
                 let may_take = (0..nodes)
                     .map(|o| (0..nodes).map(|n| o == n || take[o * nodes + n]).collect())
                     .collect();
-                let owners: Vec<usize> = (0..workers).filter(|&w| blocked[w]).collect();
                 let spawns = spawns
                     .into_iter()
-                    .map(|(src, placed, child)| {
-                        let source = src
-                            .filter(|_| !owners.is_empty())
-                            .map(|i| owners[i.index(owners.len())]);
-                        (source, placed, child)
+                    .map(|(src, placed, child, work)| {
+                        (src.map(|i| i.index(workers)), placed, child, work)
                     })
                     .collect();
                 Case {
@@ -480,6 +541,8 @@ fn cases() -> impl Strategy<Value = Case> {
                     blocked,
                     spawns,
                     schedule,
+                    spin,
+                    zone_stop,
                 }
             })
     })
@@ -493,6 +556,7 @@ proptest! {
         let out = run_case(&case, false);
         prop_assert!(out.quiesced, "idle workers kept waking each other: {case:?}");
         prop_assert!(out.stranded.is_empty(), "tasks {:?} wait while their owner is parked: {case:?}", out.stranded);
+        prop_assert!(out.unserved.is_empty(), "tasks {:?} wait while every worker that may take them is parked: {case:?}", out.unserved);
         for (id, &n) in out.ran.iter().enumerate() {
             prop_assert_eq!(n, 1, "task {} ran {} times: {:?}", id, n, case);
         }
@@ -516,12 +580,65 @@ fn the_old_refusal_wake_never_quiesces() {
         ],
         worker_node: vec![0, 0, 1, 1],
         blocked: vec![true, false, true, false],
-        spawns: vec![(Some(0), 2, true), (Some(2), 2, true)],
+        spawns: vec![(Some(0), 2, true, Work::Instant), (Some(2), 2, true, Work::Instant)],
         schedule: (0..64).collect(),
+        spin: vec![3; 4],
+        zone_stop: false,
     };
     let old = run_case(&case, true);
     assert!(!old.quiesced, "the old rule was expected to ring: {old:?}");
     let new = run_case(&case, false);
     assert!(new.quiesced && new.stranded.is_empty(), "{new:?}");
     assert_eq!(new.ran, [1, 1]);
+}
+
+/// The issue-40 case: nodes 0 and 1 in different zones, two workers each. Worker 2 (node 1)
+/// is busy spawning tiny tasks of its node, so worker 3 keeps searching; two roots are
+/// placed on node 0 from outside, the first holding its worker (it waits for the second).
+/// The second root's push skips its wake-up while a worker of node 0 searches; that
+/// searcher then takes the first root, and must pass the wake-up on: it is the last
+/// searcher *of node 0*, though not of the pool (worker 3 searches). Answered from the
+/// pool's count (the earlier `stop_searching`), worker 1 stayed parked with the second root
+/// queued on its node's injector in some of these schedules; every schedule must run it.
+#[test]
+fn a_searcher_of_another_zone_does_not_hide_the_last_searcher_of_a_node() {
+    let mut spawns = Vec::new();
+    for _ in 0..12 {
+        spawns.push((Some(2), 1, true, Work::Steps(1)));
+    }
+    spawns.push((None, 0, false, Work::Hold));
+    spawns.push((None, 0, false, Work::Steps(2)));
+    for _ in 0..12 {
+        spawns.push((Some(2), 1, true, Work::Steps(1)));
+    }
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut unserved = 0;
+    for _ in 0..400 {
+        let schedule = (0..64)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                (seed % 4) as usize
+            })
+            .collect();
+        let case = Case {
+            distance: vec![vec![10, 40], vec![40, 10]],
+            may_take: vec![vec![true, false], vec![false, true]],
+            worker_node: vec![0, 0, 1, 1],
+            blocked: vec![false, false, true, false],
+            spawns: spawns.clone(),
+            schedule,
+            // Node 0's workers park soon; node 1's idle worker keeps searching between its
+            // node's tiny tasks, as the pool's do (32 rounds).
+            spin: vec![3, 3, 32, 32],
+            // Under conservative-hard node 1's walk stops before node 0's queues.
+            zone_stop: true,
+        };
+        let out = run_case(&case, false);
+        assert!(out.quiesced && out.stranded.is_empty(), "{out:?}: {case:?}");
+        unserved += usize::from(!out.unserved.is_empty());
+        assert_eq!(out.ran, vec![1; spawns.len()], "{case:?}");
+    }
+    assert_eq!(unserved, 0, "schedules with a root left for a parked worker");
 }
