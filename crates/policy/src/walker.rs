@@ -78,7 +78,9 @@
 //! caller and whose `put_back` requeues it on a queue the task's owner still drains keeps
 //! every task exactly once.
 
-use zonal_topology::{CpuId, Topology, Victim};
+use std::sync::Arc;
+
+use zonal_topology::{CpuId, Level, NodeId, Tier, Topology, Victim};
 
 use crate::decision::{Eligibility, MoveContext, Refusal, VictimDecision};
 use crate::policy::{FreshSteal, StealSide};
@@ -147,6 +149,33 @@ pub trait VictimQueues {
     /// the policy's victim decision depends on loads).
     fn thief_load(&self) -> u64;
 
+    /// The walk comes to slot `slot`, victim `victim` (called once per slot, in walk order,
+    /// before anything else of that slot is asked): every later call about `slot` until
+    /// the next `visit` is about this victim. The default ignores it (a driver that maps a
+    /// slot to its queues by [`StealWalker::slot`] needs nothing here).
+    #[inline]
+    fn visit(&mut self, slot: usize, victim: &WalkSlot) {
+        let _ = (slot, victim);
+    }
+
+    /// Whether the victims on `node` may hold work at all (a driver's hint, asked once per
+    /// walk before the first victim of `node`): `false` skips all of them without a probe.
+    /// A hint, never a promise: the walk it spares finds nothing the driver cannot live
+    /// without. The default: `true` (every victim is probed).
+    #[inline]
+    fn node_may_have_work(&mut self, node: NodeId) -> bool {
+        let _ = node;
+        true
+    }
+
+    /// The walk probed every victim on `node` and saw no queued work there at all (no
+    /// fresh, shared or away task, refused or not): a driver may clear its hint for
+    /// `node`. Not called when the walk ended before the node's last victim.
+    #[inline]
+    fn node_seen_empty(&mut self, node: NodeId) {
+        let _ = node;
+    }
+
     /// The cheap hints of slot `slot` (called once per slot, in walk order).
     fn probe(&mut self, slot: usize) -> Probe;
 
@@ -209,6 +238,12 @@ pub struct Stolen<T> {
 
 /// One thief's victim order with the policy's cached answers, and the walk over it.
 ///
+/// Compact: the victims of the thief's own node are listed (by tier, then rotated from the
+/// thief), the other nodes are runs — a node, its level, the policy's cached answer for it
+/// and where the rotation starts — over per-node CPU lists shared by every walker built
+/// together ([`StealWalker::for_thieves`]). A walker is O(CPUs of its node + nodes), so a
+/// pool's walkers are O(workers × (workers per node + nodes)), not O(workers²).
+///
 /// ```
 /// # use zonal_policy::doc_facade as zonal;
 /// use zonal::policy::{PolicyConfig, StealWalker, FreshSteal, Refusal};
@@ -216,16 +251,34 @@ pub struct Stolen<T> {
 /// let topo = presets::preset("s1")?;
 /// let policy = PolicyConfig::named("conservative-hard")?.build()?;
 /// let w = StealWalker::new(policy.steal_side(), &topo, CpuId(0), |_| true);
-/// assert_eq!(w.slots().len(), topo.cpu_count() - 1);
+/// assert_eq!(w.len(), topo.cpu_count() - 1);
 /// // The same node first, allowed in advance; the walk stops at the zone's end.
-/// assert_eq!(w.slots()[0].fresh, Some(FreshSteal::Allowed));
-/// assert_eq!(w.slots().last().unwrap().fresh, Some(FreshSteal::Stop(Refusal::Zone)));
+/// assert_eq!(w.slot(0).fresh, Some(FreshSteal::Allowed));
+/// assert_eq!(w.slot(w.len() - 1).fresh, Some(FreshSteal::Stop(Refusal::Zone)));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct StealWalker {
     thief: CpuId,
-    slots: Box<[WalkSlot]>,
+    /// The victims on the thief's own node, in order: slots `0..local.len()`.
+    local: Box<[WalkSlot]>,
+    /// The runs of victims on other nodes, in order, after the local slots.
+    runs: Box<[Run]>,
+    /// Per node: its CPUs the driver keeps, ascending (shared by the walkers built together).
+    kept: Arc<[Box<[CpuId]>]>,
+    len: usize,
+}
+
+/// The victims of one other node in a walk: `kept[node]` from index `first`, wrapping.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    node: NodeId,
+    level: Level,
+    fresh: Option<FreshSteal>,
+    /// The walk's slot index of the run's first victim.
+    start: u32,
+    /// Where the rotation starts in `kept[node]`.
+    first: u32,
 }
 
 impl StealWalker {
@@ -235,17 +288,60 @@ impl StealWalker {
         policy: &dyn StealSide,
         topo: &Topology,
         thief: CpuId,
-        mut keep: impl FnMut(CpuId) -> bool,
+        keep: impl FnMut(CpuId) -> bool,
     ) -> Self {
-        let home = topo.node_of(thief);
-        let slots = topo
-            .victims(thief)
+        Self::for_thieves(policy, topo, &[thief], keep)
+            .pop()
+            .expect("one walker per thief")
+    }
+
+    /// The walks of `thieves` (in order) over the victims `keep` accepts, sharing one copy
+    /// of the per-node CPU lists: what a pool of thousands of workers builds.
+    ///
+    /// The cached answer of another node's victims is asked once per node, of the node's
+    /// first kept CPU: [`StealSide::static_fresh_steal`] promises an answer that depends on
+    /// the two CPUs alone, and every built-in policy's depends only on their nodes and the
+    /// victim's level and tier, which all victims of one other node share.
+    pub fn for_thieves(
+        policy: &dyn StealSide,
+        topo: &Topology,
+        thieves: &[CpuId],
+        mut keep: impl FnMut(CpuId) -> bool,
+    ) -> Vec<Self> {
+        let keep_cpu: Vec<bool> = (0..topo.cpu_count())
+            .map(|c| keep(CpuId::new(c)))
+            .collect();
+        let kept: Arc<[Box<[CpuId]>]> = (0..topo.node_count())
+            .map(|n| {
+                topo.cpus_of(NodeId::new(n))
+                    .iter()
+                    .copied()
+                    .filter(|c| keep_cpu[c.index()])
+                    .collect()
+            })
+            .collect();
+        thieves
             .iter()
-            .filter(|v| keep(v.cpu))
+            .map(|&thief| Self::build(policy, topo, thief, &keep_cpu, Arc::clone(&kept)))
+            .collect()
+    }
+
+    fn build(
+        policy: &dyn StealSide,
+        topo: &Topology,
+        thief: CpuId,
+        keep: &[bool],
+        kept: Arc<[Box<[CpuId]>]>,
+    ) -> Self {
+        let plan = topo.victim_plan(thief);
+        let local: Box<[WalkSlot]> = plan
+            .local
+            .iter()
+            .filter(|v| keep[v.cpu.index()])
             .map(|v| {
                 let fresh = policy.static_fresh_steal(topo, thief, v);
                 // Batches: allowed in advance, and fresh at home on the thief's node too.
-                let batch = if fresh == Some(FreshSteal::Allowed) && topo.node_of(v.cpu) == home {
+                let batch = if fresh == Some(FreshSteal::Allowed) {
                     BATCH_MAX
                 } else {
                     1
@@ -257,7 +353,42 @@ impl StealWalker {
                 }
             })
             .collect();
-        Self { thief, slots }
+        let mut start = local.len();
+        let mut runs = Vec::with_capacity(plan.remote.len());
+        for &(node, level) in &plan.remote {
+            let list = &kept[node.index()];
+            let Some(&rep) = list.first() else {
+                continue;
+            };
+            // The rotation of the node's whole CPU list, restricted to the kept ones.
+            let all = topo.cpus_of(node);
+            let from = all[plan.pos % all.len()];
+            let first = list.partition_point(|&c| c < from) % list.len();
+            let fresh = policy.static_fresh_steal(
+                topo,
+                thief,
+                &Victim {
+                    cpu: rep,
+                    level,
+                    tier: Tier::Remote,
+                },
+            );
+            runs.push(Run {
+                node,
+                level,
+                fresh,
+                start: u32::try_from(start).unwrap_or(u32::MAX),
+                first: u32::try_from(first).unwrap_or(0),
+            });
+            start += list.len();
+        }
+        Self {
+            thief,
+            local,
+            runs: runs.into_boxed_slice(),
+            kept,
+            len: start,
+        }
     }
 
     /// The thief.
@@ -267,17 +398,58 @@ impl StealWalker {
         self.thief
     }
 
-    /// The victim order.
+    /// How many victims the walk has.
     #[inline]
     #[must_use]
-    pub fn slots(&self) -> &[WalkSlot] {
-        &self.slots
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the walk has no victim (a driver with one worker).
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Slot `i` of the victim order.
+    ///
+    /// # Panics
+    /// If `i >= self.len()`.
+    #[must_use]
+    pub fn slot(&self, i: usize) -> WalkSlot {
+        if let Some(s) = self.local.get(i) {
+            return *s;
+        }
+        assert!(i < self.len, "slot {i} of a walk of {}", self.len);
+        let r = self.runs.partition_point(|r| r.start as usize <= i) - 1;
+        self.run_slot(&self.runs[r], i - self.runs[r].start as usize)
+    }
+
+    /// Victim `k` of `run`.
+    #[inline]
+    fn run_slot(&self, run: &Run, k: usize) -> WalkSlot {
+        let list = &self.kept[run.node.index()];
+        WalkSlot {
+            victim: Victim {
+                cpu: list[(run.first as usize + k) % list.len()],
+                level: run.level,
+                tier: Tier::Remote,
+            },
+            fresh: run.fresh,
+            batch: 1,
+        }
+    }
+
+    /// The victim order, slot by slot.
+    pub fn slots(&self) -> impl ExactSizeIterator<Item = WalkSlot> + '_ {
+        (0..self.len).map(|i| self.slot(i))
     }
 
     /// The slot of victim `cpu`, if it is in the order.
     #[must_use]
     pub fn slot_of(&self, cpu: CpuId) -> Option<usize> {
-        self.slots.iter().position(|s| s.victim.cpu == cpu)
+        self.slots().position(|s| s.victim.cpu == cpu)
     }
 
     /// Walks the victims once (module docs); `None`: nothing the thief may take right now.
@@ -295,66 +467,125 @@ impl StealWalker {
             ctx,
             thief: self.thief,
         };
-        for (i, slot) in self.slots.iter().enumerate() {
-            let probe = q.probe(i);
-            let (fresh, loads) = if slot.fresh == Some(FreshSteal::Allowed) {
-                // 1. Allowed in advance: no question, no measuring; a batch on our node.
-                let stolen = if slot.batch > 1 {
-                    walk.take_batch(q, i, slot.batch)
-                } else {
-                    walk.take(q, i, Source::Fresh, None)
-                };
-                if let Some(s) = stolen {
-                    return Some(s);
-                }
-                if probe.only_fresh() {
-                    continue;
-                }
-                (Eligibility::Allowed, None)
-            } else {
-                // 2. Measure; skip empty victims; the victim decision.
-                let fresh_len = q.fresh_len(i);
-                if fresh_len == 0 && probe.only_fresh() {
-                    continue;
-                }
-                let (decision, loads) = walk.victim_decision(slot, q, fresh_len, probe);
-                match decision {
-                    VictimDecision::Examine => {}
-                    VictimDecision::Skip(why) => {
-                        q.refused(i, why);
-                        continue;
-                    }
-                    VictimDecision::Stop(why) => {
-                        q.refused(i, why);
-                        break;
-                    }
-                }
-                // 3. One answer for the fresh queue.
-                let fresh = walk.fresh_eligibility(slot);
-                if fresh_len != 0 {
-                    if let Some(s) = walk.take_if(fresh, q, i, Source::Fresh, loads) {
-                        return Some(s);
-                    }
-                }
-                (fresh, loads)
-            };
-            // 4. The shared queue, once per node.
-            if probe.shared {
-                if let Some(s) = walk.take_if(fresh, q, i, Source::Shared, loads) {
-                    return Some(s);
-                }
+        // The thief's own node first, then the other nodes' runs; a node whose hint says
+        // it holds no work is passed over whole.
+        let home = topo.node_of(self.thief);
+        if !self.local.is_empty() && q.node_may_have_work(home) {
+            let slots = self.local.iter().copied().enumerate();
+            match self.visit_node(&walk, q, home, slots) {
+                Visit::Next => {}
+                Visit::Stolen(s) => return Some(s),
+                Visit::Stop => return None,
             }
-            // 5. Away tasks, one by one.
-            for _ in 0..probe.away.min(AWAY_EXAMINE) {
-                let Some(task) = q.take(i, Source::Away) else {
-                    break;
-                };
-                if let Some(s) = walk.check(q, i, Source::Away, task, loads) {
-                    return Some(s);
-                }
+        }
+        for r in &*self.runs {
+            if !q.node_may_have_work(r.node) {
+                continue;
+            }
+            let n = self.kept[r.node.index()].len();
+            let slots = (0..n).map(|k| (r.start as usize + k, self.run_slot(r, k)));
+            match self.visit_node(&walk, q, r.node, slots) {
+                Visit::Next => {}
+                Visit::Stolen(s) => return Some(s),
+                Visit::Stop => return None,
             }
         }
         None
+    }
+
+    /// The victims of one node, in order; tells the driver when none held any work.
+    #[inline]
+    fn visit_node<Q: VictimQueues + ?Sized>(
+        &self,
+        walk: &Walk<'_>,
+        q: &mut Q,
+        node: NodeId,
+        slots: impl Iterator<Item = (usize, WalkSlot)>,
+    ) -> Visit<Q::Task> {
+        let mut seen = false;
+        for (i, slot) in slots {
+            q.visit(i, &slot);
+            match self.visit_slot(walk, q, i, &slot, &mut seen) {
+                Visit::Next => {}
+                other => return other,
+            }
+        }
+        if !seen {
+            q.node_seen_empty(node);
+        }
+        Visit::Next
+    }
+
+    /// One victim of a walk (module docs, steps 0–5); `seen`: set when it held any work.
+    #[inline]
+    fn visit_slot<Q: VictimQueues + ?Sized>(
+        &self,
+        walk: &Walk<'_>,
+        q: &mut Q,
+        i: usize,
+        slot: &WalkSlot,
+        seen: &mut bool,
+    ) -> Visit<Q::Task> {
+        let probe = q.probe(i);
+        *seen |= !probe.only_fresh();
+        let (fresh, loads) = if slot.fresh == Some(FreshSteal::Allowed) {
+            // 1. Allowed in advance: no question, no measuring; a batch on our node.
+            let stolen = if slot.batch > 1 {
+                walk.take_batch(q, i, slot.batch, seen)
+            } else {
+                walk.take(q, i, Source::Fresh, None, seen)
+            };
+            if let Some(s) = stolen {
+                return Visit::Stolen(s);
+            }
+            if probe.only_fresh() {
+                return Visit::Next;
+            }
+            (Eligibility::Allowed, None)
+        } else {
+            // 2. Measure; skip empty victims; the victim decision.
+            let fresh_len = q.fresh_len(i);
+            *seen |= fresh_len != 0;
+            if fresh_len == 0 && probe.only_fresh() {
+                return Visit::Next;
+            }
+            let (decision, loads) = walk.victim_decision(slot, q, fresh_len, probe);
+            match decision {
+                VictimDecision::Examine => {}
+                VictimDecision::Skip(why) => {
+                    q.refused(i, why);
+                    return Visit::Next;
+                }
+                VictimDecision::Stop(why) => {
+                    q.refused(i, why);
+                    return Visit::Stop;
+                }
+            }
+            // 3. One answer for the fresh queue.
+            let fresh = walk.fresh_eligibility(slot);
+            if fresh_len != 0 {
+                if let Some(s) = walk.take_if(fresh, q, i, Source::Fresh, loads, seen) {
+                    return Visit::Stolen(s);
+                }
+            }
+            (fresh, loads)
+        };
+        // 4. The shared queue, once per node.
+        if probe.shared {
+            if let Some(s) = walk.take_if(fresh, q, i, Source::Shared, loads, seen) {
+                return Visit::Stolen(s);
+            }
+        }
+        // 5. Away tasks, one by one.
+        for _ in 0..probe.away.min(AWAY_EXAMINE) {
+            let Some(task) = q.take(i, Source::Away) else {
+                break;
+            };
+            if let Some(s) = walk.check(q, i, Source::Away, task, loads) {
+                return Visit::Stolen(s);
+            }
+        }
+        Visit::Next
     }
 
     /// What the walk decides for `task` queued on `slot`'s victim: `Ok` when the thief may
@@ -379,7 +610,7 @@ impl StealWalker {
             ctx,
             thief: self.thief,
         };
-        let s = &self.slots[slot];
+        let s = &self.slot(slot);
         let decision = match s.fresh {
             Some(f) => f.victim_decision(),
             None => {
@@ -406,6 +637,13 @@ impl StealWalker {
             Eligibility::Refused(why) => Err(why),
         }
     }
+}
+
+/// What one victim of a walk came to.
+enum Visit<T> {
+    Next,
+    Stolen(Stolen<T>),
+    Stop,
 }
 
 /// What one walk asks with: the policy, the machine, the clock and the thief.
@@ -462,9 +700,10 @@ impl Walk<'_> {
         slot: usize,
         from: Source,
         loads: Option<(u64, u64)>,
+        seen: &mut bool,
     ) -> Option<Stolen<Q::Task>> {
         match fresh {
-            Eligibility::Allowed => self.take(q, slot, from, loads),
+            Eligibility::Allowed => self.take(q, slot, from, loads, seen),
             Eligibility::Refused(why) => {
                 q.refused(slot, why);
                 None
@@ -480,8 +719,10 @@ impl Walk<'_> {
         slot: usize,
         from: Source,
         loads: Option<(u64, u64)>,
+        seen: &mut bool,
     ) -> Option<Stolen<Q::Task>> {
         let task = q.take(slot, from)?;
+        *seen = true;
         self.check(q, slot, from, task, loads)
     }
 
@@ -495,8 +736,10 @@ impl Walk<'_> {
         q: &mut Q,
         slot: usize,
         max: usize,
+        seen: &mut bool,
     ) -> Option<Stolen<Q::Task>> {
         let first = q.take_batch(slot, max)?;
+        *seen = true;
         let mut stolen = self.check(q, slot, Source::Fresh, first, None);
         while let Some(task) = q.next_batched() {
             if !self.allowed(q, slot, Source::Fresh, &task) {

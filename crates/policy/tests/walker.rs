@@ -44,7 +44,7 @@ impl<'t> Queues<'t> {
         let n = topo.cpu_count();
         let mut q = Self {
             topo,
-            slot_cpu: walker.slots().iter().map(|s| s.victim.cpu).collect(),
+            slot_cpu: walker.slots().map(|s| s.victim.cpu).collect(),
             fresh: vec![VecDeque::new(); n],
             away: vec![VecDeque::new(); n],
             thief_load: 0,
@@ -176,7 +176,7 @@ fn check(cfg: &PolicyConfig, topo: &Topology, all: &[TaskMeta], thief: CpuId, ba
         assert_eq!(replay.kept, q.kept);
         assert!(q.staged.is_empty(), "a walk drains its batch");
         let t = s.task;
-        let victim = w.slots()[s.slot].victim;
+        let victim = w.slot(s.slot).victim;
         assert_eq!(t.cpu, victim.cpu);
         assert!(taken.insert(t.id), "{}: taken twice {t:?}", p.name());
         assert_eq!(w.decide(side, topo, s.slot, &t, ctx, s.loads), Ok(()));
@@ -202,7 +202,7 @@ fn check(cfg: &PolicyConfig, topo: &Topology, all: &[TaskMeta], thief: CpuId, ba
     // (no task is kept twice: `ids` below would count it twice).
     let home = topo.node_of(thief);
     for &(slot, t) in &q.kept {
-        let s = w.slots()[slot];
+        let s = w.slot(slot);
         assert!(batches && s.batch > 1, "{}: kept without a batch", p.name());
         assert_eq!(s.fresh, Some(FreshSteal::Allowed));
         assert_eq!(t.cpu, s.victim.cpu);
@@ -336,7 +336,7 @@ fn refused_away_tasks_go_back_and_aged_ones_never_move() {
 fn keep_restricts_the_order() {
     let (topo, p, _) = on_s1("unrestricted");
     let w = StealWalker::new(p.steal_side(), &topo, CpuId(0), |c| c.index() < 4);
-    let cpus: Vec<_> = w.slots().iter().map(|s| s.victim.cpu.index()).collect();
+    let cpus: Vec<_> = w.slots().map(|s| s.victim.cpu.index()).collect();
     assert_eq!(cpus.len(), 3);
     assert!(cpus.iter().all(|&c| c != 0 && c < 4));
     assert_eq!(w.slot_of(CpuId(1)), Some(0));
@@ -388,8 +388,8 @@ impl zonal_policy::StealSide for NoHeavy {
 fn a_batch_takes_half_of_a_same_node_deque_and_one_task_elsewhere() {
     let (topo, p, w) = on_s1("conservative-hard");
     let far = topo.cpus_of(NodeId(1))[0];
-    assert_eq!(w.slots()[0].batch, zonal_policy::BATCH_MAX);
-    assert_eq!(w.slots()[w.slot_of(far).unwrap()].batch, 1);
+    assert_eq!(w.slot(0).batch, zonal_policy::BATCH_MAX);
+    assert_eq!(w.slot(w.slot_of(far).unwrap()).batch, 1);
     let mut tasks: Vec<TaskMeta> = (0..10).map(|_| fresh_on(&topo, CpuId(1))).collect();
     tasks.extend((0..4).map(|_| fresh_on(&topo, far)));
     for (i, t) in tasks.iter_mut().enumerate() {
@@ -415,7 +415,7 @@ fn a_batch_takes_half_of_a_same_node_deque_and_one_task_elsewhere() {
 fn a_batch_checks_every_task_that_is_not_the_representative() {
     let topo = zonal_topology::presets::preset("s1").unwrap();
     let w = StealWalker::new(&NoHeavy, &topo, CpuId(0), |_| true);
-    assert_eq!(w.slots()[0].batch, zonal_policy::BATCH_MAX);
+    assert_eq!(w.slot(0).batch, zonal_policy::BATCH_MAX);
     // Heavy tasks first and among the rest: none of them may move.
     let tasks: Vec<TaskMeta> = (0..12)
         .map(|i| {

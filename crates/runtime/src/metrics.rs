@@ -51,6 +51,10 @@ pub(crate) struct WorkerCounters {
     pub(crate) idle_ns: AtomicU64,
     pub(crate) parks: AtomicU64,
     pub(crate) wakeups: AtomicU64,
+    /// Victims probed and node hints read by steal walks (`steal/mod.rs`).
+    pub(crate) victim_probes: AtomicU64,
+    /// Steal walks that took nothing.
+    pub(crate) fruitless_rounds: AtomicU64,
     pub(crate) panics: AtomicU64,
     /// [`UNPINNED`], [`PINNED`] or [`DISPLACED`] (`displacement.rs`).
     pub(crate) pin_state: AtomicU8,
@@ -86,6 +90,8 @@ impl WorkerCounters {
             idle_ns: AtomicU64::new(0),
             parks: AtomicU64::new(0),
             wakeups: AtomicU64::new(0),
+            victim_probes: AtomicU64::new(0),
+            fruitless_rounds: AtomicU64::new(0),
             panics: AtomicU64::new(0),
             pin_state: AtomicU8::new(pin_state),
             displacements: AtomicU64::new(0),
@@ -153,6 +159,8 @@ impl WorkerCounters {
             idle_ns: ld(&self.idle_ns),
             parks: ld(&self.parks),
             wakeups: ld(&self.wakeups),
+            victim_probes: ld(&self.victim_probes),
+            fruitless_rounds: ld(&self.fruitless_rounds),
             panics: ld(&self.panics),
             pinned: self.pin_state.load(Ordering::Relaxed) == PINNED,
             displaced: self.pin_state.load(Ordering::Relaxed) == DISPLACED,
@@ -273,6 +281,12 @@ pub struct WorkerMetrics {
     /// refused work: `sleep/README.md`, steps 0b, 0c, 5); latches, pinned tasks and shutdown
     /// wake without counting here.
     pub wakeups: u64,
+    /// Victims its steal walks probed, and node hints they read (`steal/hints.rs`): the
+    /// cost of idle searching, in cache lines read of other workers' queues (a fruitless
+    /// walk on a quiet pool reads one hint per node and probes nothing).
+    pub victim_probes: u64,
+    /// Its steal walks that took nothing.
+    pub fruitless_rounds: u64,
     /// Spawned tasks of its that panicked.
     pub panics: u64,
     /// Whether it is pinned to its CPU now (`false` for an unpinned worker, and while
@@ -330,6 +344,8 @@ impl WorkerMetrics {
         self.idle_ns += o.idle_ns;
         self.parks += o.parks;
         self.wakeups += o.wakeups;
+        self.victim_probes += o.victim_probes;
+        self.fruitless_rounds += o.fruitless_rounds;
         self.panics += o.panics;
         self.displaced |= o.displaced;
         self.displacements += o.displacements;

@@ -42,10 +42,11 @@ use crate::sync::{AtomicU64, Mutex};
 pub(crate) struct PolicyEpoch {
     pub(crate) policy: Arc<dyn Policy>,
     /// Per worker: its steal walk (the policy crate's [`StealWalker`]) over the CPUs that
-    /// have a worker, nearest first, with the policy's cached answers.
+    /// have a worker, nearest first, with the policy's cached answers; compact (its node's
+    /// victims and one run per other node, over per-node CPU lists they share), so the
+    /// epoch is O(workers × (workers per node + nodes)). A victim's worker is
+    /// `PolicySlot::cpu_worker` of its CPU.
     pub(crate) walkers: Box<[StealWalker]>,
-    /// Per worker, per slot of its walk: the victim's worker index.
-    pub(crate) slot_worker: Box<[Box<[usize]>]>,
     /// The policy's ageing rule (`StealSide::ageing`), read once.
     pub(crate) ageing: Ageing,
     /// 0 for the policy the pool was built with, + 1 per switch.
@@ -72,24 +73,13 @@ impl PolicyEpoch {
         generation: u64,
     ) -> Self {
         let side = policy.steal_side();
-        let walkers: Box<[StealWalker]> = cpus
-            .iter()
-            .map(|&c| StealWalker::new(side, topo, c, |v| cpu_worker[v.index()] != usize::MAX))
-            .collect();
-        let slot_worker = walkers
-            .iter()
-            .map(|w| {
-                w.slots()
-                    .iter()
-                    .map(|s| cpu_worker[s.victim.cpu.index()])
-                    .collect()
-            })
-            .collect();
+        let walkers: Box<[StealWalker]> =
+            StealWalker::for_thieves(side, topo, cpus, |v| cpu_worker[v.index()] != usize::MAX)
+                .into_boxed_slice();
         Self {
             ageing: side.ageing(),
             policy,
             walkers,
-            slot_worker,
             generation,
         }
     }
@@ -128,6 +118,7 @@ impl PolicyEpoch {
             }
             let mut seen_victim = vec![false; nodes];
             for slot in walker.slots() {
+                let slot = &slot;
                 let v = topo.node_of(slot.victim.cpu).index();
                 let decision = slot.fresh.map(FreshSteal::victim_decision);
                 if let Some(VictimDecision::Stop(_)) = decision {
@@ -290,7 +281,11 @@ mod test {
         assert_eq!(slot.name(), "conservative-hard");
         assert!(e.ageing.limit().is_some());
         assert_eq!(e.walkers.len(), 4);
-        assert!(e.slot_worker.iter().flatten().all(|&w| w < 4));
+        assert!(e
+            .walkers
+            .iter()
+            .flat_map(StealWalker::slots)
+            .all(|s| slot.cpu_worker()[s.victim.cpu.index()] < 4));
     }
 }
 

@@ -3,10 +3,10 @@
 //! interleaving of the very code the pool runs.
 
 #[cfg(all(test, zonal_loom))]
-pub(crate) use loom::sync::atomic::{fence, AtomicPtr, AtomicU64, AtomicUsize};
+pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU64, AtomicUsize};
 #[cfg(all(test, zonal_loom))]
 pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
 #[cfg(not(all(test, zonal_loom)))]
-pub(crate) use std::sync::atomic::{fence, AtomicPtr, AtomicU64, AtomicUsize};
+pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU64, AtomicUsize};
 #[cfg(not(all(test, zonal_loom)))]
 pub(crate) use std::sync::{Condvar, Mutex, MutexGuard};

@@ -82,7 +82,7 @@ fn replay(policy: &Arc<dyn Policy>, topo: &Topology, records: &[StealRecord]) ->
         let slot = w
             .slot_of(CpuId(r.victim_cpu))
             .expect("the victim is in the order");
-        assert_eq!(w.slots()[slot].victim.level, Level(r.level), "{r:?}");
+        assert_eq!(w.slot(slot).victim.level, Level(r.level), "{r:?}");
         let mut task = TaskMeta::new(TaskId(0), NodeId(r.origin), CpuId(r.victim_cpu));
         task.migrations = r.migrations_before;
         let ctx = MoveContext::steal(0);

@@ -70,6 +70,18 @@ impl Tier {
     }
 }
 
+/// A CPU's victim order in compact form ([`Topology::victim_plan`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VictimPlan {
+    /// The other CPUs of its node, in order.
+    pub local: Vec<Victim>,
+    /// The other nodes with CPUs, in order, with their level seen from the CPU's node.
+    pub remote: Vec<(NodeId, Level)>,
+    /// The CPU's position in its node's CPU list: each other node's CPUs start at this
+    /// index, modulo their count.
+    pub pos: usize,
+}
+
 /// One entry of a CPU's victim order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Victim {
@@ -344,33 +356,12 @@ impl Topology {
     /// already grouped by level in OS-id order, so the rotation is a split of each group at
     /// `home`: no sort beyond the thief's own node.
     fn build_row(&self, c: CpuId) -> Box<[Victim]> {
-        let me = self.machine.cpu(c);
-        let home = me.node;
-        let mut others: Vec<(NodeId, Level)> = Vec::new();
-        self.other_nodes_in_order(home, &mut others);
-        let node_cpus = &self.machine.node(home).cpus;
-        let pos = node_cpus.binary_search(&c).unwrap_or(0);
+        let plan = self.victim_plan(c);
         let mut row = Vec::with_capacity(self.cpu_count().saturating_sub(1));
-        // Same node: by tier, then rotated from our position.
-        let mut local: Vec<(Tier, usize, CpuId)> = node_cpus
-            .iter()
-            .enumerate()
-            .filter(|&(_, &x)| x != c)
-            .map(|(k, &x)| {
-                let tier = Tier::within_node(me, self.machine.cpu(x));
-                (tier, (k + node_cpus.len() - pos) % node_cpus.len(), x)
-            })
-            .collect();
-        local.sort_unstable();
-        row.extend(local.iter().map(|&(tier, _, cpu)| Victim {
-            cpu,
-            level: Level::LOCAL,
-            tier,
-        }));
-        // Other nodes in the node's order; inside a node, start at our position.
-        for &(b, level) in &others {
-            let cpus = &self.machine.node(b).cpus;
-            let first = pos % cpus.len().max(1);
+        row.extend_from_slice(&plan.local);
+        for &(b, level) in &plan.remote {
+            let cpus = self.cpus_of(b);
+            let first = plan.pos % cpus.len().max(1);
             row.extend(
                 cpus[first..]
                     .iter()
@@ -384,6 +375,45 @@ impl Topology {
         }
         debug_assert_eq!(row.len(), self.cpu_count() - 1, "every other CPU once");
         row.into_boxed_slice()
+    }
+
+    /// The victim order of `cpu` ([`victims`](Self::victims)) in compact form, O(CPUs of its
+    /// node + nodes) rather than O(CPUs): its own node's other CPUs in order (by tier, then
+    /// rotated from its position), and the other nodes in order with their level. Inside
+    /// each other node `b` the order is `cpus_of(b)` rotated to start at index
+    /// `pos % cpus_of(b).len()`. A walker over thousands of CPUs builds from this, sharing
+    /// the per-node lists, instead of keeping a row of every CPU per thief.
+    #[must_use]
+    pub fn victim_plan(&self, cpu: CpuId) -> VictimPlan {
+        let me = self.machine.cpu(cpu);
+        let home = me.node;
+        let mut remote: Vec<(NodeId, Level)> = Vec::new();
+        self.other_nodes_in_order(home, &mut remote);
+        let node_cpus = &self.machine.node(home).cpus;
+        let pos = node_cpus.binary_search(&cpu).unwrap_or(0);
+        // Same node: by tier, then rotated from our position.
+        let mut local: Vec<(Tier, usize, CpuId)> = node_cpus
+            .iter()
+            .enumerate()
+            .filter(|&(_, &x)| x != cpu)
+            .map(|(k, &x)| {
+                let tier = Tier::within_node(me, self.machine.cpu(x));
+                (tier, (k + node_cpus.len() - pos) % node_cpus.len(), x)
+            })
+            .collect();
+        local.sort_unstable();
+        VictimPlan {
+            local: local
+                .iter()
+                .map(|&(tier, _, cpu)| Victim {
+                    cpu,
+                    level: Level::LOCAL,
+                    tier,
+                })
+                .collect(),
+            remote,
+            pos,
+        }
     }
 
     /// The CPU nodes other than `home`, by level and, inside a level, rotated to start after

@@ -381,3 +381,40 @@ fn a_claimed_worker_gives_back_a_place_the_claim_has_counted() {
         assert_eq!(sleep.searching(), 0);
     });
 }
+
+/// (f) Three workers on two nodes: workers 0 and 1 on node 0, worker 2 on node 1, which
+/// keeps a searcher's place (it searches its own node's work the while: the pool's idle
+/// workers spin 32 rounds) and may not take node 0's tasks. Two roots are pushed on node
+/// 0's injector, each with its own wake-up check; each waits until both have started, so
+/// both node-0 workers must run at once. The second push may skip its wake-up because the
+/// first one's woken worker searches; that worker then takes a root and must pass the
+/// wake-up on, as the last searcher *of node 0*: with the answer taken from the pool's count
+/// (worker 2 searching), loom finds the second root stranded (a deadlock; checked by hand
+/// with the earlier `stop_searching`).
+#[test]
+fn a_searcher_of_another_node_does_not_hide_the_last_searcher_of_a_node() {
+    model_searchers(|| {
+        let m = Model::new(&[0, 0, 1], 2, 2);
+        m.sleep.set_takers(|origin, node| origin == node);
+        let workers = spawn_workers(&m, &[0, 0]);
+        // Worker 2: a searcher of node 1 for as long as the roots run.
+        let m2 = Arc::clone(&m);
+        let other = thread::spawn(move || {
+            m2.sleep.start_searching(1);
+            let mut n = m2.done.count.lock().unwrap();
+            while *n < 2 {
+                n = m2.done.cv.wait(n).unwrap();
+            }
+            drop(n);
+            m2.sleep.found_work(1);
+        });
+        for _ in 0..2 {
+            m.sleep
+                .push_and_wake(Owner::Node(0), Others::Origin(0), || {
+                    m.queues[0].fetch_add(1, Ordering::Relaxed);
+                });
+        }
+        other.join().unwrap();
+        m.finish(2, workers);
+    });
+}

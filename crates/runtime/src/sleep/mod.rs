@@ -12,6 +12,8 @@ use crate::sync::{fence, AtomicU64, AtomicUsize, Condvar, Mutex, MutexGuard};
 
 use crossbeam_utils::CachePadded;
 
+use crate::steal::hints::NodeHints;
+
 /// One worker's parking spot.
 #[derive(Debug, Default)]
 struct WorkerSleep {
@@ -81,6 +83,9 @@ pub(crate) struct Sleep {
     /// Per origin node: the nodes with workers, nearest first (ties: lowest id).
     nearest: Box<[Box<[u32]>]>,
     workers: Box<[CachePadded<WorkerSleep>]>,
+    /// Per node: whether its stealable queues may hold work, set by every push here before
+    /// its wake-up, read and cleared by thieves (`../steal/hints.rs`).
+    hints: NodeHints,
 }
 
 /// Whether a searcher count that would wrap below zero panics: in debug builds and in the
@@ -162,7 +167,19 @@ impl Sleep {
             workers: (0..worker_node.len())
                 .map(|_| CachePadded::new(WorkerSleep::default()))
                 .collect(),
+            hints: NodeHints::new(nodes),
         }
+    }
+
+    /// The workers of `node` (empty for a node without workers or outside the topology).
+    pub(crate) fn node_members(&self, node: u32) -> &[usize] {
+        self.nodes.get(node as usize).map_or(&[], |n| &n.workers)
+    }
+
+    /// The per-node work hints the pushes set (`../steal/hints.rs`).
+    #[inline]
+    pub(crate) fn hints(&self) -> &NodeHints {
+        &self.hints
     }
 
     /// Records which nodes' workers may take a task of which origin (`may_take(origin,
@@ -212,6 +229,8 @@ impl Sleep {
         push();
         match owner {
             Owner::Pusher { node } => {
+                // The node's hint before any wake-up (`../steal/hints.rs`), no fence.
+                self.hints.pushed(node);
                 // Relaxed: see README step 5' (the pusher drains the queue itself).
                 if self.num_sleepers.load(Ordering::Relaxed) != 0 {
                     self.wake_thieves(node, others);
@@ -223,6 +242,12 @@ impl Sleep {
                 // registration (and its searcher place given back), otherwise its re-search
                 // sees our push.
                 fence(Ordering::SeqCst);
+                // The queue's node's hint, after the fence and before any wake-up
+                // (`../steal/hints.rs`: the Dekker pair with a thief that clears it).
+                self.hints.pushed(match owner {
+                    Owner::Worker(w) => self.slot[w].0,
+                    Owner::Node(n) | Owner::Pusher { node: n } => n,
+                });
                 if self.num_sleepers.load(Ordering::Relaxed) != 0 {
                     self.wake_for(owner, others);
                 }

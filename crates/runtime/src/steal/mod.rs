@@ -7,9 +7,9 @@ use crossbeam_deque::Steal;
 /// A victim's deque shorter than this gives one task, not a batch (`take_batch`).
 const BATCH_DEPTH: usize = 128;
 use zonal_policy::{
-    MoveContext, Probe, Refusal, Source, StealWalker, TaskMeta, VictimQueues, BATCH_MAX,
+    MoveContext, Probe, Refusal, Source, TaskMeta, VictimQueues, WalkSlot, BATCH_MAX,
 };
-use zonal_topology::{CpuId, Level};
+use zonal_topology::{CpuId, Level, NodeId};
 
 use crate::metrics::bump;
 use crate::queues::steal_loop;
@@ -18,6 +18,7 @@ use crate::sleep::Others;
 use crate::task_meta::{Meta, Task, NO_ORIGIN};
 use crate::worker::{WorkerThread, CLOCK_REFRESH};
 
+pub(crate) mod hints;
 mod record;
 pub use record::{QueueKind, StealRecord};
 
@@ -50,22 +51,33 @@ impl WorkerThread {
         let walker = &epoch.walkers[self.index];
         let mut thief = Thief {
             me: self,
-            walker,
-            slot_worker: &epoch.slot_worker[self.index],
+            cpu_worker: r.policy.cpu_worker(),
+            cur: Current {
+                worker: self.index,
+                node: self.node,
+                level: Level::LOCAL,
+                cpu: self.cpu,
+            },
             last_node: self.node,
             kept: [None; BATCH_MAX],
             n_kept: 0,
+            probes: 0,
         };
         let stolen = walker.walk(epoch.policy.steal_side(), &r.topo, ctx, &mut thief);
         if thief.n_kept != 0 {
             self.kept_batch(&thief.kept[..thief.n_kept]);
         }
-        let stolen = stolen?;
+        let c = self.counters();
+        bump(&c.victim_probes, thief.probes);
+        let Some(stolen) = stolen else {
+            bump(&c.fruitless_rounds, 1);
+            return None;
+        };
         // Where the task came from, and from which queue (a task taken from an away queue
-        // leaves its length hint here). Inline: a step of its own here costs the thief
+        // leaves its length hint here): the walk ended at the stolen task's slot, so the
+        // thief's current victim is it. Inline: a step of its own here costs the thief
         // registers in the walk above (measured with `vs_rayon`).
-        let w = thief.slot_worker[stolen.slot];
-        let slot = walker.slots()[stolen.slot];
+        let w = thief.cur.worker;
         let (victim, queue) = match stolen.source {
             Source::Fresh => (w, QueueKind::Deque),
             Source::Away => {
@@ -76,9 +88,9 @@ impl WorkerThread {
         };
         let from = Victim {
             worker: victim,
-            cpu: slot.victim.cpu,
-            node: r.worker_node[w],
-            level: slot.victim.level,
+            cpu: thief.cur.cpu,
+            node: thief.cur.node,
+            level: thief.cur.level,
         };
         Some(self.took(stolen.task, from, queue, stolen.loads))
     }
@@ -200,27 +212,67 @@ impl WorkerThread {
 /// not stranded.
 struct Thief<'a> {
     me: &'a WorkerThread,
-    walker: &'a StealWalker,
-    slot_worker: &'a [usize],
+    /// Per CPU of the topology: its worker (`PolicySlot::cpu_worker`).
+    cpu_worker: &'a [usize],
+    /// The victim the walk is at (`visit`): every call about a slot is about it.
+    cur: Current,
     /// The node of the previous slot: a node's injector is visited once, at its first slot.
     last_node: u32,
     /// Allowed tasks of a batch besides the steal (`keep`), oldest first: pushed on our
     /// deque after the walk, with one wake-up check.
     kept: [Option<Task>; BATCH_MAX],
     n_kept: usize,
+    /// Victim probes of this walk: one per victim visited, one per node hint read.
+    probes: u64,
+}
+
+/// The victim a walk is at.
+#[derive(Clone, Copy)]
+struct Current {
+    worker: usize,
+    node: u32,
+    level: Level,
+    cpu: CpuId,
 }
 
 impl<'a> Thief<'a> {
+    /// The current victim's shared half and node (every slot the walker asks about is the
+    /// one it visited last).
     #[inline]
-    fn victim(&self, slot: usize) -> (&'a WorkerShared, u32) {
+    fn victim(&self, _slot: usize) -> (&'a WorkerShared, u32) {
         let r: &'a Registry = &self.me.registry;
-        let w = self.slot_worker[slot];
-        (&r.shared[w], r.worker_node[w])
+        (&r.shared[self.cur.worker], self.cur.node)
     }
 }
 
 impl VictimQueues for Thief<'_> {
     type Task = Task;
+
+    #[inline]
+    fn visit(&mut self, _slot: usize, victim: &WalkSlot) {
+        let cpu = victim.victim.cpu;
+        let worker = self.cpu_worker[cpu.index()];
+        self.cur = Current {
+            worker,
+            node: self.me.registry.worker_node[worker],
+            level: victim.victim.level,
+            cpu,
+        };
+    }
+
+    /// The node's hint (`queues/hints.rs`): one read of a line of its own.
+    #[inline]
+    fn node_may_have_work(&mut self, node: NodeId) -> bool {
+        self.probes += 1;
+        self.me.registry.sleep.hints().may_have_work(node.0)
+    }
+
+    #[inline]
+    fn node_seen_empty(&mut self, node: NodeId) {
+        self.me.registry.sleep.hints().seen_empty(node.0, || {
+            node_is_empty(&self.me.registry, node.0)
+        });
+    }
 
     #[inline]
     fn thief_load(&self) -> u64 {
@@ -229,6 +281,7 @@ impl VictimQueues for Thief<'_> {
 
     #[inline]
     fn probe(&mut self, slot: usize) -> Probe {
+        self.probes += 1;
         let (vs, vnode) = self.victim(slot);
         let injector = &self.me.registry.node_injectors[vnode as usize];
         let shared = vnode != self.last_node && !injector.is_empty();
@@ -333,7 +386,7 @@ impl VictimQueues for Thief<'_> {
             // it is checked with its origin.
             return None;
         }
-        Some(m.to_policy(t.job.id(), self.walker.slots()[slot].victim.cpu))
+        Some(m.to_policy(t.job.id(), self.cur.cpu))
     }
 
     /// A refused task goes back to a queue its owner drains, and only the owner is woken:
@@ -348,7 +401,7 @@ impl VictimQueues for Thief<'_> {
     fn put_back(&mut self, slot: usize, from: Source, t: Task) {
         let (_, vnode) = self.victim(slot);
         let r = &*self.me.registry;
-        let owner = self.slot_worker[slot];
+        let owner = self.cur.worker;
         match from {
             Source::Fresh => {
                 debug_assert!(!t.job.is_bare());
@@ -360,10 +413,20 @@ impl VictimQueues for Thief<'_> {
     }
 
     #[inline]
-    fn refused(&mut self, slot: usize, why: Refusal) {
-        let level = self.walker.slots()[slot].victim.level.index();
-        self.me.counters().refuse(why, level);
+    fn refused(&mut self, _slot: usize, why: Refusal) {
+        self.me.counters().refuse(why, self.cur.level.index());
     }
+}
+
+/// Whether every queue a thief of another node or worker would probe on `node` is empty:
+/// its workers' deques and away queues, and its injector (what `seen_empty` re-checks after
+/// clearing the node's hint).
+fn node_is_empty(r: &Registry, node: u32) -> bool {
+    r.node_injectors[node as usize].is_empty()
+        && r.sleep
+            .node_members(node)
+            .iter()
+            .all(|&w| r.shared[w].stealer.is_empty() && r.shared[w].away.len_bound() == 0)
 }
 
 trait IntoNode {

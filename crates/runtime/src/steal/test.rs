@@ -26,9 +26,9 @@ fn victim_orders_cache_the_static_answers() {
         for (w, walker) in epoch.walkers.iter().enumerate() {
             let thief = r.worker_cpu[w];
             assert_eq!(walker.thief(), thief);
-            assert_eq!(walker.slots().len(), r.num_workers() - 1);
-            for (i, s) in walker.slots().iter().enumerate() {
-                assert_eq!(epoch.slot_worker[w][i], w_of(r, s.victim.cpu));
+            assert_eq!(walker.len(), r.num_workers() - 1);
+            for s in walker.slots() {
+                assert_eq!(r.policy.cpu_worker()[s.victim.cpu.index()], w_of(r, s.victim.cpu));
                 assert_eq!(
                     s.fresh,
                     epoch

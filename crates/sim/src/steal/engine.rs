@@ -39,7 +39,7 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use zonal_policy::{
     Ageing, MoveContext, Policy, Probe, Refusal, Source, StealSide, StealWalker, TaskId, TaskMeta,
-    VictimQueues,
+    VictimQueues, WalkSlot,
 };
 use zonal_topology::{CpuId, NodeId, Topology};
 
@@ -105,17 +105,22 @@ struct Machine<'a> {
 struct Thief<'m, 'a> {
     m: &'m mut Machine<'a>,
     thief: usize,
-    walker: &'m StealWalker,
+    /// The victim the walk is at (`visit`): its CPU and level.
+    cur: (usize, usize),
 }
 
 impl Thief<'_, '_> {
-    fn victim(&self, slot: usize) -> usize {
-        self.walker.slots()[slot].victim.cpu.index()
+    fn victim(&self, _slot: usize) -> usize {
+        self.cur.0
     }
 }
 
 impl VictimQueues for Thief<'_, '_> {
     type Task = Queued;
+
+    fn visit(&mut self, _slot: usize, victim: &WalkSlot) {
+        self.cur = (victim.victim.cpu.index(), victim.victim.level.index());
+    }
 
     fn thief_load(&self) -> u64 {
         self.m.workers[self.thief].deque.len() as u64
@@ -163,8 +168,8 @@ impl VictimQueues for Thief<'_, '_> {
         self.m.workers[v].away.push_back(t);
     }
 
-    fn refused(&mut self, slot: usize, why: Refusal) {
-        let level = self.walker.slots()[slot].victim.level.index();
+    fn refused(&mut self, _slot: usize, why: Refusal) {
+        let level = self.cur.1;
         self.m.run.refused.add(why);
         self.m.run.refusals_by_level[level] += 1;
     }
@@ -289,14 +294,14 @@ fn steal(
     let mut thief = Thief {
         m,
         thief: w,
-        walker,
+        cur: (w, 0),
     };
     let ctx = MoveContext::steal(now / 1000);
     let Some(s) = walker.walk(side, topo, ctx, &mut thief) else {
         return (None, 0);
     };
     let m = thief.m;
-    let victim = walker.slots()[s.slot].victim;
+    let victim = walker.slot(s.slot).victim;
     let level = victim.level.index();
     let (from, to) = (topo.node_of(victim.cpu), NodeId(m.node[w]));
     let origin = NodeId(s.task.origin);
