@@ -260,13 +260,26 @@ pub struct Stolen<T> {
 #[derive(Clone, Debug)]
 pub struct StealWalker {
     thief: CpuId,
-    /// The victims on the thief's own node, in order: slots `0..local.len()`.
-    local: Box<[WalkSlot]>,
+    /// The victims on the thief's own node, in order: slots `0..local.len()` (by tier,
+    /// so each tier is a contiguous range of them, `tiers`).
+    local: Box<[CpuId]>,
+    /// Per tier present among `local`, in order: where its range ends, and its slots'
+    /// cached answer and batch size.
+    tiers: Box<[LocalTier]>,
     /// The runs of victims on other nodes, in order, after the local slots.
     runs: Box<[Run]>,
     /// Per node: its CPUs the driver keeps, ascending (shared by the walkers built together).
     kept: Arc<[Box<[CpuId]>]>,
     len: usize,
+}
+
+/// The victims of one tier of the thief's own node: `local[previous end..end]`.
+#[derive(Clone, Copy, Debug)]
+struct LocalTier {
+    tier: Tier,
+    end: u32,
+    fresh: Option<FreshSteal>,
+    batch: usize,
 }
 
 /// The victims of one other node in a walk: `kept[node]` from index `first`, wrapping.
@@ -308,9 +321,7 @@ impl StealWalker {
         thieves: &[CpuId],
         mut keep: impl FnMut(CpuId) -> bool,
     ) -> Vec<Self> {
-        let keep_cpu: Vec<bool> = (0..topo.cpu_count())
-            .map(|c| keep(CpuId::new(c)))
-            .collect();
+        let keep_cpu: Vec<bool> = (0..topo.cpu_count()).map(|c| keep(CpuId::new(c))).collect();
         let kept: Arc<[Box<[CpuId]>]> = (0..topo.node_count())
             .map(|n| {
                 topo.cpus_of(NodeId::new(n))
@@ -334,11 +345,12 @@ impl StealWalker {
         kept: Arc<[Box<[CpuId]>]>,
     ) -> Self {
         let plan = topo.victim_plan(thief);
-        let local: Box<[WalkSlot]> = plan
-            .local
-            .iter()
-            .filter(|v| keep[v.cpu.index()])
-            .map(|v| {
+        let mut local = Vec::with_capacity(plan.local.len());
+        let mut tiers: Vec<LocalTier> = Vec::new();
+        for v in plan.local.iter().filter(|v| keep[v.cpu.index()]) {
+            if tiers.last().is_none_or(|t| t.tier != v.tier) {
+                // The cached answer of a tier, asked of its first victim (the answer of a
+                // same-node victim depends on its tier alone, as for another node's).
                 let fresh = policy.static_fresh_steal(topo, thief, v);
                 // Batches: allowed in advance, and fresh at home on the thief's node too.
                 let batch = if fresh == Some(FreshSteal::Allowed) {
@@ -346,13 +358,18 @@ impl StealWalker {
                 } else {
                     1
                 };
-                WalkSlot {
-                    victim: *v,
+                tiers.push(LocalTier {
+                    tier: v.tier,
+                    end: 0,
                     fresh,
                     batch,
-                }
-            })
-            .collect();
+                });
+            }
+            local.push(v.cpu);
+            if let Some(t) = tiers.last_mut() {
+                t.end = u32::try_from(local.len()).unwrap_or(u32::MAX);
+            }
+        }
         let mut start = local.len();
         let mut runs = Vec::with_capacity(plan.remote.len());
         for &(node, level) in &plan.remote {
@@ -384,7 +401,8 @@ impl StealWalker {
         }
         Self {
             thief,
-            local,
+            local: local.into_boxed_slice(),
+            tiers: tiers.into_boxed_slice(),
             runs: runs.into_boxed_slice(),
             kept,
             len: start,
@@ -418,12 +436,27 @@ impl StealWalker {
     /// If `i >= self.len()`.
     #[must_use]
     pub fn slot(&self, i: usize) -> WalkSlot {
-        if let Some(s) = self.local.get(i) {
-            return *s;
+        if i < self.local.len() {
+            return self.local_slot(i);
         }
         assert!(i < self.len, "slot {i} of a walk of {}", self.len);
         let r = self.runs.partition_point(|r| r.start as usize <= i) - 1;
         self.run_slot(&self.runs[r], i - self.runs[r].start as usize)
+    }
+
+    /// Local victim `i` (on the thief's node).
+    #[inline]
+    fn local_slot(&self, i: usize) -> WalkSlot {
+        let t = self.tiers[self.tiers.partition_point(|t| t.end as usize <= i)];
+        WalkSlot {
+            victim: Victim {
+                cpu: self.local[i],
+                level: Level::LOCAL,
+                tier: t.tier,
+            },
+            fresh: t.fresh,
+            batch: t.batch,
+        }
     }
 
     /// Victim `k` of `run`.
@@ -471,7 +504,25 @@ impl StealWalker {
         // it holds no work is passed over whole.
         let home = topo.node_of(self.thief);
         if !self.local.is_empty() && q.node_may_have_work(home) {
-            let slots = self.local.iter().copied().enumerate();
+            let mut from = 0;
+            let slots = self.tiers.iter().flat_map(|t| {
+                let range = from..t.end as usize;
+                from = t.end as usize;
+                range.map(move |i| {
+                    (
+                        i,
+                        WalkSlot {
+                            victim: Victim {
+                                cpu: self.local[i],
+                                level: Level::LOCAL,
+                                tier: t.tier,
+                            },
+                            fresh: t.fresh,
+                            batch: t.batch,
+                        },
+                    )
+                })
+            });
             match self.visit_node(&walk, q, home, slots) {
                 Visit::Next => {}
                 Visit::Stolen(s) => return Some(s),

@@ -174,8 +174,9 @@ impl Registry {
     /// Switches the pool's policy; the sleep protocol's takers follow under the switch's
     /// lock, so that concurrent switches publish them in their own order.
     pub(crate) fn switch_policy(&self, policy: Arc<dyn zonal_policy::Policy>) {
-        self.policy
-            .switch(policy, &self.topo, self.now_us(), |e| self.publish_takers(e));
+        self.policy.switch(policy, &self.topo, self.now_us(), |e| {
+            self.publish_takers(e)
+        });
     }
 
     fn publish_takers(&self, epoch: &crate::policy_switch::PolicyEpoch) {

@@ -110,7 +110,10 @@ fn bursts_placed_on_one_node_while_another_zone_searches_never_stall() {
 fn children_of_a_root_placed_on_a_workerless_node_find_helpers() {
     let pool = pool([0, 1, 2, 3], Arc::new(NoPolicy));
     let topo = pool.topology();
-    assert!(topo.cpus_of(NodeId(8)).iter().all(|c| c.0 >= 4), "node 8 has no workers");
+    assert!(
+        topo.cpus_of(NodeId(8)).iter().all(|c| c.0 >= 4),
+        "node 8 has no workers"
+    );
     const CHILDREN: usize = 16;
     let ran_on = Arc::new(Mutex::new(BTreeSet::new()));
     let started = Arc::new(AtomicUsize::new(0));
@@ -120,8 +123,11 @@ fn children_of_a_root_placed_on_a_workerless_node_find_helpers() {
     wait_parked(&pool, &[0, 1, 2, 3], &[0; 4]);
     let (tx, rx) = mpsc::channel();
     {
-        let (ran_on, started, lonely) =
-            (Arc::clone(&ran_on), Arc::clone(&started), Arc::clone(&lonely));
+        let (ran_on, started, lonely) = (
+            Arc::clone(&ran_on),
+            Arc::clone(&started),
+            Arc::clone(&lonely),
+        );
         pool.spawn_on(NodeId(8), move || {
             zonal_runtime::scope(|s| {
                 for _ in 0..CHILDREN {
@@ -148,7 +154,11 @@ fn children_of_a_root_placed_on_a_workerless_node_find_helpers() {
     }
     rx.recv_timeout(Duration::from_secs(120))
         .expect("the computation finished");
-    assert_eq!(started.load(Ordering::SeqCst), CHILDREN, "every child ran once");
+    assert_eq!(
+        started.load(Ordering::SeqCst),
+        CHILDREN,
+        "every child ran once"
+    );
     let workers = ran_on.lock().unwrap().len();
     assert!(
         workers >= 2,

@@ -71,9 +71,7 @@ mod source;
 pub use source::json_keys;
 
 pub use error::{Result, TopologyError};
-pub use hierarchy::{
-    default_zone_depth, Tier, Topology, Victim, VictimPlan, MAX_SPAN_ENTRIES,
-};
+pub use hierarchy::{default_zone_depth, Tier, Topology, Victim, VictimPlan, MAX_SPAN_ENTRIES};
 pub use ids::{CpuId, Level, NodeId};
 pub use machine::{
     CpuInfo, CpuSpec, DistanceKind, Machine, NodeInfo, NodeKind, NodeSpec, LOCAL_DISTANCE,

@@ -11,9 +11,13 @@
 //! - `fib_25`: recursive fork-join (`join`; tokio: `spawn` one branch and await it);
 //! - `sum_16mi`: a parallel sum over 16 Mi `u64` (tokio: one task per chunk).
 //!
+//! With `--probes`, instead: the idle search's cost counted on virtual pools of 16 to
+//! 1,024 workers (`probes.rs`): victim probes per wake-up burst and per fruitless round.
+//!
 //! ```sh
 //! cargo run --release --example scaling                               # 1, 2, … ≤ CPUs
 //! cargo run --release --example scaling -- --threads 1,2,4,8,16 --rounds 9 --out out/scaling
+//! cargo run --release --example scaling -- --probes                   # counts, not times
 //! ```
 
 use std::path::PathBuf;
@@ -24,6 +28,7 @@ use clap::Parser;
 use zonal_examples::{cli, runners, workloads};
 
 mod plot;
+mod probes;
 
 use cli::Exit;
 use workloads::{Runtime, Workload, RUNTIMES, WORKLOADS};
@@ -44,9 +49,14 @@ struct Args {
     /// Leave Zonal's workers unpinned (rayon and tokio never pin).
     #[arg(long)]
     no_pin: bool,
-    /// Where `scaling.md`, `scaling.json` and `scaling.svg` go.
+    /// Where `scaling.md`, `scaling.json` and `scaling.svg` go (with `--probes`:
+    /// `probes.md`, `probes.json`).
     #[arg(long, default_value = "out/scaling")]
     out: PathBuf,
+    /// Count the idle search's victim probes per wake-up burst on virtual pools of 16, 64,
+    /// 256 and 1,024 workers, instead of timing the workloads.
+    #[arg(long)]
+    probes: bool,
 }
 
 /// Pause before each run, so that the runtime that ran last has parked its threads.
@@ -67,6 +77,9 @@ fn main() -> ExitCode {
 
 fn run() -> cli::Result {
     let (args, _) = cli::parse_as_facade::<Args>();
+    if args.probes {
+        return run_probes(&args.out);
+    }
     let (cpus, threads) = runners::plan(&args.threads, args.rounds)?;
     let workloads: Vec<&Workload> = WORKLOADS
         .iter()
@@ -144,6 +157,36 @@ fn run() -> cli::Result {
     cli::out(format!(
         "{table}\nwrote {}/scaling.{{md,json,svg}}\n",
         args.out.display()
+    ))
+}
+
+/// `--probes`: one burst per pool size, counted.
+fn run_probes(out: &std::path::Path) -> cli::Result {
+    std::fs::create_dir_all(out)
+        .map_err(|e| Exit::failure(format!("cannot create {}: {e}", out.display())))?;
+    let mut bursts = Vec::new();
+    for n in probes::SIZES {
+        let b = probes::burst(n)?;
+        eprintln!(
+            "{n:>5} workers: {} probes in {} fruitless rounds",
+            b.probes, b.fruitless_rounds
+        );
+        bursts.push(b);
+    }
+    let table = probes::table(&bursts);
+    let write = |name: &str, text: &str| {
+        let p = out.join(name);
+        std::fs::write(&p, text)
+            .map_err(|e| Exit::failure(format!("cannot write {}: {e}", p.display())))
+    };
+    write("probes.md", &table)?;
+    write(
+        "probes.json",
+        &format!("{}\n", serde_json::json!({ "bursts": bursts })),
+    )?;
+    cli::out(format!(
+        "{table}\nwrote {}/probes.{{md,json}}\n",
+        out.display()
     ))
 }
 

@@ -182,10 +182,27 @@ impl Model {
     /// sleeper of refused work (0c) and park (4); a wake-up by `wake_one` makes it a
     /// searcher. Exits on `stop` (7).
     fn worker(&self, index: usize, node: usize) {
+        self.worker_from(index, node, None);
+    }
+
+    /// [`worker`](Self::worker), starting registered as sleepy (step 1 done for it, by the
+    /// thread that spawned it): its first step is the re-search (step 2).
+    fn worker_from(&self, index: usize, node: usize, mut sleepy: Option<super::Sleepy>) {
         let s = &self.sleep;
         let n = node as u32;
         let mut searching = false;
         loop {
+            if let Some(token) = sleepy.take() {
+                if self.search(node) == Ok(true) {
+                    if s.cancel(token) {
+                        s.found_work(n);
+                    }
+                    self.job();
+                    continue;
+                }
+                searching = s.park(token);
+                continue;
+            }
             if !searching {
                 s.start_searching(n);
                 searching = true;
@@ -382,39 +399,44 @@ fn a_claimed_worker_gives_back_a_place_the_claim_has_counted() {
     });
 }
 
-/// (f) Three workers on two nodes: workers 0 and 1 on node 0, worker 2 on node 1, which
-/// keeps a searcher's place (it searches its own node's work the while: the pool's idle
-/// workers spin 32 rounds) and may not take node 0's tasks. Two roots are pushed on node
-/// 0's injector, each with its own wake-up check; each waits until both have started, so
-/// both node-0 workers must run at once. The second push may skip its wake-up because the
-/// first one's woken worker searches; that worker then takes a root and must pass the
-/// wake-up on, as the last searcher *of node 0*: with the answer taken from the pool's count
-/// (worker 2 searching), loom finds the second root stranded (a deadlock; checked by hand
-/// with the earlier `stop_searching`).
+/// (f) Three workers on two nodes: workers 0 and 1 on node 0, and a worker of node 1 that
+/// keeps a searcher's place throughout (the main thread holds it: the pool's idle workers
+/// spin 32 rounds between their node's tiny tasks) and may not take node 0's tasks. With
+/// both node-0 workers registered as sleepers, two roots are pushed on node 0's
+/// injector, each with its own wake-up check; each waits until both have started, so both
+/// node-0 workers must run at once. The second push skips its wake-up when the first one's
+/// woken worker still searches; that worker then takes a root and must pass the wake-up on,
+/// as the last searcher *of node 0*. With the answer taken from the pool's count (node 1's
+/// searcher counted), loom reports the deadlock: the second root stranded with worker 1
+/// parked (checked by hand with the earlier `stop_searching`).
 #[test]
 fn a_searcher_of_another_node_does_not_hide_the_last_searcher_of_a_node() {
     model_searchers(|| {
         let m = Model::new(&[0, 0, 1], 2, 2);
         m.sleep.set_takers(|origin, node| origin == node);
-        let workers = spawn_workers(&m, &[0, 0]);
-        // Worker 2: a searcher of node 1 for as long as the roots run.
-        let m2 = Arc::clone(&m);
-        let other = thread::spawn(move || {
-            m2.sleep.start_searching(1);
-            let mut n = m2.done.count.lock().unwrap();
-            while *n < 2 {
-                n = m2.done.cv.wait(n).unwrap();
-            }
-            drop(n);
-            m2.sleep.found_work(1);
-        });
+        // Worker 2's searcher's place (node 1), held until the roots have run.
+        m.sleep.start_searching(1);
+        // Workers 0 and 1 start registered as sleepers (step 1 done for them here, before
+        // they run): the pushes below find them registered, as the pool's rounds do.
+        let workers: Vec<_> = (0..2)
+            .map(|i| {
+                let sleepy = m.sleep.get_sleepy(i);
+                let m = Arc::clone(&m);
+                thread::spawn(move || m.worker_from(i, 0, Some(sleepy)))
+            })
+            .collect();
         for _ in 0..2 {
             m.sleep
                 .push_and_wake(Owner::Node(0), Others::Origin(0), || {
                     m.queues[0].fetch_add(1, Ordering::Relaxed);
                 });
         }
-        other.join().unwrap();
+        let mut n = m.done.count.lock().unwrap();
+        while *n < 2 {
+            n = m.done.cv.wait(n).unwrap();
+        }
+        drop(n);
+        m.sleep.found_work(1);
         m.finish(2, workers);
     });
 }

@@ -552,8 +552,8 @@ impl Sleep {
         *lock(&self.workers[worker].notified)
     }
 
-    /// Registered sleepers, the pool over (the unit tests read it).
-    #[cfg(all(test, not(zonal_loom)))]
+    /// Registered sleepers, the pool over (the unit and model tests read it).
+    #[cfg(test)]
     pub(crate) fn sleepers(&self) -> usize {
         self.num_sleepers.load(Ordering::Relaxed)
     }

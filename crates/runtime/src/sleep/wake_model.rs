@@ -112,7 +112,6 @@ struct Model<'a> {
     released: bool,
 }
 
-
 impl<'a> Model<'a> {
     fn new(case: &'a Case, old_refusal_wake: bool) -> Self {
         let nodes = case.distance.len();
@@ -210,9 +209,7 @@ impl<'a> Model<'a> {
             return Err(false);
         }
         let mut refused = false;
-        let beyond = |n: u32| {
-            self.case.zone_stop && !self.case.may_take[n as usize][node]
-        };
+        let beyond = |n: u32| self.case.zone_stop && !self.case.may_take[n as usize][node];
         for v in 0..self.deques.len() {
             if v == w || beyond(self.node(v)) {
                 continue;
@@ -513,38 +510,40 @@ fn cases() -> impl Strategy<Value = Case> {
             proptest::collection::vec(prop_oneof![3 => Just(3u32), 1 => 1u32..=32], workers),
             any::<bool>(),
         )
-            .prop_map(move |(d, take, worker_node, blocked, spawns, schedule, spin, zone_stop)| {
-                let distance = (0..nodes)
-                    .map(|a| {
-                        (0..nodes)
-                            .map(|b| match a.cmp(&b) {
-                                std::cmp::Ordering::Equal => 10,
-                                std::cmp::Ordering::Less => d[a * nodes + b],
-                                std::cmp::Ordering::Greater => d[b * nodes + a],
-                            })
-                            .collect()
-                    })
-                    .collect();
-                let may_take = (0..nodes)
-                    .map(|o| (0..nodes).map(|n| o == n || take[o * nodes + n]).collect())
-                    .collect();
-                let spawns = spawns
-                    .into_iter()
-                    .map(|(src, placed, child, work)| {
-                        (src.map(|i| i.index(workers)), placed, child, work)
-                    })
-                    .collect();
-                Case {
-                    distance,
-                    may_take,
-                    worker_node,
-                    blocked,
-                    spawns,
-                    schedule,
-                    spin,
-                    zone_stop,
-                }
-            })
+            .prop_map(
+                move |(d, take, worker_node, blocked, spawns, schedule, spin, zone_stop)| {
+                    let distance = (0..nodes)
+                        .map(|a| {
+                            (0..nodes)
+                                .map(|b| match a.cmp(&b) {
+                                    std::cmp::Ordering::Equal => 10,
+                                    std::cmp::Ordering::Less => d[a * nodes + b],
+                                    std::cmp::Ordering::Greater => d[b * nodes + a],
+                                })
+                                .collect()
+                        })
+                        .collect();
+                    let may_take = (0..nodes)
+                        .map(|o| (0..nodes).map(|n| o == n || take[o * nodes + n]).collect())
+                        .collect();
+                    let spawns = spawns
+                        .into_iter()
+                        .map(|(src, placed, child, work)| {
+                            (src.map(|i| i.index(workers)), placed, child, work)
+                        })
+                        .collect();
+                    Case {
+                        distance,
+                        may_take,
+                        worker_node,
+                        blocked,
+                        spawns,
+                        schedule,
+                        spin,
+                        zone_stop,
+                    }
+                },
+            )
     })
 }
 
@@ -580,7 +579,10 @@ fn the_old_refusal_wake_never_quiesces() {
         ],
         worker_node: vec![0, 0, 1, 1],
         blocked: vec![true, false, true, false],
-        spawns: vec![(Some(0), 2, true, Work::Instant), (Some(2), 2, true, Work::Instant)],
+        spawns: vec![
+            (Some(0), 2, true, Work::Instant),
+            (Some(2), 2, true, Work::Instant),
+        ],
         schedule: (0..64).collect(),
         spin: vec![3; 4],
         zone_stop: false,
@@ -640,5 +642,8 @@ fn a_searcher_of_another_zone_does_not_hide_the_last_searcher_of_a_node() {
         unserved += usize::from(!out.unserved.is_empty());
         assert_eq!(out.ran, vec![1; spawns.len()], "{case:?}");
     }
-    assert_eq!(unserved, 0, "schedules with a root left for a parked worker");
+    assert_eq!(
+        unserved, 0,
+        "schedules with a root left for a parked worker"
+    );
 }

@@ -95,7 +95,6 @@ impl NodeHints {
             h.store(true, Ordering::Relaxed);
         }
     }
-
 }
 
 #[cfg(all(test, not(zonal_loom)))]

@@ -269,9 +269,11 @@ impl VictimQueues for Thief<'_> {
 
     #[inline]
     fn node_seen_empty(&mut self, node: NodeId) {
-        self.me.registry.sleep.hints().seen_empty(node.0, || {
-            node_is_empty(&self.me.registry, node.0)
-        });
+        self.me
+            .registry
+            .sleep
+            .hints()
+            .seen_empty(node.0, || node_is_empty(&self.me.registry, node.0));
     }
 
     #[inline]

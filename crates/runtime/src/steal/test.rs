@@ -28,7 +28,10 @@ fn victim_orders_cache_the_static_answers() {
             assert_eq!(walker.thief(), thief);
             assert_eq!(walker.len(), r.num_workers() - 1);
             for s in walker.slots() {
-                assert_eq!(r.policy.cpu_worker()[s.victim.cpu.index()], w_of(r, s.victim.cpu));
+                assert_eq!(
+                    r.policy.cpu_worker()[s.victim.cpu.index()],
+                    w_of(r, s.victim.cpu)
+                );
                 assert_eq!(
                     s.fresh,
                     epoch
