@@ -63,6 +63,7 @@ use std::sync::Mutex;
 
 use zonal_runtime::{
     current_node_partition, current_num_threads, current_worker_index, in_worker, join,
+    join_context,
 };
 use zonal_topology::NodeId;
 
@@ -380,9 +381,12 @@ where
         return in_worker(move || bridge_producer_consumer(len, producer, consumer));
     }
     let min = producer.min_len().max(1);
-    if len > 1 && !IN_ITER.with(Cell::get) && !in_placed_computation() {
+    // The node cut, cheapest test first: the placed-computation test reads the current
+    // task, and a pool of one node never cuts.
+    if len / 2 >= min && !IN_ITER.with(Cell::get) {
         let parts = current_node_partition(0..len);
-        if parts.len() > 1 && parts.iter().all(|(_, r)| r.len() >= min) {
+        if parts.len() > 1 && parts.iter().all(|(_, r)| r.len() >= min) && !in_placed_computation()
+        {
             return bridge_by_node(producer, consumer, parts);
         }
     }
@@ -491,8 +495,7 @@ where
     RA: Send,
     RB: Send,
 {
-    let here = current_worker_index();
-    join(left, move || right(current_worker_index() != here))
+    join_context(|_| left(), move |ctx| right(ctx.migrated()))
 }
 
 fn helper<P, C>(
