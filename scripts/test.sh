@@ -149,6 +149,9 @@ cargo package --workspace --exclude zonal-guest --exclude zonal-guest-probe \
 # on this machine (about 25 s) and crates/guest/tests/numa_report.rs in the 4-node guest
 # (about 2 min on 2 shared cores). This bench run: about 25 s once built.
 cargo test -p zonal-examples --bench numa
+# The parallel loops' benches (issue 42) run once as a test: each shape on Zonal and rayon,
+# small, the runtimes' results compared (a few seconds once built).
+cargo test -p zonal-examples --bench loops
 # The library's tokio features are those it uses (`rt`; the control plane adds `net`,
 # `time`, `sync`): `tokio` and `control-plane` bring no proc-macro crate (`macros`) and no
 # multi-thread scheduler (`rt-multi-thread`), which the user's own tokio turns on if wanted.

@@ -100,12 +100,19 @@ where
             len,
         } = self;
         let mut acc = consumer.split_off_left().into_folder().complete();
-        let mut rest = producer;
+        let mut rest = Some(producer);
         let mut rest_len = len;
         while rest_len > 0 && !consumer.full() {
+            let Some(p) = rest.take() else { break };
             let size = sizes.next().unwrap_or(usize::MAX).min(rest_len);
-            let (block, tail) = rest.split_at(size);
-            rest = tail;
+            // The last block is what is left, not split off it (never `split_at(len)`).
+            let block = if size < rest_len {
+                let (block, tail) = p.split_at(size);
+                rest = Some(tail);
+                block
+            } else {
+                p
+            };
             rest_len -= size;
             let left = consumer.split_off_left();
             let reducer = consumer.to_reducer();

@@ -1,5 +1,6 @@
 //! `chain`: one iterator's items, then another's (indexed when both are).
 
+use super::piece::{Piece, PieceIter};
 use super::plumbing::{join_reduce, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
@@ -56,16 +57,18 @@ where
     }
 
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
-        let a_len = self.a.len();
+        let (a_len, b_len) = (self.a.len(), self.b.len());
         return self.a.with_producer(CallbackA {
             callback,
             a_len,
+            b_len,
             b: self.b,
         });
 
         struct CallbackA<CB, B> {
             callback: CB,
             a_len: usize,
+            b_len: usize,
             b: B,
         }
         impl<CB, B> ProducerCallback<B::Item> for CallbackA<CB, B>
@@ -77,16 +80,16 @@ where
             fn callback<PA: Producer<Item = B::Item>>(self, a: PA) -> CB::Output {
                 self.b.with_producer(CallbackB {
                     callback: self.callback,
-                    a_len: self.a_len,
-                    a,
+                    a: Piece::new(a, self.a_len),
+                    b_len: self.b_len,
                 })
             }
         }
 
         struct CallbackB<CB, PA> {
             callback: CB,
-            a_len: usize,
-            a: PA,
+            a: Piece<PA>,
+            b_len: usize,
         }
         impl<CB, PA> ProducerCallback<PA::Item> for CallbackB<CB, PA>
         where
@@ -96,25 +99,25 @@ where
             type Output = CB::Output;
             fn callback<PB: Producer<Item = PA::Item>>(self, b: PB) -> CB::Output {
                 self.callback.callback(ChainProducer {
-                    a_len: self.a_len,
                     a: self.a,
-                    b,
+                    b: Piece::new(b, self.b_len),
                 })
             }
         }
     }
 }
 
-/// `a`'s `a_len` items, then `b`'s.
+/// `a`'s items, then `b`'s. A split at the boundary (or at either end) hands a side whole
+/// to one part and nothing of it to the other ([`Piece`]): neither base is split at its
+/// own `0` or `len`.
 struct ChainProducer<A, B> {
-    a_len: usize,
-    a: A,
-    b: B,
+    a: Piece<A>,
+    b: Piece<B>,
 }
 
 impl<A: Producer, B: Producer<Item = A::Item>> Producer for ChainProducer<A, B> {
     type Item = A::Item;
-    type IntoIter = ChainIter<A::IntoIter, B::IntoIter>;
+    type IntoIter = ChainIter<PieceIter<A::IntoIter>, PieceIter<B::IntoIter>>;
 
     fn into_iter(self) -> Self::IntoIter {
         ChainIter {
@@ -123,38 +126,13 @@ impl<A: Producer, B: Producer<Item = A::Item>> Producer for ChainProducer<A, B> 
         }
     }
     fn split_at(self, index: usize) -> (Self, Self) {
-        let a_len = self.a_len;
-        if index <= a_len {
-            let (a1, a2) = self.a.split_at(index);
-            let (b1, b2) = self.b.split_at(0);
-            (
-                ChainProducer {
-                    a_len: index,
-                    a: a1,
-                    b: b1,
-                },
-                ChainProducer {
-                    a_len: a_len - index,
-                    a: a2,
-                    b: b2,
-                },
-            )
-        } else {
-            let (a1, a2) = self.a.split_at(a_len);
-            let (b1, b2) = self.b.split_at(index - a_len);
-            (
-                ChainProducer {
-                    a_len,
-                    a: a1,
-                    b: b1,
-                },
-                ChainProducer {
-                    a_len: 0,
-                    a: a2,
-                    b: b2,
-                },
-            )
-        }
+        let a_len = self.a.len();
+        let (a1, a2) = self.a.split_at(index);
+        let (b1, b2) = self.b.split_at(index.saturating_sub(a_len));
+        (
+            ChainProducer { a: a1, b: b1 },
+            ChainProducer { a: a2, b: b2 },
+        )
     }
     fn min_len(&self) -> usize {
         self.a.min_len().max(self.b.min_len())

@@ -151,10 +151,14 @@ impl<P: Producer> Iterator for ChunkCuts<P> {
         if len == 0 {
             return None;
         }
-        let n = self.size.min(len);
-        let (chunk, rest) = p.split_at(n);
+        if len <= self.size {
+            // The last chunk: all that is left, not split off (never `split_at(len)`).
+            self.len = 0;
+            return Some(p);
+        }
+        let (chunk, rest) = p.split_at(self.size);
         self.rest = Some(rest);
-        self.len = len - n;
+        self.len = len - self.size;
         Some(chunk)
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -178,6 +182,11 @@ impl<P: Producer> DoubleEndedIterator for ChunkCuts<P> {
             0 => self.size,
             r => r,
         };
+        if len == last {
+            // The first chunk: all that is left (never `split_at(0)`).
+            self.len = 0;
+            return Some(p);
+        }
         let (rest, chunk) = p.split_at(len - last);
         self.rest = Some(rest);
         self.len = len - last;

@@ -2,6 +2,7 @@
 //! turns (indexed: a piece knows how many items of each side it has and which side is
 //! next).
 
+use super::piece::Piece;
 use super::plumbing::{BridgeCallback, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator, Take};
 
@@ -95,9 +96,11 @@ where
         {
             type Output = CB::Output;
             fn callback<PJ: Producer<Item = PI::Item>>(self, j: PJ) -> CB::Output {
+                // A piece may take all or none of a side's items: the sides are split only
+                // strictly inside ([`Piece`]).
                 self.callback.callback(InterleaveProducer {
-                    i: self.i,
-                    j,
+                    i: Piece::new(self.i, self.i_len),
+                    j: Piece::new(j, self.j_len),
                     i_len: self.i_len,
                     j_len: self.j_len,
                     i_next: true,

@@ -3,6 +3,7 @@
 
 use std::cell::Cell;
 
+use super::piece::Piece;
 use super::plumbing::{Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
@@ -66,23 +67,27 @@ where
     }
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
-        let len = self.len();
+        let (len, base_len) = (self.len(), self.base.len());
         return self.base.with_producer(Callback {
             callback,
             item: self.item,
             len,
+            base_len,
         });
 
         struct Callback<CB, T> {
             callback: CB,
             item: T,
             len: usize,
+            base_len: usize,
         }
         impl<T: Clone + Send, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB, T> {
             type Output = CB::Output;
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
+                // A piece of one separator has no base item: the base is split only
+                // strictly inside ([`Piece`]).
                 self.callback.callback(IntersperseProducer {
-                    base,
+                    base: Piece::new(base, self.base_len),
                     item: self.item,
                     len: self.len,
                     clone_first: false,

@@ -67,6 +67,7 @@ mod len;
 mod map;
 mod map_with;
 mod par_bridge;
+mod piece;
 pub mod plumbing;
 mod reduce;
 mod rev;

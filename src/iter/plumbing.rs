@@ -26,7 +26,18 @@
 //! [`zonal_runtime::current_num_threads`] splits, halves them at every
 //! split, and gets them back when it was stolen (it runs on another worker than the one
 //! that split it off). It never splits below [`Producer::min_len`] and always splits above
-//! [`Producer::max_len`] (`with_min_len` / `with_max_len`).
+//! [`Producer::max_len`] (`with_min_len` / `with_max_len`) unless that would make a piece
+//! shorter than `min_len`, as rayon's.
+//!
+//! Producers are driven as rayon's bridge drives them, which producers written for rayon
+//! rely on: a producer is only ever split strictly inside, `split_at(index)` with
+//! `0 < index < len` (`len` its own length), so never one of fewer than 2 items. The
+//! bridge splits a piece at `len / 2`; the node cut's points fall strictly inside (every
+//! part holds at least `min_len` items, or there is no cut); and Zonal's adaptors never
+//! pass a cut at either end of one of their bases on to it: `zip` keeps both bases whole
+//! (a split strictly inside the shorter is strictly inside both), `chain`, `skip`, `take`,
+//! `interleave` and `intersperse` hand a base whole to one side instead, and `chunks`,
+//! `fold_chunks` and the blocks of `by_*_blocks` leave the last chunk unsplit.
 //!
 //! ## NUMA: the node cut
 //! At the top level of an indexed iterator run on a worker of a pool with several nodes, in
@@ -52,6 +63,7 @@ use std::sync::Mutex;
 
 use zonal_runtime::{
     current_node_partition, current_num_threads, current_worker_index, in_worker, join,
+    join_context,
 };
 use zonal_topology::NodeId;
 
@@ -237,7 +249,9 @@ pub trait Producer: Send + Sized {
     }
 
     /// Splits at `index` (`0 ..= N`, `N` the number of items): the first `index` items,
-    /// and the rest.
+    /// and the rest. Zonal's bridge and adaptors only ask for `0 < index < N` (module
+    /// docs, "Splitting"), as rayon's bridge; a producer handed to other adaptors should
+    /// take the ends too.
     fn split_at(self, index: usize) -> (Self, Self);
 
     /// Feeds every item to `folder` (until it is full).
@@ -309,14 +323,16 @@ impl Splitter {
     /// Whether to split a piece of `len` items; `stolen`: it runs on another worker than
     /// the one that split it off.
     fn try_split(&mut self, len: usize, stolen: bool) -> bool {
-        if len < 2 {
+        // Never a piece under `min` (so never one of fewer than 2 items), even above `max`
+        // (rayon's `with_max_len`: "unless that would put it below `with_min_len`").
+        if len < 2 || len / 2 < self.min {
             return false;
         }
         if len > self.max {
             self.splits /= 2;
             return true;
         }
-        len / 2 >= self.min && self.try_split_unindexed(stolen)
+        self.try_split_unindexed(stolen)
     }
 
     fn try_split_unindexed(&mut self, stolen: bool) -> bool {
@@ -365,9 +381,12 @@ where
         return in_worker(move || bridge_producer_consumer(len, producer, consumer));
     }
     let min = producer.min_len().max(1);
-    if len > 1 && !IN_ITER.with(Cell::get) && !in_placed_computation() {
+    // The node cut, cheapest test first: the placed-computation test reads the current
+    // task, and a pool of one node never cuts.
+    if len / 2 >= min && !IN_ITER.with(Cell::get) {
         let parts = current_node_partition(0..len);
-        if parts.len() > 1 && parts.iter().all(|(_, r)| r.len() >= min) {
+        if parts.len() > 1 && parts.iter().all(|(_, r)| r.len() >= min) && !in_placed_computation()
+        {
             return bridge_by_node(producer, consumer, parts);
         }
     }
@@ -386,6 +405,9 @@ where
     let mut rest = producer;
     for (k, (node, range)) in parts.into_iter().enumerate() {
         let len = range.len();
+        // Every part holds at least `min_len >= 1` items (`bridge_producer_consumer`): the
+        // cuts fall strictly inside the producer.
+        debug_assert!(len > 0);
         if k + 1 == count {
             pieces.push((node, len, rest));
             break;
@@ -473,8 +495,7 @@ where
     RA: Send,
     RB: Send,
 {
-    let here = current_worker_index();
-    join(left, move || right(current_worker_index() != here))
+    join_context(|_| left(), move |ctx| right(ctx.migrated()))
 }
 
 fn helper<P, C>(

@@ -1,5 +1,6 @@
 //! `skip` and `take` on indexed iterators (indexed).
 
+use super::piece::Piece;
 use super::plumbing::{BridgeCallback, Producer, ProducerCallback, UnindexedConsumer};
 use super::{IndexedParallelIterator, ParallelIterator};
 
@@ -36,18 +37,21 @@ macro_rules! cut {
                 $len_expr
             }
             fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
-                // Where to cut the base producer: `n`, at most the base's length.
-                let n = self.n.min(self.base.len());
-                return self.base.with_producer(Callback { callback, n });
+                // Where to cut the base producer: `n`, at most the base's length; a cut at
+                // either end leaves the base whole ([`Piece`]).
+                let len = self.base.len();
+                let n = self.n.min(len);
+                return self.base.with_producer(Callback { callback, n, len });
 
                 struct Callback<CB> {
                     callback: CB,
                     n: usize,
+                    len: usize,
                 }
                 impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
                     type Output = CB::Output;
-                    fn callback<P: Producer<Item = T>>(self, $p: P) -> CB::Output {
-                        let $m = self.n;
+                    fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
+                        let ($p, $m) = (Piece::new(base, self.len), self.n);
                         self.callback.callback($pick)
                     }
                 }

@@ -44,17 +44,14 @@ where
     }
 
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
-        let len = self.len();
         return self.a.with_producer(CallbackA {
             callback,
             b: self.b,
-            len,
         });
 
         struct CallbackA<CB, B> {
             callback: CB,
             b: B,
-            len: usize,
         }
         impl<CB, B, TA> ProducerCallback<TA> for CallbackA<CB, B>
         where
@@ -63,11 +60,9 @@ where
         {
             type Output = CB::Output;
             fn callback<PA: Producer<Item = TA>>(self, a: PA) -> CB::Output {
-                let a = a.split_at(self.len).0;
                 self.b.with_producer(CallbackB {
                     callback: self.callback,
                     a,
-                    len: self.len,
                 })
             }
         }
@@ -75,7 +70,6 @@ where
         struct CallbackB<CB, PA> {
             callback: CB,
             a: PA,
-            len: usize,
         }
         impl<CB, PA, TB> ProducerCallback<TB> for CallbackB<CB, PA>
         where
@@ -84,13 +78,17 @@ where
         {
             type Output = CB::Output;
             fn callback<PB: Producer<Item = TB>>(self, b: PB) -> CB::Output {
-                let b = b.split_at(self.len).0;
                 self.callback.callback(ZipProducer { a: self.a, b })
             }
         }
     }
 }
 
+/// Both bases, whole: the shorter one's length is the piece's. Neither is cut to the other's
+/// length (a cut at the common length is `split_at(len)` of a base as long as the other,
+/// which producers written for rayon never see); a split strictly inside the shorter is
+/// strictly inside both, and the sequential iterator stops with the shorter (from the
+/// back, `std`'s `Zip` first drops the longer one's extra items).
 struct ZipProducer<A, B> {
     a: A,
     b: B,
@@ -98,13 +96,10 @@ struct ZipProducer<A, B> {
 
 impl<A: Producer, B: Producer> Producer for ZipProducer<A, B> {
     type Item = (A::Item, B::Item);
-    type IntoIter = ZipIter<A::IntoIter, B::IntoIter>;
+    type IntoIter = std::iter::Zip<A::IntoIter, B::IntoIter>;
 
     fn into_iter(self) -> Self::IntoIter {
-        ZipIter {
-            a: self.a.into_iter(),
-            b: self.b.into_iter(),
-        }
+        self.a.into_iter().zip(self.b.into_iter())
     }
     fn split_at(self, index: usize) -> (Self, Self) {
         let (a1, a2) = self.a.split_at(index);
@@ -116,37 +111,6 @@ impl<A: Producer, B: Producer> Producer for ZipProducer<A, B> {
     }
     fn max_len(&self) -> usize {
         self.a.max_len().min(self.b.max_len())
-    }
-}
-
-/// The sequential iterator of a zipped producer (both sides have the same exact length).
-struct ZipIter<A, B> {
-    a: A,
-    b: B,
-}
-
-impl<A: Iterator, B: Iterator> Iterator for ZipIter<A, B> {
-    type Item = (A::Item, B::Item);
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        Some((self.a.next()?, self.b.next()?))
-    }
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let (a, b) = (self.a.size_hint(), self.b.size_hint());
-        let hi = match (a.1, b.1) {
-            (Some(x), Some(y)) => Some(x.min(y)),
-            (x, y) => x.or(y),
-        };
-        (a.0.min(b.0), hi)
-    }
-}
-
-impl<A: ExactSizeIterator, B: ExactSizeIterator> ExactSizeIterator for ZipIter<A, B> {}
-
-impl<A: DoubleEndedIterator, B: DoubleEndedIterator> DoubleEndedIterator for ZipIter<A, B> {
-    #[inline]
-    fn next_back(&mut self) -> Option<Self::Item> {
-        Some((self.a.next_back()?, self.b.next_back()?))
     }
 }
 

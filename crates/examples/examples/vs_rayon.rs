@@ -1,8 +1,11 @@
 //! A paired comparison with rayon, for noisy machines: the same three workloads as
 //! `benches/runtime.rs` (`zonal_examples::workloads`: fib 25 by `join`, a scope spawning
-//! 100,000 tasks, a parallel sum over 16 Mi `u64`), but *interleaved* — zonal, rayon,
-//! zonal, rayon, … — so that both see the same background load, then the median of each and
-//! their ratio.
+//! 100,000 tasks, a parallel sum over 16 Mi `u64`) and the parallel loops of
+//! `benches/loops.rs` (`zonal_examples::loops`: 10,000 short `par_iter` loops of 1,000
+//! items, as `for_each` and as `sum`; items of uneven cost; a sparse matrix-vector product
+//! over skewed rows; n-body with dynamic splitting, 128 and 4,096 bodies), but
+//! *interleaved* — zonal, rayon, zonal, rayon, … — so that both see the same background
+//! load, then the median of each and their ratio.
 //!
 //! ```text
 //! cargo run --release --example vs_rayon -- [ROUNDS [THREADS [FILTER]]]
@@ -21,6 +24,8 @@ use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
 
 use zonal_examples::cli::{self, Exit};
+use zonal_examples::demo;
+use zonal_examples::loops::{self, Csr, SHORT_ITEMS, SHORT_LOOPS, UNEVEN_ITEMS};
 use zonal_examples::workloads::{
     fib_rayon, fib_zonal, scope_rayon, scope_zonal, sum_data, sum_grain, sum_rayon,
     sum_zonal_reduce, FIB, SCOPE_TASKS,
@@ -106,6 +111,12 @@ fn run() -> cli::Result {
             "unpinned"
         }
     ))?;
+    let short = std::cell::RefCell::new(vec![1.0f64; SHORT_ITEMS]);
+    let csr = Csr::skewed(1 << 16);
+    let x: Vec<f64> = (0..csr.rows()).map(|i| (i % 7) as f64).collect();
+    let y = std::cell::RefCell::new(vec![0.0f64; csr.rows()]);
+    let small = std::cell::RefCell::new(demo::bodies(128));
+    let large = std::cell::RefCell::new(demo::bodies(4096));
     type Run<'a> = Box<dyn Fn() + 'a>;
     let benches: Vec<(&str, Run<'_>, Run<'_>)> = vec![
         (
@@ -129,6 +140,70 @@ fn run() -> cli::Result {
             }),
             Box::new(|| {
                 black_box(sum_rayon(&rp, data));
+            }),
+        ),
+        (
+            "short loops 10k",
+            Box::new(|| {
+                let v: &mut [f64] = &mut short.borrow_mut();
+                zp.install(|| loops::zonal_impl::short_loops(v, SHORT_LOOPS));
+            }),
+            Box::new(|| {
+                let v: &mut [f64] = &mut short.borrow_mut();
+                rp.install(|| loops::rayon_impl::short_loops(v, SHORT_LOOPS));
+            }),
+        ),
+        (
+            "short sums 10k",
+            Box::new(|| {
+                let v: &[f64] = &short.borrow();
+                black_box(zp.install(|| loops::zonal_impl::short_sums(v, SHORT_LOOPS)));
+            }),
+            Box::new(|| {
+                let v: &[f64] = &short.borrow();
+                black_box(rp.install(|| loops::rayon_impl::short_sums(v, SHORT_LOOPS)));
+            }),
+        ),
+        (
+            "uneven items",
+            Box::new(|| {
+                black_box(zp.install(|| loops::zonal_impl::uneven(UNEVEN_ITEMS)));
+            }),
+            Box::new(|| {
+                black_box(rp.install(|| loops::rayon_impl::uneven(UNEVEN_ITEMS)));
+            }),
+        ),
+        (
+            "sparse rows",
+            Box::new(|| {
+                let y: &mut [f64] = &mut y.borrow_mut();
+                zp.install(|| loops::zonal_impl::spmv(&csr, &x, y));
+            }),
+            Box::new(|| {
+                let y: &mut [f64] = &mut y.borrow_mut();
+                rp.install(|| loops::rayon_impl::spmv(&csr, &x, y));
+            }),
+        ),
+        (
+            "nbody 128",
+            Box::new(|| {
+                let b: &mut [demo::Body] = &mut small.borrow_mut();
+                zp.install(|| demo::zonal_impl::nbody_step(b, 0.01));
+            }),
+            Box::new(|| {
+                let b: &mut [demo::Body] = &mut small.borrow_mut();
+                rp.install(|| demo::rayon_impl::nbody_step(b, 0.01));
+            }),
+        ),
+        (
+            "nbody 4096",
+            Box::new(|| {
+                let b: &mut [demo::Body] = &mut large.borrow_mut();
+                zp.install(|| demo::zonal_impl::nbody_step(b, 0.01));
+            }),
+            Box::new(|| {
+                let b: &mut [demo::Body] = &mut large.borrow_mut();
+                rp.install(|| demo::rayon_impl::nbody_step(b, 0.01));
             }),
         ),
     ];

@@ -2,7 +2,8 @@
 //! machine a pool runs on ([`machine`]), the worker counts of the paired runners
 //! ([`runners`]), and one copy of each workload: fib, scope/spawn and sum on Zonal, rayon and
 //! tokio ([`workloads`]), the rayon-demo programs compiled against both preludes
-//! ([`demo`]), the `service` example's load ([`service_load`]), and the NUMA kit
+//! ([`demo`]), the shapes where a parallel loop's own cost shows ([`loops`]: many short
+//! loops, uneven items, sparse rows), the `service` example's load ([`service_load`]), and the NUMA kit
 //! ([`numa`]: locality-bound workloads on Zonal, rayon and tokio, with locality read from
 //! the kernel).
 //!
@@ -15,6 +16,7 @@
 
 pub mod cli;
 pub mod demo;
+pub mod loops;
 pub mod machine;
 pub mod numa;
 pub mod runners;

@@ -16,9 +16,12 @@ pub(crate) fn node_partition(
     registry: &Registry,
     range: Range<usize>,
 ) -> Vec<(NodeId, Range<usize>)> {
-    let mut nodes: Vec<u32> = registry.worker_node.to_vec();
-    nodes.sort_unstable();
-    nodes.dedup();
+    if let [node] = *registry.worker_nodes {
+        // One node with workers (most machines): the whole range, without counting. Every
+        // parallel iterator asks, once per loop.
+        return vec![(NodeId(node), range)];
+    }
+    let nodes = &registry.worker_nodes;
     let weights: Vec<usize> = nodes
         .iter()
         .map(|n| registry.worker_node.iter().filter(|&x| x == n).count())
