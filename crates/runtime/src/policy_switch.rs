@@ -289,6 +289,52 @@ mod test {
     }
 }
 
+/// The sleep protocol's takers follow the pool's policy through concurrent switches: they
+/// are published under the switch's lock (`PolicySlot::switch`'s `publish`), so the last
+/// switch's takers are the ones left, never an older epoch's (before, each switch published
+/// after releasing the lock, and two racing switches could leave the older answer).
+#[cfg(all(test, not(zonal_loom)))]
+mod takers_test {
+    use std::sync::Arc;
+
+    use zonal_policy::{NoPolicy, Policy, PolicyConfig};
+
+    use crate::ThreadPoolBuilder;
+
+    #[test]
+    fn concurrent_switches_leave_the_current_epochs_takers() {
+        let pool = ThreadPoolBuilder::new()
+            .preset("s1")
+            .worker_cpus([0, 1, 2, 3, 16, 17])
+            .policy_name("conservative-hard")
+            .build()
+            .expect("pool on s1");
+        let r = pool.registry();
+        let hard: Arc<dyn Policy> = PolicyConfig::named("conservative-hard")
+            .unwrap()
+            .build()
+            .unwrap();
+        let none: Arc<dyn Policy> = Arc::new(NoPolicy);
+        let nodes = r.topo.node_count();
+        for _ in 0..200 {
+            std::thread::scope(|s| {
+                s.spawn(|| pool.set_policy_object(Arc::clone(&hard)));
+                s.spawn(|| pool.set_policy_object(Arc::clone(&none)));
+            });
+            let want = r.policy.current().takers(&r.topo, &r.worker_node);
+            for o in 0..nodes {
+                for n in 0..nodes {
+                    assert_eq!(
+                        r.sleep.takes(o as u32, n as u32),
+                        want[o * nodes + n],
+                        "origin {o}, node {n}: the takers of an older epoch"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Model test of the switch under loom (`RUSTFLAGS="--cfg zonal_loom" cargo test -p
 /// zonal-runtime --lib --release policy_switch::loom`): a worker that sees a generation
 /// finds that epoch or a later one under the lock, whatever the interleaving with a switch.

@@ -20,6 +20,7 @@ use crate::metrics::{bump, WorkerCounters};
 use crate::policy_switch::PolicyEpoch;
 use crate::queues::{Deque, OwnQueue, SharedQueue};
 use crate::registry::Registry;
+use crate::sleep::Others;
 use crate::task_meta::{Meta, Task, NO_ORIGIN};
 use crate::unwind;
 
@@ -217,12 +218,19 @@ impl WorkerThread {
     }
 
     /// An existing task of our node's injector taken in a batch that is not fresh at home
-    /// (`batch_injected`): aged → our inbox, else → our away queue, as a new task of ours
-    /// with that metadata would be routed (`route.rs`).
+    /// (`batch_injected`): aged → our inbox (only we run it, as the policy says for an aged
+    /// task); otherwise back onto our node's injector, where every worker of the node pops
+    /// it without asking the policy — not our away queue, where our node-mates would take
+    /// it only as thieves, and the policy refuses a node-mate a task whose origin lies
+    /// outside the node's zone (a root placed on a node without workers, queued here as
+    /// its nearest): it would wait for us alone. The injector's other workers are woken for
+    /// it as for a refused task handed back (its owners only).
     #[cold]
     pub(crate) fn keep_away(&self, meta: &Meta, task: Task) {
-        let own = self.own_queue_of(meta);
-        self.push_own(own, meta.origin, task);
+        match self.own_queue_of(meta) {
+            OwnQueue::Inbox => self.push_own(OwnQueue::Inbox, meta.origin, task),
+            OwnQueue::Away => self.registry.push_node(self.node, Others::None, task),
+        }
     }
 
     #[inline]
@@ -405,8 +413,8 @@ impl WorkerThread {
     /// Takes a batch of our node's injector — up to `BATCH_MAX` tasks and half of what it
     /// holds, rounded up — and returns the first. Each other task is checked with its real
     /// metadata: fresh at home (origin our node, never migrated) → our deque, where it is
-    /// what any task we spawn there is; otherwise it stays queued where only we or thieves
-    /// checking its real metadata take it: aged → our inbox, else → our away queue. None of
+    /// what any task we spawn there is; aged → our inbox; anything else back onto the
+    /// injector, where every worker of our node may pop it (`keep_away`). None of
     /// these moves is a migration (the node's injector is ours to drain, as the task we run
     /// at once), so none is checked by the policy, as a pop of the injector is not; they are
     /// counted in `batch_moved` (`steal/README.md`, "Batches").

@@ -166,3 +166,80 @@ fn children_of_a_root_placed_on_a_workerless_node_find_helpers() {
         lonely.load(Ordering::SeqCst)
     );
 }
+
+/// Roots placed on a node without workers queue on the nearest node's injector, which every
+/// worker of that node pops without asking the policy. A worker that takes them in a batch
+/// must not keep them where its node-mates are refused them (its away queue: their origin
+/// lies outside the node's zone, so a steal by a node-mate is a move the policy refuses):
+/// S1 under conservative-hard, workers on CPUs 0 and 1 only (node 0), node 8 beyond node 0's
+/// zone. Both workers are held while 64 roots of node 8 queue up, then released: both run
+/// roots, and no steal of them is ever refused (before, a batch kept up to half of them in
+/// one worker's away queue, and its node-mate was refused each one it tried).
+#[test]
+fn a_batch_of_a_workerless_origins_roots_stays_where_the_node_takes_it() {
+    let hard = PolicyConfig::named("conservative-hard").expect("policy");
+    let pool = ThreadPoolBuilder::new()
+        .preset("s1")
+        .worker_cpus([0, 1])
+        .policy(hard.build().expect("policy"))
+        .build()
+        .expect("pool on s1");
+    let topo = pool.topology();
+    assert!(
+        !topo.origin_in_zone(NodeId(0), NodeId(8)),
+        "node 8 lies beyond node 0's zone"
+    );
+    let gate = Arc::new(AtomicBool::new(false));
+    let held = Arc::new(AtomicUsize::new(0));
+    for w in 0..2 {
+        let (gate, held) = (Arc::clone(&gate), Arc::clone(&held));
+        pool.spawn_pinned(w, move || {
+            held.fetch_add(1, Ordering::SeqCst);
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while !gate.load(Ordering::SeqCst) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        });
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while held.load(Ordering::SeqCst) < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "the workers never took their blockers"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    const ROOTS: usize = 64;
+    let ran_by = Arc::new(Mutex::new(vec![0usize; 2]));
+    let (tx, rx) = mpsc::channel();
+    for _ in 0..ROOTS {
+        let (ran_by, tx) = (Arc::clone(&ran_by), tx.clone());
+        pool.spawn_on(NodeId(8), move || {
+            let me = zonal_runtime::current_thread_index().expect("a worker");
+            ran_by.lock().unwrap()[me] += 1;
+            // A little work, so that both workers are at it together.
+            let mut x = 0u64;
+            for i in 0..20_000u64 {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));
+            }
+            tx.send(()).unwrap();
+        });
+    }
+    let refused_before = pool.metrics().total.refused.total();
+    gate.store(true, Ordering::SeqCst);
+    for _ in 0..ROOTS {
+        rx.recv_timeout(Duration::from_secs(60))
+            .expect("every root ran");
+    }
+    let ran_by = ran_by.lock().unwrap().clone();
+    let refused = pool.metrics().total.refused.total() - refused_before;
+    assert_eq!(ran_by.iter().sum::<usize>(), ROOTS, "every root once");
+    assert_eq!(
+        refused, 0,
+        "steals of node 8's roots were refused; ran {ran_by:?}"
+    );
+    assert!(
+        ran_by.iter().all(|&n| n > 0),
+        "one worker ran them all: {ran_by:?}"
+    );
+}

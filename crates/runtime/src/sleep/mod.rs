@@ -200,6 +200,12 @@ impl Sleep {
         }
     }
 
+    /// [`may_take`](Self::may_take), for the tests of the switch (`policy_switch.rs`).
+    #[cfg(test)]
+    pub(crate) fn takes(&self, origin: u32, node: u32) -> bool {
+        self.may_take(origin, node)
+    }
+
     /// Whether workers of `node` may take a task of `origin` ([`set_takers`](Self::set_takers)).
     fn may_take(&self, origin: u32, node: u32) -> bool {
         let k = origin as usize * self.nodes.len() + node as usize;
