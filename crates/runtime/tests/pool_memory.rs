@@ -62,8 +62,52 @@ static ALLOC: Counting = Counting;
 
 const BOUND: usize = 64 << 20;
 
+/// The tests of this binary measure one global counter: one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The heap a pool of `n` workers holds once built and every worker has run once.
+fn heap_of(n: usize) -> usize {
+    let before = LIVE.load(Ordering::Relaxed);
+    let pool = ThreadPoolBuilder::new()
+        .preset("s1")
+        .num_threads(n)
+        .policy_config(PolicyConfig::named("conservative-hard").expect("policy"))
+        .build()
+        .expect("a virtual pool");
+    pool.broadcast(|_| ());
+    let held = LIVE.load(Ordering::Relaxed).saturating_sub(before);
+    pool.shutdown_and_wait();
+    held
+}
+
+/// The heap grows with the workers, not their square: per worker, a pool of 4,096 holds
+/// at most twice what a pool of 256 holds per worker (the walks' runs per other node and
+/// the per-node lists grow a little with the pool; a slot per pair of workers would make
+/// it sixteen times).
+#[test]
+fn pool_heap_grows_linearly_with_the_workers() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sizes = [16usize, 64, 256, 1024, 4096];
+    let heap: Vec<usize> = sizes.iter().map(|&n| heap_of(n)).collect();
+    for (n, h) in sizes.iter().zip(&heap) {
+        eprintln!(
+            "{n:>5} workers: {:>8.2} MiB, {:>6} bytes a worker",
+            *h as f64 / (1 << 20) as f64,
+            h / n
+        );
+    }
+    let per = |i: usize| heap[i] as f64 / sizes[i] as f64;
+    assert!(
+        per(4) <= 2.0 * per(2),
+        "{:.0} bytes a worker at 4096 against {:.0} at 256",
+        per(4),
+        per(2)
+    );
+}
+
 #[test]
 fn a_pool_of_4096_workers_holds_at_most_64_mib_and_a_switch_does_not_double_it() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let hard = PolicyConfig::named("conservative-hard").expect("policy");
     let soft = PolicyConfig::named("conservative-soft").expect("policy");
     let before = LIVE.load(Ordering::Relaxed);
