@@ -39,6 +39,22 @@ pub const NUMA4_DISTANCES: [[u32; 4]; 4] = [
     [22, 20, 12, 10],
 ];
 
+/// The longest a test's guest may run, printing all along (a job that loops and prints).
+/// Generous: emulated (TCG) guests on a loaded host run 10–50 times slower, and how long
+/// a boot takes is no test's business; a hang is ended by [`QUIET_LIMIT`] long before.
+pub const RUN_LIMIT: Duration = Duration::from_secs(3600);
+
+/// How long a test's guest may print nothing before it counts as hung and is killed
+/// ([`zonal_guest::GuestError::Silent`]): every step prints at its end (the job's
+/// markers), the `service` example its progress line, and each step's own waits end sooner
+/// (the `faults` probe's 300 s, `service`'s 60 s without a task finishing).
+pub const QUIET_LIMIT: Duration = Duration::from_secs(600);
+
+/// `guest` with the tests' limits: [`RUN_LIMIT`] and [`QUIET_LIMIT`].
+pub fn limited(guest: Guest) -> Guest {
+    guest.timeout(RUN_LIMIT).quiet_limit(QUIET_LIMIT)
+}
+
 /// The step every boot runs first: [`AGGRESSIVE_SCANNER`].
 pub const SCANNER_STEP: &str = "numa-balancing";
 
@@ -357,8 +373,7 @@ pub fn boot_with(
     let initramfs = extra(initramfs(binaries))
         .unwrap_or_else(|e| panic!("adding files to {}: {e}", spec.name()))
         .job(&script);
-    let run = Guest::new(spec.clone(), initramfs)
-        .timeout(Duration::from_secs(300))
+    let run = limited(Guest::new(spec.clone(), initramfs))
         .run()
         .unwrap_or_else(|e| panic!("booting {}: {e}", spec.name()));
     assert_eq!(
@@ -515,7 +530,7 @@ fn common_steps(all: bool) -> Vec<Step> {
     });
     steps.push(Step {
         name: "service",
-        command: "/bin/service --policy conservative-hard --seconds 2 --json --out /tmp/service"
+        command: "/bin/service --policy conservative-hard --seconds 1 --json --out /tmp/service"
             .into(),
     });
     steps
