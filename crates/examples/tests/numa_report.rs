@@ -127,6 +127,11 @@ fn the_quick_report_has_every_workload_runtime_and_the_control() {
             // The kernel's view of the pages.
             let kernel = &row["kernel"];
             assert!(kernel["unavailable"].is_null(), "{w} on {r}: {kernel}");
+            // The setting that hides pages from move_pages, recorded beside the reading.
+            assert_eq!(
+                kernel["numa_balancing"], report["confounders"]["numa_balancing"],
+                "{w} on {r}: {kernel}"
+            );
             let by_node = kernel["by_node"].as_object().expect("by_node");
             assert!(!by_node.is_empty(), "{w} on {r}: no page placed: {kernel}");
             if report["one_node"] == true {

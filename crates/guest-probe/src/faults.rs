@@ -38,8 +38,11 @@ const MAX_TASKS: usize = 1 << 21;
 const IN_FLIGHT: usize = 256;
 /// Tasks that must complete in each phase for the pool to count as "still running".
 const PHASE_TASKS: usize = 2_000;
-/// How long any wait may take before it is reported as a failure.
-const DEADLINE: Duration = Duration::from_secs(120);
+/// How long any wait may take before it is reported as a failure: generous, since an
+/// emulated guest on a loaded host runs 10–50 times slower, and shorter than the guest
+/// tests' quiet limit (600 s, `crates/guest/tests/common/mod.rs`) so that a hang is
+/// reported here, by what it waited for.
+const DEADLINE: Duration = Duration::from_secs(300);
 
 /// A pool of this machine with named workers.
 fn pool() -> Result<ThreadPool, String> {

@@ -3,7 +3,8 @@
 //! on a line of its own after `PROBE-RESULT ` and exits 0 when it ran to the end (the host
 //! test decides what the findings mean), 1 when it could not run, 2 on a usage error.
 //!
-//! Checks: `pinning`, `memory`, `first-touch`, `zones`, `locality`, `faults`, `cpuset` (see
+//! Checks: `pinning`, `memory`, `first-touch`, `hidden-pages`, `zones`, `locality`, `faults`,
+//! `cpuset` (see
 //! each module).
 //!
 //! Feature `hwloc` (default): `pinning` also runs hwloc's discovery. Without it
@@ -13,6 +14,7 @@ use std::process::ExitCode;
 
 mod faults;
 mod first_touch;
+mod hidden_pages;
 mod kernel;
 mod locality;
 mod memory;
@@ -27,7 +29,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((check, rest)) = args.split_first() else {
         eprintln!(
-            "usage: zonal-probe pinning|memory|first-touch|zones|locality|faults|cpuset [ARGS]"
+            "usage: zonal-probe pinning|memory|first-touch|hidden-pages|zones|locality|faults|cpuset [ARGS]"
         );
         return ExitCode::from(2);
     };
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
         "pinning" => pinning::run(rest),
         "memory" => memory::run(rest),
         "first-touch" => first_touch::run(rest),
+        "hidden-pages" => hidden_pages::run(rest),
         "zones" => zones::run(rest),
         "locality" => locality::run(rest),
         "faults" => faults::run(rest),

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use zonal_runtime::os::PageUnknown;
 use zonal_runtime::{ControlOptions, ControlPlane, JoinHandle, ThreadPool, ThreadPoolBuilder};
 use zonal_topology::{CpuId, NodeId, Topology};
 
@@ -70,7 +71,7 @@ pub(crate) fn os_of_node(topo: &Topology, node: NodeId) -> u32 {
 }
 
 /// The node most of `pages` lie on (ties to the lower id), `None` when no page has a node.
-pub(crate) fn majority(pages: &[Result<u32, i32>]) -> Option<u32> {
+pub(crate) fn majority(pages: &[Result<u32, PageUnknown>]) -> Option<u32> {
     let mut counts = BTreeMap::new();
     for n in pages.iter().flatten() {
         *counts.entry(*n).or_insert(0usize) += 1;
@@ -79,14 +80,15 @@ pub(crate) fn majority(pages: &[Result<u32, i32>]) -> Option<u32> {
     counts.into_iter().find(|&(_, c)| c == best).map(|(n, _)| n)
 }
 
-/// Counts of pages per node (OS id, as text for JSON keys) and per error (`errno`).
-pub(crate) fn page_histogram(pages: &[Result<u32, i32>]) -> serde_json::Value {
+/// Counts of pages per node (OS id, as text for JSON keys) and per reason the node is
+/// unknown (`PageUnknown`'s debug form).
+pub(crate) fn page_histogram(pages: &[Result<u32, PageUnknown>]) -> serde_json::Value {
     let mut nodes: BTreeMap<String, usize> = BTreeMap::new();
     let mut errors: BTreeMap<String, usize> = BTreeMap::new();
     for p in pages {
         match p {
             Ok(n) => *nodes.entry(n.to_string()).or_default() += 1,
-            Err(e) => *errors.entry(e.to_string()).or_default() += 1,
+            Err(e) => *errors.entry(format!("{e:?}")).or_default() += 1,
         }
     }
     serde_json::json!({ "pages": pages.len(), "nodes": nodes, "errors": errors })
@@ -114,9 +116,10 @@ mod test {
 
     #[test]
     fn majority_and_args() {
-        assert_eq!(majority(&[Ok(1), Ok(2), Ok(2), Err(-14)]), Some(2));
+        let hidden = PageUnknown::Hidden;
+        assert_eq!(majority(&[Ok(1), Ok(2), Ok(2), Err(hidden)]), Some(2));
         assert_eq!(majority(&[Ok(3), Ok(1)]), Some(1));
-        assert_eq!(majority(&[Err(-2)]), None);
+        assert_eq!(majority(&[Err(PageUnknown::NotPresent)]), None);
         let args: Vec<String> = ["--slices", "7", "--x"].map(String::from).to_vec();
         assert_eq!(num_arg(&args, "--slices", 1), Ok(7));
         assert_eq!(num_arg(&args, "--tasks", 5), Ok(5));

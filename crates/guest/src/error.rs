@@ -132,6 +132,17 @@ pub enum GuestError {
         /// The last lines of the console.
         console_tail: String,
     },
+    /// The guest printed nothing on its console for the quiet limit
+    /// ([`Guest::quiet_limit`](crate::Guest::quiet_limit)): its job hangs; QEMU was killed.
+    #[error(
+        "the guest printed nothing for {seconds} s (a hang); console ends with:\n{console_tail}"
+    )]
+    Silent {
+        /// The quiet limit.
+        seconds: u64,
+        /// The last lines of the console.
+        console_tail: String,
+    },
     /// QEMU ended without both markers: the guest died or panicked before the job finished.
     #[error("the guest ended without finishing its job (status {status}); console ends with:\n{console_tail}")]
     NoMarkers {
@@ -182,6 +193,7 @@ impl GuestError {
                 | Self::KernelMissing { .. }
                 | Self::BusyboxMissing { .. }
                 | Self::Timeout { .. }
+                | Self::Silent { .. }
                 | Self::NoMarkers { .. }
         )
     }

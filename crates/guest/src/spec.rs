@@ -385,7 +385,7 @@ mod test {
         );
         assert!(joined.contains("dist,src=0,dst=3,val=22"), "{joined}");
         assert!(!joined.contains("src=1,dst=1"), "{joined}");
-        assert!(joined.contains("mitigations=off x=1"), "{joined}");
+        assert!(joined.contains("no_timer_check x=1"), "{joined}");
         let all = GuestSpec::from_machine(
             &four_nodes(),
             &Shape {

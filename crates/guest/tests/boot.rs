@@ -1,5 +1,6 @@
 //! The harness itself: a 2-node guest reads its node distances and returns the job's exit
-//! code; a guest whose job never ends is killed at the timeout.
+//! code; a guest whose job never ends is killed at the timeout, and one that prints nothing
+//! at the quiet limit.
 
 mod common;
 
@@ -29,8 +30,7 @@ fn two_node_guest_reads_distances_and_returns_the_exit_code() {
     let initramfs = Initramfs::new(&find_busybox().unwrap())
         .unwrap()
         .job("cat /sys/devices/system/node/node1/distance\nexit 3");
-    let run = Guest::new(two_nodes(), initramfs)
-        .timeout(Duration::from_secs(180))
+    let run = common::limited(Guest::new(two_nodes(), initramfs))
         .run()
         .unwrap();
     println!("2-node guest: {:.1} s", run.elapsed.as_secs_f64());
@@ -52,6 +52,25 @@ fn a_job_that_never_ends_times_out() {
         .unwrap_err();
     assert!(
         matches!(err, GuestError::Timeout { seconds: 2, .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_silent_job_is_killed_at_the_quiet_limit() {
+    if !common::host_can_boot() {
+        return;
+    }
+    let initramfs = Initramfs::new(&find_busybox().unwrap())
+        .unwrap()
+        .job("echo started; sleep 100000");
+    let err = Guest::new(two_nodes(), initramfs)
+        .timeout(common::RUN_LIMIT)
+        .quiet_limit(Duration::from_secs(5))
+        .run()
+        .unwrap_err();
+    assert!(
+        matches!(err, GuestError::Silent { seconds: 5, .. }),
         "{err}"
     );
 }

@@ -16,13 +16,8 @@
 
 mod common;
 
-use std::time::Duration;
-
 use serde_json::Value;
 use zonal_guest::{find_busybox, Guest, GuestNode, GuestRun, GuestSpec, Initramfs};
-
-/// How long one guest may run (TCG, a debug build of the probe).
-const TIMEOUT: Duration = Duration::from_secs(600);
 
 /// `nodes` nodes of `cpus` vCPUs each (64 MiB), plus `memory_only` nodes without CPUs;
 /// distance 12 within a pair of nodes (0-1, 2-3, …), 20 otherwise.
@@ -56,8 +51,7 @@ fn run(spec: GuestSpec, job: &str, kernel_args: &str) -> GuestRun {
         .binary(common::probe_binary(), "/bin/zonal-probe")
         .unwrap()
         .job(job);
-    let run = Guest::new(spec, initramfs)
-        .timeout(TIMEOUT)
+    let run = common::limited(Guest::new(spec, initramfs))
         .kernel_args(kernel_args)
         .run()
         .unwrap();

@@ -13,7 +13,9 @@
 //!   for every runtime, and no slice of rayon, tokio or Zonal's conservative-hard (tasks
 //!   spawned on node 0, never stolen that far) on its data's node.
 //!
-//! It gives no verdict. The binary is built by `cargo build --workspace --examples`
+//! The guest runs NUMA balancing with an aggressive scanner (`common::AGGRESSIVE_SCANNER`):
+//! every page of every workload is located all the same, and the report records
+//! `numa_balancing` beside each reading. It gives no verdict. The binary is built by `cargo build --workspace --examples`
 //! (scripts/test.sh).
 
 mod common;
@@ -46,6 +48,7 @@ fn the_report_runs_in_the_4_node_guest_and_its_placements_hold() {
     let Some(boot) = common::boot(&common::numa4(), &binaries, &steps) else {
         return;
     };
+    common::assert_aggressive_scanner(&boot);
     let step = boot.step("numa-report");
     assert_eq!(step.rc, Some(0), "{}", step.text);
     assert!(step.text.contains("NUMA-MD-OK"), "{}", step.text);
@@ -101,6 +104,11 @@ fn the_report_runs_in_the_4_node_guest_and_its_placements_hold() {
                 "{w} {rt}: no slice's nodes read: {x}"
             );
             assert!(!pages(x).is_empty(), "{w} {rt}: no page read: {x}");
+            // Under the aggressive scanner, pages hidden from move_pages are located all
+            // the same (pagemap: the guest's job runs as root), and the setting is recorded
+            // beside the reading.
+            assert_eq!(x["kernel"]["errors"], 0, "{w} {rt}: pages not located: {x}");
+            assert_eq!(x["kernel"]["numa_balancing"], "1", "{w} {rt}: {x}");
         }
     }
     for rt in [

@@ -11,8 +11,6 @@
 
 mod common;
 
-use std::time::Duration;
-
 use zonal_guest::{find_busybox, Guest, Initramfs};
 
 /// Samples the workers' affinities once a second while the service runs (the `ps`-style
@@ -43,8 +41,7 @@ fn workers_stay_on_their_own_cpus_while_the_service_runs() {
         .binary(common::example("service"), "/bin/service")
         .unwrap()
         .job(JOB);
-    let run = Guest::new(common::numa4(), initramfs)
-        .timeout(Duration::from_secs(300))
+    let run = common::limited(Guest::new(common::numa4(), initramfs))
         .run()
         .unwrap();
     println!("4-node guest: {:.1} s", run.elapsed.as_secs_f64());

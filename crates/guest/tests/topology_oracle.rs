@@ -17,7 +17,6 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::Duration;
 
 use zonal_guest::{
     compare_with_kernel, find_busybox, parse_schedstat, CpuCount, Guest, GuestError, GuestSpec,
@@ -104,8 +103,7 @@ fn check(m: &Machine, example: &Path, busybox: &Path) -> Result<String, String> 
         .and_then(|i| i.binary(example, "/bin/topology"))
         .map_err(|e| format!("initramfs: {e}"))?
         .job(JOB);
-    let run = Guest::new(spec.clone(), initramfs)
-        .timeout(Duration::from_secs(300))
+    let run = common::limited(Guest::new(spec.clone(), initramfs))
         .run()
         .map_err(|e| format!("guest: {e}"))?;
     let out = &run.job_output;

@@ -22,7 +22,8 @@
 //!    reports them, so a worker that was not on its node (its pinning failed) shows.
 //!
 //! [`NodeBuffer::binding`] names what was applied; [`NodeBuffer::kernel_policy`] and
-//! [`NodeBuffer::page_nodes`] ask the kernel what it did (`get_mempolicy`, `move_pages`).
+//! [`NodeBuffer::page_nodes`] ask the kernel what it did (`get_mempolicy`, `move_pages`, and
+//! for the pages NUMA balancing hides from `move_pages`, `/proc/self/pagemap`).
 //! In a virtual pool (a topology that is not this machine's) nodes are not real memory:
 //! the buffer is still initialised on the node's workers ([`MemoryBinding::Virtual`]),
 //! whose virtual nodes are then the first-touch nodes reported.
@@ -40,7 +41,7 @@ use std::sync::Mutex;
 use zonal_topology::NodeId;
 
 use crate::construct::Caller;
-use crate::os::{self, KernelPolicy, MemoryPolicy, PageRegion};
+use crate::os::{self, KernelPolicy, MemoryPolicy, PageRegion, PageUnknown};
 use crate::{MemoryError, SpawnError, ThreadPool};
 
 /// How a [`NodeBuffer`]'s memory was bound to its node (or why it was not).
@@ -363,12 +364,24 @@ impl<T> NodeBuffer<T> {
         self.region.policy()
     }
 
-    /// Per page of the buffer, the node the kernel holds it on, or its per-page error
-    /// (`move_pages(2)` as a query).
+    /// Per page of the buffer, the node the kernel holds it on (OS id), or why it cannot
+    /// say ([`PageUnknown`]): [`os::page_nodes`] over the buffer, which moves and touches
+    /// nothing.
+    ///
+    /// With automatic NUMA balancing on (`kernel.numa_balancing = 1`, the default on most
+    /// distributions on NUMA hardware), a first-touch buffer's idle pages are made
+    /// `PROT_NONE` every scanner period, and Linux 6.1–6.4's `move_pages` answers `ENOENT`
+    /// for them; such pages are read from `/proc/self/pagemap` instead (every one, with
+    /// `CAP_SYS_ADMIN`), or from `/proc/self/numa_maps` when the buffer's mapping is on one
+    /// node. What a user sees: a node for every page as root; without the capability,
+    /// [`PageUnknown::Hidden`] for the hidden pages of a mapping spread over several nodes.
+    /// Bound and preferred buffers are never scanned, so always answer. The kernel may
+    /// still *move* a first-touch buffer's pages (to the node of a thread that keeps
+    /// touching them): the answer is where they are now.
     ///
     /// # Errors
     /// The kernel's error for the whole query; `Unsupported` off Linux.
-    pub fn page_nodes(&self) -> io::Result<Vec<Result<u32, i32>>> {
+    pub fn page_nodes(&self) -> io::Result<Vec<Result<u32, PageUnknown>>> {
         self.region.page_nodes()
     }
 }

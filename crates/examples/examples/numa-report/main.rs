@@ -322,8 +322,11 @@ fn service_rows(
                         *kernel[r].by_node.entry(node).or_default() += pages;
                     }
                     kernel[r].errors += run.kernel.errors;
-                    for (errno, n) in run.kernel.errors_by_errno {
-                        *kernel[r].errors_by_errno.entry(errno).or_default() += n;
+                    for (why, n) in run.kernel.errors_by_reason {
+                        *kernel[r].errors_by_reason.entry(why).or_default() += n;
+                    }
+                    if kernel[r].numa_balancing.is_empty() {
+                        kernel[r].numa_balancing = run.kernel.numa_balancing;
                     }
                     kernel[r].unavailable = kernel[r].unavailable.take().or(run.kernel.unavailable);
                     tasks[r] += run.tasks;

@@ -21,6 +21,20 @@ fn pct(x: Option<f64>) -> String {
     x.map_or_else(|| "n/a".to_owned(), |x| format!("{:.0}%", x * 100.0))
 }
 
+/// The reasons pages had no node, over every row, with their counts.
+fn unknown_reasons(r: &Report) -> String {
+    let mut all: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
+    for x in &r.results {
+        for (why, n) in &x.kernel.errors_by_reason {
+            *all.entry(why).or_default() += n;
+        }
+    }
+    all.iter()
+        .map(|(why, n)| format!("{why} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The kernel's page counts, node by node.
 fn pages(row: &Row) -> String {
     let k = &row.kernel;
@@ -254,10 +268,15 @@ pub(crate) fn markdown(r: &Report) -> String {
     if r.results.iter().any(|x| x.kernel.errors > 0) {
         let _ = writeln!(
             s,
-            "Pages with no node: the kernel answered `move_pages` with an error for them. \
-             With `kernel.numa_balancing` = `{}`, pages the kernel has just unmapped to sample \
-             their accesses (NUMA hinting faults) answer `ENOENT` (2) until touched again; \
-             buffers bound to a node (Zonal's `NodeBuffer`) are not scanned.\n",
+            "Pages with no node: neither `move_pages` nor a second source could name their \
+             node (by reason: {}). With `kernel.numa_balancing` = `{}`, the kernel makes idle \
+             pages `PROT_NONE` to sample their accesses (NUMA hinting faults), and Linux \
+             6.1–6.4's `move_pages` answers `ENOENT` for them; the report then reads \
+             `/proc/self/pagemap`, whose frame numbers need `CAP_SYS_ADMIN`, and \
+             `/proc/self/numa_maps`, which names a node only for a mapping all on one node. \
+             Nothing is touched to find out (a touch would migrate the page). Buffers bound \
+             to a node (Zonal's `NodeBuffer`) are not scanned.\n",
+            unknown_reasons(r),
             r.confounders.numa_balancing
         );
     }

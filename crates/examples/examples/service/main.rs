@@ -15,8 +15,9 @@
 //!
 //! Exit status: 0 on success; 2 for a usage or input error (a flag, a value out of range, a
 //! topology or policy that cannot be read, a metrics address that is refused); 1 when a run
-//! fails: a pool that cannot start, a task that never finished or finished twice, tasks
-//! still live long after arrivals stopped, or an aged task that moved under a policy that
+//! fails: a pool that cannot start, a task that never finished or finished twice, live
+//! tasks of which none finished for a minute after arrivals stopped (a drain that stalled;
+//! a slow one may take as long as it needs), or an aged task that moved under a policy that
 //! ages tasks (a runtime bug).
 
 use std::net::SocketAddr;
@@ -43,8 +44,10 @@ use report::PolicyReport;
 
 /// The control plane's metric sampling period.
 const SAMPLE_EVERY: Duration = Duration::from_millis(100);
-/// How long live tasks may take to finish once arrivals stop.
-const DRAIN_LIMIT: Duration = Duration::from_secs(60);
+/// How long the live tasks may go with none finishing once arrivals stop: the drain takes
+/// as long as it needs on a slow or loaded machine (an emulated guest beside other work),
+/// and fails only when it stalls (`service_load::wait_for_drain`).
+const STALL_LIMIT: Duration = Duration::from_secs(60);
 
 #[derive(Parser, Debug)]
 #[command(
@@ -199,7 +202,7 @@ fn run_policy(
         seconds: args.seconds,
         emulate_remote: args.emulate_remote,
         ageing,
-        drain_limit: DRAIN_LIMIT,
+        stall_limit: STALL_LIMIT,
     };
     let outcome = load::run(&pool, &mut plan, opts, |p| {
         bar.set_position(bar_base + p.elapsed.as_secs().min(args.seconds));
@@ -247,10 +250,12 @@ fn run_policy(
     pool.shutdown_and_wait();
     if !outcome.drained {
         return Ok(Err(format!(
-            "{} of {} tasks still live {} s after arrivals stopped",
+            "{} of {} tasks still live, none finished in the last {} s ({:.0} s after arrivals \
+             stopped)",
             outcome.spawned - row.tasks_completed,
             outcome.spawned,
-            DRAIN_LIMIT.as_secs()
+            STALL_LIMIT.as_secs(),
+            outcome.elapsed.as_secs_f64() - args.seconds as f64
         )));
     }
     Ok(Ok(row))

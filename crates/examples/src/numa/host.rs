@@ -105,7 +105,7 @@ pub struct Confounders {
 }
 
 /// A file's first line, or `unknown (why)`.
-fn read(path: &str) -> String {
+pub(crate) fn read(path: &str) -> String {
     match std::fs::read_to_string(path) {
         Ok(s) => s.lines().next().unwrap_or("").trim().to_owned(),
         Err(e) => format!("unknown ({path}: {e})"),

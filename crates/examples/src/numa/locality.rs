@@ -1,6 +1,7 @@
 //! Locality measured the same way for every runtime: each slice of work reads the CPU it
 //! runs on (`sched_getcpu`) and the node of the pages it touches (`move_pages(2)` as a
-//! query, on a few of its pages), and counts whether the two nodes are the same.
+//! query, on a few of its pages; pages NUMA balancing hides from it are read from
+//! `/proc/self/pagemap`: `os::page_nodes`), and counts whether the two nodes are the same.
 //! [`kernel_pages`] then asks the kernel where every page of a workload's data is.
 //!
 //! Nodes here are the kernel's (OS) node ids, for CPUs and pages alike.
@@ -54,8 +55,9 @@ impl CpuNodes {
     }
 }
 
-/// The node most of the sampled pages of `data` are on (`move_pages`), or `None` when the
-/// kernel cannot say (untouched pages, no support).
+/// The node most of the sampled pages of `data` are on (`os::page_nodes`), or `None` when
+/// the kernel cannot say (untouched pages, pages hidden by NUMA balancing that no second
+/// source names, no support).
 pub fn data_node<T>(data: &[T]) -> Option<u32> {
     let bytes = std::mem::size_of_val(data);
     if bytes == 0 {
@@ -148,18 +150,36 @@ impl SliceSummary {
     }
 }
 
-/// Where the kernel holds a workload's pages.
+/// Where the kernel holds a workload's pages ([`os::page_nodes`]: `move_pages`, and for the
+/// pages automatic NUMA balancing hides from it, `/proc/self/pagemap` or `numa_maps`).
 #[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct KernelPages {
     /// Pages per node (OS id).
     pub by_node: BTreeMap<u32, u64>,
-    /// Pages the kernel gave an error for.
+    /// Pages whose node could not be read.
     pub errors: u64,
-    /// Those errors by errno (`ENOENT` 2: not present, or unmapped for a moment by
-    /// automatic NUMA balancing to sample its accesses; `EFAULT` 14).
-    pub errors_by_errno: BTreeMap<i32, u64>,
+    /// Those pages by reason (`os::PageUnknown`, kebab-case: `not-present`, `swapped`,
+    /// `hidden` — present but hidden by NUMA balancing, and no second source could name
+    /// its node —, `unconfirmed`, `kernel-<errno>`).
+    pub errors_by_reason: BTreeMap<String, u64>,
+    /// `/proc/sys/kernel/numa_balancing` when the pages were read (1: the kernel's scanner
+    /// hides idle default-policy pages from `move_pages` and may move them; `unknown (…)`
+    /// when unreadable, as in the report's confounders): recorded beside the reading.
+    pub numa_balancing: String,
     /// Set when the query itself failed (no `move_pages` here, for example): why.
     pub unavailable: Option<String>,
+}
+
+/// A reason's name in [`KernelPages::errors_by_reason`].
+fn reason_name(why: os::PageUnknown) -> String {
+    match why {
+        os::PageUnknown::NotPresent => "not-present".into(),
+        os::PageUnknown::Swapped => "swapped".into(),
+        os::PageUnknown::Hidden => "hidden".into(),
+        os::PageUnknown::Unconfirmed => "unconfirmed".into(),
+        os::PageUnknown::Kernel(errno) => format!("kernel-{errno}"),
+        other => format!("{other:?}"),
+    }
 }
 
 impl KernelPages {
@@ -169,14 +189,17 @@ impl KernelPages {
         if bytes == 0 {
             return;
         }
+        if self.numa_balancing.is_empty() {
+            self.numa_balancing = crate::numa::host::read("/proc/sys/kernel/numa_balancing");
+        }
         match os::page_nodes(data.as_ptr().cast(), bytes) {
             Ok(pages) => {
                 for p in pages {
                     match p {
                         Ok(n) => *self.by_node.entry(n).or_default() += 1,
-                        Err(errno) => {
+                        Err(why) => {
                             self.errors += 1;
-                            *self.errors_by_errno.entry(errno).or_default() += 1;
+                            *self.errors_by_reason.entry(reason_name(why)).or_default() += 1;
                         }
                     }
                 }

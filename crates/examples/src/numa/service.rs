@@ -21,8 +21,9 @@ use crate::service_load::{
     self, exactly_once, pass, Calibration, LoadOptions, Plan, SliceObserver, LIVE_PER_WORKER,
 };
 
-/// How long the live tasks may take to finish once arrivals stop.
-const DRAIN_LIMIT: Duration = Duration::from_secs(60);
+/// How long the live tasks may go with none finishing once arrivals stop
+/// (`service_load::wait_for_drain`).
+const STALL_LIMIT: Duration = Duration::from_secs(60);
 
 /// One run of the service load.
 #[derive(Clone, Debug, Serialize)]
@@ -88,7 +89,7 @@ impl Kit {
                     seconds: secs,
                     emulate_remote: false,
                     ageing,
-                    drain_limit: DRAIN_LIMIT,
+                    stall_limit: STALL_LIMIT,
                 };
                 let out = service_load::run_observed(pool, &mut plan, opts, Some(obs), |_| {})
                     .map_err(|e| KitError::Service(e.to_string()))?;
@@ -180,10 +181,12 @@ fn tokio_service(
         }
         service_load::wait_for_next_burst(&mut next);
     }
-    let drain = Instant::now();
-    while completed.load(Ordering::Acquire) < spawned && drain.elapsed() < DRAIN_LIMIT {
-        std::thread::sleep(Duration::from_millis(2));
-    }
+    service_load::wait_for_drain(
+        || completed.load(Ordering::Acquire),
+        spawned,
+        STALL_LIMIT,
+        || {},
+    );
     let done = std::mem::take(&mut *done.lock().unwrap_or_else(PoisonError::into_inner));
     let mut seen = vec![0u32; spawned as usize];
     for &(id, _) in &done {

@@ -1,4 +1,5 @@
-//! What the probe tests share: the binaries they boot (`zonal-probe`, the `workload` and
+//! What the probe tests share: every boot's NUMA balancing, on with an aggressive scanner
+//! ([`AGGRESSIVE_SCANNER`]), the binaries they boot (`zonal-probe`, the `workload` and
 //! `service` examples, and the probe built without hwloc), the two guest shapes, one boot
 //! per shape and job (kept on disk under `CARGO_TARGET_TMPDIR`, keyed by the binaries and
 //! the job, so that the test files that read the same guest boot it once), the parsing of
@@ -37,6 +38,63 @@ pub const NUMA4_DISTANCES: [[u32; 4]; 4] = [
     [20, 22, 10, 12],
     [22, 20, 12, 10],
 ];
+
+/// The longest a test's guest may run, printing all along (a job that loops and prints).
+/// Generous: emulated (TCG) guests on a loaded host run 10–50 times slower, and how long
+/// a boot takes is no test's business; a hang is ended by [`QUIET_LIMIT`] long before.
+pub const RUN_LIMIT: Duration = Duration::from_secs(3600);
+
+/// How long a test's guest may print nothing before it counts as hung and is killed
+/// ([`zonal_guest::GuestError::Silent`]): every step prints at its end (the job's
+/// markers), the `service` example its progress line, and each step's own waits end sooner
+/// (the `faults` probe's 300 s, `service`'s 60 s without a task finishing).
+pub const QUIET_LIMIT: Duration = Duration::from_secs(600);
+
+/// `guest` with the tests' limits: [`RUN_LIMIT`] and [`QUIET_LIMIT`].
+pub fn limited(guest: Guest) -> Guest {
+    guest.timeout(RUN_LIMIT).quiet_limit(QUIET_LIMIT)
+}
+
+/// The step every boot runs first: [`AGGRESSIVE_SCANNER`].
+pub const SCANNER_STEP: &str = "numa-balancing";
+
+/// Automatic NUMA balancing on, with its scanner as aggressive as it goes, in every guest
+/// (the default configuration of the servers Zonal is for, made to bite at once): no delay
+/// after the process starts, a pass every 10–20 ms over up to 1 GiB. Pages of default-policy
+/// memory are then made `PROT_NONE` for hinting faults within about a second, and
+/// `move_pages` answers `ENOENT` for them (Linux 6.1: see
+/// `crates/runtime/src/os/pagemap.rs`); every placement check runs under it. Linux ≥ 5.13
+/// keeps the knobs in debugfs (`/sys/kernel/debug/sched/numa_balancing/`), older kernels
+/// as `kernel.numa_balancing_*` sysctls. Prints `name=value` for each, for
+/// [`assert_aggressive_scanner`]; a knob that cannot be set fails the step.
+pub const AGGRESSIVE_SCANNER: &str = "echo 1 > /proc/sys/kernel/numa_balancing || exit 1; \
+    echo numa_balancing=$(cat /proc/sys/kernel/numa_balancing); \
+    d=/sys/kernel/debug/sched/numa_balancing; \
+    for kv in scan_delay_ms=0 scan_period_min_ms=10 scan_period_max_ms=20 scan_size_mb=1024; do \
+      k=${kv%=*}; v=${kv#*=}; \
+      if [ -d $d ]; then f=$d/$k; else f=/proc/sys/kernel/numa_balancing_$k; fi; \
+      echo $v > $f || exit 1; echo $k=$(cat $f); \
+    done";
+
+/// Asserts that `boot`'s [`SCANNER_STEP`] turned NUMA balancing on with the aggressive
+/// scanner.
+pub fn assert_aggressive_scanner(boot: &Boot) {
+    let step = boot.step(SCANNER_STEP);
+    assert_eq!(step.rc, Some(0), "{}", step.text);
+    for kv in [
+        "numa_balancing=1",
+        "scan_delay_ms=0",
+        "scan_period_min_ms=10",
+        "scan_period_max_ms=20",
+        "scan_size_mb=1024",
+    ] {
+        assert!(
+            step.text.lines().any(|l| l.trim() == kv),
+            "the scanner is not set ({kv}):\n{}",
+            step.text
+        );
+    }
+}
 
 /// One step of a job: a name and a shell command line.
 pub struct Step {
@@ -277,7 +335,11 @@ pub fn boot_with(
     }
     let mut script = String::from(setup);
     script.push_str("cd /tmp 2>/dev/null || mkdir -p /tmp && cd /tmp\n");
-    for s in steps {
+    let scanner = Step {
+        name: SCANNER_STEP,
+        command: AGGRESSIVE_SCANNER.to_owned(),
+    };
+    for s in std::iter::once(&scanner).chain(steps) {
         script.push_str(&format!(
             "echo '{STEP}{name}'\n{cmd}\necho \"{STEP_END}{name} rc=$?\"\n",
             name = s.name,
@@ -311,8 +373,7 @@ pub fn boot_with(
     let initramfs = extra(initramfs(binaries))
         .unwrap_or_else(|e| panic!("adding files to {}: {e}", spec.name()))
         .job(&script);
-    let run = Guest::new(spec.clone(), initramfs)
-        .timeout(Duration::from_secs(300))
+    let run = limited(Guest::new(spec.clone(), initramfs))
         .run()
         .unwrap_or_else(|e| panic!("booting {}: {e}", spec.name()));
     assert_eq!(
@@ -454,6 +515,10 @@ fn common_steps(all: bool) -> Vec<Step> {
         command: "/bin/zonal-probe first-touch".into(),
     });
     steps.push(Step {
+        name: "hidden-pages",
+        command: "/bin/zonal-probe hidden-pages".into(),
+    });
+    steps.push(Step {
         name: "zones",
         command: "/bin/zonal-probe zones --policy conservative-hard --policy linux".into(),
     });
@@ -465,7 +530,7 @@ fn common_steps(all: bool) -> Vec<Step> {
     });
     steps.push(Step {
         name: "service",
-        command: "/bin/service --policy conservative-hard --seconds 2 --json --out /tmp/service"
+        command: "/bin/service --policy conservative-hard --seconds 1 --json --out /tmp/service"
             .into(),
     });
     steps

@@ -2,7 +2,7 @@
 
 use std::io;
 
-use super::{ids_of, mask_of, KernelPolicy, MemoryPolicy, PolicyMode, MASK_BITS};
+use super::{ids_of, mask_of, KernelPolicy, MemoryPolicy, PageUnknown, PolicyMode, MASK_BITS};
 
 pub(super) const CAN_BIND_MEMORY: bool = true;
 
@@ -128,7 +128,7 @@ pub(super) fn bind_area(
     check(ret).map(drop)
 }
 
-pub(super) fn page_nodes(addr: *const u8, len: usize) -> io::Result<Vec<Result<u32, i32>>> {
+pub(super) fn page_nodes(addr: *const u8, len: usize) -> io::Result<Vec<Result<u32, PageUnknown>>> {
     if len == 0 {
         // No byte, no page (rounding `addr` down would name the page before it).
         return Ok(Vec::new());
@@ -158,10 +158,15 @@ pub(super) fn page_nodes(addr: *const u8, len: usize) -> io::Result<Vec<Result<u
         )
     };
     check(ret)?;
-    Ok(status
-        .into_iter()
-        .map(|s| u32::try_from(s).map_err(|_| -s))
-        .collect())
+    let mut out: Vec<Result<u32, PageUnknown>> = status
+        .iter()
+        .map(|&s| u32::try_from(s).map_err(|_| PageUnknown::Kernel(-s)))
+        .collect();
+    // `ENOENT`: never touched, or hidden by NUMA balancing; the second sources say which
+    // (pagemap.rs), and where a hidden page is.
+    let unfollowed: Vec<usize> = (0..count).filter(|&i| status[i] == -libc::ENOENT).collect();
+    super::pagemap::resolve(start, page, &unfollowed, &mut out);
+    Ok(out)
 }
 
 pub(super) fn area_policy(addr: *const u8) -> io::Result<KernelPolicy> {

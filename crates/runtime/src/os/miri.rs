@@ -58,7 +58,10 @@ pub(super) fn bind_area(_: *mut u8, _: usize, _: u32, _: MemoryPolicy) -> io::Re
     Ok(())
 }
 
-pub(super) fn page_nodes(_: *const u8, len: usize) -> io::Result<Vec<Result<u32, i32>>> {
+pub(super) fn page_nodes(
+    _: *const u8,
+    len: usize,
+) -> io::Result<Vec<Result<u32, super::PageUnknown>>> {
     if len == 0 {
         return Ok(Vec::new());
     }

@@ -34,6 +34,9 @@ use std::sync::Mutex;
 mod linux;
 #[cfg(all(target_os = "linux", not(miri)))]
 use linux as imp;
+// Where a page is when `move_pages` cannot say (NUMA balancing's hinting faults).
+#[cfg(all(target_os = "linux", not(miri)))]
+mod pagemap;
 
 #[cfg(all(not(target_os = "linux"), not(miri)))]
 mod other;
@@ -229,14 +232,56 @@ pub fn page_size() -> usize {
     imp::page_size()
 }
 
-/// Per page of `[addr, addr + len)`, the node the kernel holds it on (`Ok(node)`), or the
-/// kernel's per-page error (`Err(errno)`: `ENOENT` for a page not yet touched). A query:
-/// nothing moves.
+/// Per page of `[addr, addr + len)`, the node the kernel holds it on (`Ok(node)`), or why
+/// it cannot say ([`PageUnknown`]). A query: nothing moves, and no page is touched.
+///
+/// The first source is `move_pages(2)` with no target nodes. Linux 6.1 to 6.4 answer
+/// `ENOENT` there for a page that automatic NUMA balancing (`kernel.numa_balancing = 1`)
+/// has made `PROT_NONE` to sample its accesses, until the page is touched again: on a
+/// default kernel, most pages of a buffer idle for a few scanner periods. Each page that
+/// answered `ENOENT` is then looked up in `/proc/self/pagemap`: absent there, it is
+/// [`PageUnknown::NotPresent`]; present with its frame number, its node is the node whose
+/// memory block holds that frame (`/sys/devices/system/node/node*/memory*`). Without
+/// `CAP_SYS_ADMIN` the kernel hides frame numbers; the page is then located only when its
+/// mapping's pages all lie on one node (`/proc/self/numa_maps`), else it is
+/// [`PageUnknown::Hidden`]. Touching the page would answer too, but would move it: a
+/// hinting fault migrates a default-policy page to the node of the thread that touches it.
+/// The protocol, with the evidence, is in `os/pagemap.rs`.
 ///
 /// # Errors
 /// The kernel's error for the whole call; [`io::ErrorKind::Unsupported`] off Linux.
-pub fn page_nodes(addr: *const u8, len: usize) -> io::Result<Vec<Result<u32, i32>>> {
+pub fn page_nodes(addr: *const u8, len: usize) -> io::Result<Vec<Result<u32, PageUnknown>>> {
     imp::page_nodes(addr, len)
+}
+
+/// Why [`page_nodes`] cannot name a page's node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, thiserror::Error)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[non_exhaustive]
+pub enum PageUnknown {
+    /// No page: never touched (or discarded since), as `/proc/self/pagemap` confirms.
+    #[error("no page: never touched")]
+    NotPresent,
+    /// Swapped out: on no node.
+    #[error("swapped out")]
+    Swapped,
+    /// Present, but `move_pages` cannot follow it (NUMA balancing has made it `PROT_NONE`
+    /// for a hinting fault) and no second source names its node: frame numbers are hidden
+    /// without `CAP_SYS_ADMIN`, and its mapping's pages lie on several nodes.
+    #[error(
+        "present but hidden by NUMA balancing (PROT_NONE for a hinting fault); its frame \
+         number needs CAP_SYS_ADMIN and its mapping spans several nodes"
+    )]
+    Hidden,
+    /// `move_pages` answered `ENOENT` and `/proc/self/pagemap` could not be read: never
+    /// touched, or hidden by NUMA balancing.
+    #[error("move_pages answered ENOENT and /proc/self/pagemap is unreadable")]
+    Unconfirmed,
+    /// Another per-page error of `move_pages` (its errno: `EFAULT` for an address that is
+    /// not mapped, say).
+    #[error("move_pages: {}", io::Error::from_raw_os_error(*.0))]
+    Kernel(i32),
 }
 
 /// The memory policy the kernel applies at `addr` (`get_mempolicy` with `MPOL_F_ADDR`).

@@ -55,7 +55,10 @@ pub(super) fn bind_area(_: *mut u8, _: usize, _: u32, _: MemoryPolicy) -> io::Re
     Err(unsupported("memory binding"))
 }
 
-pub(super) fn page_nodes(_: *const u8, _: usize) -> io::Result<Vec<Result<u32, i32>>> {
+pub(super) fn page_nodes(
+    _: *const u8,
+    _: usize,
+) -> io::Result<Vec<Result<u32, super::PageUnknown>>> {
     Err(unsupported("page node queries"))
 }
 

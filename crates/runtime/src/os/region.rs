@@ -8,7 +8,7 @@
 use std::io;
 use std::ptr::NonNull;
 
-use super::{imp, KernelPolicy, MemoryPolicy};
+use super::{imp, KernelPolicy, MemoryPolicy, PageUnknown};
 
 /// Whole pages of anonymous memory, unmapped on drop. Zero bytes map nothing.
 #[derive(Debug)]
@@ -69,7 +69,7 @@ impl PageRegion {
 
     /// Per page, the kernel's node (or its per-page error); none for an empty region (its
     /// dangling pointer names no page of ours).
-    pub(crate) fn page_nodes(&self) -> io::Result<Vec<Result<u32, i32>>> {
+    pub(crate) fn page_nodes(&self) -> io::Result<Vec<Result<u32, PageUnknown>>> {
         if self.len == 0 {
             return Ok(Vec::new());
         }

@@ -48,7 +48,7 @@ fn a_bound_region_is_bound_and_its_pages_are_on_the_node() {
         .page_nodes()
         .unwrap()
         .iter()
-        .all(|p| *p == Err(libc::ENOENT)));
+        .all(|p| *p == Err(PageUnknown::NotPresent)));
     assert_eq!(r.policy().unwrap().mode, PolicyMode::Default);
     r.bind(0, MemoryPolicy::Bind).unwrap();
     let p = r.policy().unwrap();
