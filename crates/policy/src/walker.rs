@@ -447,7 +447,13 @@ impl StealWalker {
     /// Local victim `i` (on the thief's node).
     #[inline]
     fn local_slot(&self, i: usize) -> WalkSlot {
-        let t = self.tiers[self.tiers.partition_point(|t| t.end as usize <= i)];
+        let t = &self.tiers[self.tiers.partition_point(|t| t.end as usize <= i)];
+        self.tier_slot(t, i)
+    }
+
+    /// Local victim `i`, of tier `t`.
+    #[inline]
+    fn tier_slot(&self, t: &LocalTier, i: usize) -> WalkSlot {
         WalkSlot {
             victim: Victim {
                 cpu: self.local[i],
@@ -508,20 +514,7 @@ impl StealWalker {
             let slots = self.tiers.iter().flat_map(|t| {
                 let range = from..t.end as usize;
                 from = t.end as usize;
-                range.map(move |i| {
-                    (
-                        i,
-                        WalkSlot {
-                            victim: Victim {
-                                cpu: self.local[i],
-                                level: Level::LOCAL,
-                                tier: t.tier,
-                            },
-                            fresh: t.fresh,
-                            batch: t.batch,
-                        },
-                    )
-                })
+                range.map(move |i| (i, self.tier_slot(t, i)))
             });
             match self.visit_node(&walk, q, home, slots) {
                 Visit::Next => {}
