@@ -23,7 +23,7 @@ use crate::service_load::{
 
 /// How long the live tasks may go with none finishing once arrivals stop
 /// (`service_load::wait_for_drain`).
-const STALL_LIMIT: Duration = Duration::from_secs(60);
+const STALL_LIMIT: Duration = Duration::from_secs(300);
 
 /// One run of the service load.
 #[derive(Clone, Debug, Serialize)]

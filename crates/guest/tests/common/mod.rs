@@ -47,7 +47,7 @@ pub const RUN_LIMIT: Duration = Duration::from_secs(3600);
 /// How long a test's guest may print nothing before it counts as hung and is killed
 /// ([`zonal_guest::GuestError::Silent`]): every step prints at its end (the job's
 /// markers), the `service` example its progress line, and each step's own waits end sooner
-/// (the `faults` probe's 300 s, `service`'s 60 s without a task finishing).
+/// (the `faults` probe's 300 s, `service`'s 300 s without a task finishing).
 pub const QUIET_LIMIT: Duration = Duration::from_secs(600);
 
 /// `guest` with the tests' limits: [`RUN_LIMIT`] and [`QUIET_LIMIT`].
