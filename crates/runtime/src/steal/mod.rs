@@ -239,7 +239,7 @@ impl<'a> Thief<'a> {
     /// The current victim's shared half and node (every slot the walker asks about is the
     /// one it visited last).
     #[inline]
-    fn victim(&self, _slot: usize) -> (&'a WorkerShared, u32) {
+    fn victim(&self) -> (&'a WorkerShared, u32) {
         let r: &'a Registry = &self.me.registry;
         (&r.shared[self.cur.worker], self.cur.node)
     }
@@ -282,9 +282,9 @@ impl VictimQueues for Thief<'_> {
     }
 
     #[inline]
-    fn probe(&mut self, slot: usize) -> Probe {
+    fn probe(&mut self, _slot: usize) -> Probe {
         self.probes += 1;
-        let (vs, vnode) = self.victim(slot);
+        let (vs, vnode) = self.victim();
         let injector = &self.me.registry.node_injectors[vnode as usize];
         let shared = vnode != self.last_node && !injector.is_empty();
         self.last_node = vnode;
@@ -295,13 +295,13 @@ impl VictimQueues for Thief<'_> {
     }
 
     #[inline]
-    fn fresh_len(&mut self, slot: usize) -> usize {
-        self.victim(slot).0.stealer.len()
+    fn fresh_len(&mut self, _slot: usize) -> usize {
+        self.victim().0.stealer.len()
     }
 
     #[inline]
-    fn take(&mut self, slot: usize, from: Source) -> Option<Task> {
-        let (vs, vnode) = self.victim(slot);
+    fn take(&mut self, _slot: usize, from: Source) -> Option<Task> {
+        let (vs, vnode) = self.victim();
         let r = &*self.me.registry;
         match from {
             // An empty deque is seen without pinning an epoch: `Stealer::steal` pins first,
@@ -330,8 +330,8 @@ impl VictimQueues for Thief<'_> {
     /// find the largest at the bottom of its own deque, behind all the work the small one
     /// spawns; rayon's `octillion` tests never end that way.)
     #[inline]
-    fn take_batch(&mut self, slot: usize, max: usize) -> Option<Task> {
-        let (vs, _) = self.victim(slot);
+    fn take_batch(&mut self, _slot: usize, max: usize) -> Option<Task> {
+        let (vs, _) = self.victim();
         if vs.stealer.is_empty() {
             return None;
         }
@@ -377,8 +377,8 @@ impl VictimQueues for Thief<'_> {
     }
 
     #[inline]
-    fn meta(&self, slot: usize, from: Source, t: &Task) -> Option<TaskMeta> {
-        let (_, vnode) = self.victim(slot);
+    fn meta(&self, _slot: usize, from: Source, t: &Task) -> Option<TaskMeta> {
+        let (_, vnode) = self.victim();
         let r = &*self.me.registry;
         let m = t.meta(&r.fresh_meta[vnode as usize]);
         if from == Source::Fresh && m.is_representative_at(vnode) {
@@ -400,8 +400,8 @@ impl VictimQueues for Thief<'_> {
     /// too, and would wake the next one in turn: idle workers would spin while the owner is
     /// busy (`README.md` here, "Refused work").
     #[inline]
-    fn put_back(&mut self, slot: usize, from: Source, t: Task) {
-        let (_, vnode) = self.victim(slot);
+    fn put_back(&mut self, _slot: usize, from: Source, t: Task) {
+        let (_, vnode) = self.victim();
         let r = &*self.me.registry;
         let owner = self.cur.worker;
         match from {
