@@ -4,13 +4,30 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-# A one-shot build (CI's fresh clone) gains nothing from incremental caches, which would
-# roughly double the target directory; the space left is printed, since a full disk fails
-# the build in the linker with a message that names neither the disk nor the space.
+# Disk. A full disk fails the build in the linker with a message that names neither the
+# disk nor the space (a CI run failed so, 17 min in), so the space left is printed after
+# each stage, and the run keeps its target directories small:
+# - debug info is line tables only (backtraces keep their files and lines): full debug info
+#   is most of each test binary's size, and the workspace links about a hundred of them;
+# - a one-shot build (CI's fresh clone) gains nothing from incremental caches, which would
+#   roughly double the target directory;
+# - in CI, a stage's own target directory (rayon's tests, loom, Miri, the packages) goes
+#   once the stage has passed; a local run keeps them, for the next run's sake.
+export CARGO_PROFILE_DEV_DEBUG=line-tables-only
+export CARGO_PROFILE_TEST_DEBUG=line-tables-only
 if [ "${CI:-}" = true ]; then
     export CARGO_INCREMENTAL=0
 fi
-df -h . | tail -n 1 | awk '{print "test.sh: disk " $4 " free of " $2}'
+disk() {
+    df -h . | tail -n 1 | awk -v at="$1" '{print "test.sh: disk " $4 " free of " $2 " (" at ")"}'
+}
+stage_done() {
+    disk "$1"
+    if [ "${CI:-}" = true ] && [ -n "${2:-}" ]; then
+        rm -rf "$2"
+    fi
+}
+disk start
 # The toolchain is at least the workspace's rust-version (Cargo.toml, [workspace.package]),
 # the oldest one `zonal`'s default build supports (scripts/msrv.sh, at the end, builds it).
 need=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
@@ -24,6 +41,7 @@ fi
 # machines with them inside (`cargo test` builds examples only in test mode, and another
 # package's binaries not at all).
 cargo build --workspace --bins --examples
+stage_done "workspace binaries"
 # The reproduction report (crates/sim/REPRODUCTION.md and its JSON) is what the generator
 # writes now, verdict table included: regenerated and compared byte for byte.
 scripts/check-reproduction.sh
@@ -50,6 +68,7 @@ fi
 cargo build -p zonal-guest-probe --no-default-features --target-dir target/nohwloc
 # The guest tests must run here: a host that cannot boot them fails rather than skips.
 ZONAL_GUEST_REQUIRED=1 cargo test --workspace
+stage_done "workspace tests" target/nohwloc
 # Without hwloc (`cargo add zonal` on Linux needs no libhwloc): the facade builds,
 # zonal-topology's tests pass (discovery through sysfs), and no libhwloc binding is in
 # zonal's normal graph, with or without its default features. `cargo tree -i` prints
@@ -93,6 +112,7 @@ fi
 # crates named `rayon` and `rayon_core` (`pub use zonal::*;`), every file, nothing filtered
 # (compat/README.md): all 23 files must pass. About 1 min warm, 3 from a cold cache.
 scripts/rayon-tests.sh
+stage_done "rayon's tests" target/rayon-compat/debug
 # The optional tokio control plane.
 cargo test -p zonal-runtime --features tokio,control-plane
 # The documentation, with warnings denied (a broken intra-doc link fails): the default
@@ -112,6 +132,7 @@ RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
 # Model tests of the job-block slabs (remote frees racing the owner's allocation and trim).
 RUSTFLAGS="--cfg zonal_loom" CARGO_TARGET_DIR=target/loom \
     cargo test -p zonal-runtime --lib --release blocks::loom
+stage_done "loom models" target/loom
 # Miri over node-local memory (`NodeBuffer`: the split fill on the node's workers, zero-sized
 # and empty buffers, drop; the kernel's calls are `cfg(miri)` stubs, src/os/miri.rs) and an
 # adopted worker (`use_current_thread`). Miri needs a nightly toolchain, which rustup brings:
@@ -125,6 +146,7 @@ else
 fi
 MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-ignore-leaks" \
     cargo +nightly miri test -p zonal-runtime --lib memory -- --nocapture
+stage_done Miri target/miri
 # Every published crate packaged as crates.io would receive it, and each package built from
 # its .crate file against the others' (a temporary local registry): a file a build needs
 # but the package leaves out fails here. zonal-guest, zonal-guest-probe and zonal-examples
@@ -143,6 +165,7 @@ for crate in zonal zonal-topology zonal-policy zonal-runtime zonal-sim zonal-mpi
 done
 cargo package --workspace --exclude zonal-guest --exclude zonal-guest-probe \
     --exclude zonal-examples --allow-dirty
+stage_done packages target/package
 # The NUMA kit: its criterion bench run once as a test (each workload on Zonal's three
 # policies, rayon and tokio, at the --quick size; the runtimes' results compared). The
 # report itself runs in `cargo test --workspace` above: crates/examples/tests/numa_report.rs
@@ -174,3 +197,4 @@ done
 # cannot be). About 1 min on 2 cores with the toolchain cold-installed and its own target
 # directory cold.
 scripts/msrv.sh
+stage_done MSRV target/msrv
