@@ -133,7 +133,9 @@ impl Connections {
         }
     }
 
-    async fn open(&self) -> Result<SendRequest<Empty<Bytes>>, Box<dyn std::error::Error + Send + Sync>> {
+    async fn open(
+        &self,
+    ) -> Result<SendRequest<Empty<Bytes>>, Box<dyn std::error::Error + Send + Sync>> {
         let stream = tokio::net::TcpStream::connect(self.addr).await?;
         stream.set_nodelay(true)?;
         let (sender, conn) = http1::handshake(TokioIo::new(stream)).await?;
@@ -229,7 +231,10 @@ fn set(outcomes: &Mutex<Vec<Outcome>>, i: usize, o: Outcome) {
 
 /// Sends one GET for `path` on an idle or new connection and reads the whole answer:
 /// whether its status was a success.
-async fn one_request(conns: &Connections, path: &str) -> Result<bool, Box<dyn std::error::Error + Send + Sync>> {
+async fn one_request(
+    conns: &Connections,
+    path: &str,
+) -> Result<bool, Box<dyn std::error::Error + Send + Sync>> {
     let _slot = conns.slots.acquire().await?;
     let mut sender = match conns.take_idle() {
         Some(s) => s,

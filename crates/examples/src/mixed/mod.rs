@@ -169,9 +169,19 @@ impl Config {
         let p = &self.plan;
         within("--requests", p.requests, REQUESTS, "1..=10000000")?;
         within("--rate", p.rate, RATE, "0.1..=100000")?;
-        within("--compute-percent", p.compute_percent, COMPUTE_PERCENT, "0..=100")?;
+        within(
+            "--compute-percent",
+            p.compute_percent,
+            COMPUTE_PERCENT,
+            "0..=100",
+        )?;
         within("--grace", p.grace.as_secs_f64(), GRACE_S, "0.1..=3600 s")?;
-        within("--max-connections", p.max_connections, CONNECTIONS, "1..=4096")?;
+        within(
+            "--max-connections",
+            p.max_connections,
+            CONNECTIONS,
+            "1..=4096",
+        )?;
         within("--rounds", self.rounds, ROUNDS, "1..=1000")?;
         let wait_ms = u64::try_from(self.wait.as_millis()).unwrap_or(u64::MAX);
         within("--wait-ms", wait_ms, WAIT_MS, "0..=10000")?;

@@ -172,8 +172,7 @@ impl Run {
             .setups
             .iter()
             .map(|&setup| {
-                let mine: Vec<&Sample> =
-                    self.samples.iter().filter(|s| s.setup == setup).collect();
+                let mine: Vec<&Sample> = self.samples.iter().filter(|s| s.setup == setup).collect();
                 let all: Vec<Option<u64>> = mine
                     .iter()
                     .flat_map(|s| s.latencies.iter().copied())
@@ -193,11 +192,7 @@ impl Run {
                     batch_per_s: median(mine.iter().map(|s| s.batch_per_s).collect()),
                     batch_computations: sum(|s| s.batch_computations),
                     cpu_s: median(mine.iter().map(|s| s.cpu_s).collect()),
-                    cpu_cores: median(
-                        mine.iter()
-                            .map(|s| s.cpu_s / s.wall_s.max(1e-9))
-                            .collect(),
-                    ),
+                    cpu_cores: median(mine.iter().map(|s| s.cpu_s / s.wall_s.max(1e-9)).collect()),
                 }
             })
             .collect()

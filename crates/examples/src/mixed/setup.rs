@@ -47,7 +47,9 @@ impl Setup {
     pub fn describe(self) -> &'static str {
         match self {
             Setup::TokioRayon => "tokio multi-thread + rayon pool, both default size",
-            Setup::TokioBlocking => "tokio multi-thread, computations in spawn_blocking; batch on rayon",
+            Setup::TokioBlocking => {
+                "tokio multi-thread, computations in spawn_blocking; batch on rayon"
+            }
             Setup::Zonal => "Zonal alone: async handlers, par_iter and batch on one pool",
             Setup::ZonalS1 => "Zonal alone on a virtual S1 pool (emulated, not S1 hardware)",
         }
@@ -64,10 +66,10 @@ impl Setup {
     /// [`MixedError`] when a runtime, pool or thread cannot be started.
     pub fn backend(self) -> Result<Box<dyn Backend>, MixedError> {
         match self {
-            Setup::TokioRayon => super::tokio_rayon::TokioRayon::new(false),
-            Setup::TokioBlocking => super::tokio_rayon::TokioRayon::new(true),
-            Setup::Zonal => super::zonal_pool::ZonalPool::new(false),
-            Setup::ZonalS1 => super::zonal_pool::ZonalPool::new(true),
+            Setup::TokioRayon => super::tokio_rayon::TokioRayon::start(false),
+            Setup::TokioBlocking => super::tokio_rayon::TokioRayon::start(true),
+            Setup::Zonal => super::zonal_pool::ZonalPool::start(false),
+            Setup::ZonalS1 => super::zonal_pool::ZonalPool::start(true),
         }
     }
 }

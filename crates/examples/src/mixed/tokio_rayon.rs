@@ -23,7 +23,7 @@ pub(crate) struct TokioRayon {
 
 impl TokioRayon {
     /// tokio's multi-thread runtime and a rayon pool, both at their default sizes.
-    pub(crate) fn new(blocking: bool) -> Result<Box<dyn Backend>, MixedError> {
+    pub(crate) fn start(blocking: bool) -> Result<Box<dyn Backend>, MixedError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .thread_name("mixed-tokio")

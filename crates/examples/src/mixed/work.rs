@@ -132,7 +132,13 @@ mod tests {
 
     #[test]
     fn the_fold_is_the_sum_of_the_mixed_elements() {
-        let w = Workloads::new(Calibration { ns_per_element: 1e6 }, 3.0, 3.0);
+        let w = Workloads::new(
+            Calibration {
+                ns_per_element: 1e6,
+            },
+            3.0,
+            3.0,
+        );
         assert_eq!(w.request.len(), 3);
         let want = mix(0).wrapping_add(mix(1)).wrapping_add(mix(2));
         assert_eq!(w.request.sequential(), want);

@@ -67,7 +67,7 @@ pub(crate) struct ZonalPool {
 
 impl ZonalPool {
     /// A pool on this machine (one worker per CPU), or on the S1 preset with `s1`.
-    pub(crate) fn new(s1: bool) -> Result<Box<dyn Backend>, MixedError> {
+    pub(crate) fn start(s1: bool) -> Result<Box<dyn Backend>, MixedError> {
         let reactor = Reactor::start()?;
         let mut builder = zonal::ThreadPoolBuilder::new()
             .tokio_handle(reactor.handle.clone())
