@@ -10,7 +10,7 @@ const ROUNDS: u32 = 8;
 /// How long the calibration runs.
 const CALIBRATE_FOR: Duration = Duration::from_millis(20);
 
-/// One element's work: [`ROUNDS`] rounds of splitmix64's finaliser.
+/// One element's work: eight rounds of splitmix64's finaliser.
 #[inline]
 pub fn mix(mut x: u64) -> u64 {
     for _ in 0..ROUNDS {
@@ -63,7 +63,7 @@ pub struct Calibration {
 }
 
 impl Calibration {
-    /// Times [`mix`] over 4,096 elements at a time for [`CALIBRATE_FOR`].
+    /// Times [`mix`] over 4,096 elements at a time, for 20 ms.
     pub fn measure() -> Self {
         let start = Instant::now();
         let mut elements = 0u64;
