@@ -26,8 +26,12 @@ pub(crate) fn draw(run: &Run, path: &Path) -> Result<(), Box<dyn std::error::Err
         .flat_map(|s| s.latency_us.iter().flatten())
         .map(|&us| us as f64 / 1e3);
     let (lo, hi) = values.fold((f64::MAX, 0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    // Whole decades, so that the log scale has labels at both ends.
     let (lo, hi) = if hi > 0.0 {
-        ((lo * 0.8).max(1e-3), hi * 1.25)
+        (
+            10f64.powf(lo.max(1e-3).log10().floor()),
+            10f64.powf((hi * 1.05).log10().ceil()),
+        )
     } else {
         (0.1, 10.0)
     };
@@ -47,7 +51,7 @@ pub(crate) fn draw(run: &Run, path: &Path) -> Result<(), Box<dyn std::error::Err
                 .unwrap_or_default()
         })
         .y_desc("ms")
-        .y_label_formatter(&|y| format!("{y:.1}"))
+        .y_label_formatter(&|&y| tidy(y))
         .draw()?;
     for (i, s) in summaries.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
@@ -80,31 +84,54 @@ pub(crate) fn draw(run: &Run, path: &Path) -> Result<(), Box<dyn std::error::Err
         .fold(0f64, |hi, s| hi.max(s.batch_per_s))
         .max(1e-3)
         * 1.2;
-    let n = summaries.len().max(1);
+    let n = summaries.len().max(1) as i32;
     let mut bars = ChartBuilder::on(&right)
         .caption("batch computations / s", ("sans-serif", 18))
         .margin(10)
         .x_label_area_size(32)
         .y_label_area_size(56)
-        .build_cartesian_2d(0f64..n as f64, 0f64..top)?;
+        .build_cartesian_2d((0..n).into_segmented(), 0f64..top)?;
     bars.configure_mesh()
         .disable_x_mesh()
-        .x_labels(n)
-        .x_label_formatter(&|x| {
-            summaries
-                .get(x.floor().max(0.0) as usize)
+        .x_labels(n as usize)
+        .x_label_formatter(&|x| match x {
+            SegmentValue::CenterOf(i) => summaries
+                .get(usize::try_from(*i).unwrap_or(usize::MAX))
                 .map(|s| s.setup.to_string())
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            _ => String::new(),
         })
-        .y_label_formatter(&|y| format!("{y:.1}"))
+        .y_label_formatter(&|&y| tidy(y))
         .draw()?;
-    bars.draw_series(summaries.iter().enumerate().map(|(i, s)| {
-        let colour = COLOURS[i % COLOURS.len()];
-        Rectangle::new(
-            [(i as f64 + 0.15, 0.0), (i as f64 + 0.85, s.batch_per_s)],
-            colour.filled(),
-        )
-    }))?;
+    bars.draw_series(
+        Histogram::vertical(&bars)
+            .margin(12)
+            .style_func(|x, _| match x {
+                SegmentValue::Exact(i) | SegmentValue::CenterOf(i) => {
+                    COLOURS[usize::try_from(*i).unwrap_or(0) % COLOURS.len()].filled()
+                }
+                SegmentValue::Last => BLACK.filled(),
+            })
+            .data(
+                summaries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (i as i32, s.batch_per_s)),
+            ),
+    )?;
     root.present()?;
     Ok(())
+}
+
+/// An axis value with as many decimals as its size needs.
+fn tidy(y: f64) -> String {
+    if y == 0.0 {
+        "0".to_owned()
+    } else if y >= 10.0 {
+        format!("{y:.0}")
+    } else if y >= 1.0 {
+        format!("{y:.1}")
+    } else {
+        format!("{y:.2}")
+    }
 }

@@ -1,14 +1,18 @@
 //! The computations: a fold over a shared slice of `u64`, each element mixed a fixed number
-//! of rounds, sized in elements from a start-up calibration so that one computation is
-//! worth the milliseconds asked for (on one core).
+//! of rounds, sized in elements from a start-up calibration (in CPU time) so that one
+//! computation is worth the milliseconds of one core's time asked for.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::cpu::{cpu_time, Who};
+
 /// Mixing rounds per element.
 const ROUNDS: u32 = 8;
-/// How long the calibration runs.
+/// How much CPU time the calibration spends.
 const CALIBRATE_FOR: Duration = Duration::from_millis(20);
+/// The most clock time it takes, whatever the CPU time counted.
+const WALL_LIMIT: Duration = Duration::from_secs(2);
 
 /// One element's work: eight rounds of splitmix64's finaliser.
 #[inline]
@@ -63,21 +67,25 @@ pub struct Calibration {
 }
 
 impl Calibration {
-    /// Times [`mix`] over 4,096 elements at a time, for 20 ms.
+    /// Times [`mix`] over 4,096 elements at a time, for 20 ms of this thread's CPU time
+    /// (not of the clock: on a busy machine the thread may wait for a CPU, which must not
+    /// count as work), or 2 s of the clock if the kernel counts no CPU time.
     pub fn measure() -> Self {
-        let start = Instant::now();
+        let (start, cpu0) = (Instant::now(), cpu_time(Who::Thread));
         let mut elements = 0u64;
         let mut acc = 0u64;
-        while start.elapsed() < CALIBRATE_FOR {
+        let mut cpu = Duration::ZERO;
+        while cpu < CALIBRATE_FOR && start.elapsed() < WALL_LIMIT {
             for i in 0..4096u64 {
                 acc = acc.wrapping_add(mix(std::hint::black_box(elements + i)));
             }
             elements += 4096;
+            cpu = cpu_time(Who::Thread).saturating_sub(cpu0);
         }
         std::hint::black_box(acc);
-        let ns = start.elapsed().as_nanos() as f64 / elements as f64;
+        let spent = if cpu.is_zero() { start.elapsed() } else { cpu };
         Self {
-            ns_per_element: ns.max(0.01),
+            ns_per_element: (spent.as_nanos() as f64 / elements.max(1) as f64).max(0.01),
         }
     }
 
