@@ -22,11 +22,27 @@
 //! tokio's reactor on one thread of its own, the computations and the batch job `par_iter`
 //! on the same pool — on this machine, or on a virtual S1 pool (emulated).
 //!
+//! The load generator is a thread of this process (a current-thread tokio runtime of its
+//! own), on the same CPUs as every setup: its own CPU time is left out of the setups', and
+//! a stall of that thread shows in the latencies as a server's stall would, the same for
+//! every setup.
+//!
 //! # Rounds
 //!
 //! Each round runs every setup once, in the given order in even rounds and reversed in odd
 //! ones, so that no setup always follows the same one. A setup's CPU time is the process's
-//! (`getrusage`) over its run, less the load generator's own thread.
+//! (`getrusage`) from its batch job's start until its stop, less the load generator's own
+//! thread; its batch throughput is the batch job's computations over the same span.
+//!
+//! # Running it
+//!
+//! ```text
+//! cargo run --release --example mixed                  # 3 rounds of 3000 requests at 200/s
+//! cargo run --release --example mixed -- --quick       # the short version (the main job's)
+//! cargo run --release --example mixed -- --quick --s1  # also on a virtual S1 pool (emulated)
+//! ```
+//!
+//! The report ([`report`]): a markdown table, a JSON document, and (the example's) a plot.
 
 pub mod batch;
 pub mod cpu;
