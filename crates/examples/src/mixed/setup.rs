@@ -24,8 +24,9 @@ pub enum Setup {
     /// reactor and timers on one thread of their own), the computations and the batch job
     /// `par_iter` on the same pool.
     Zonal,
-    /// (c) on a virtual S1 pool (`preset("s1")`: 32 workers over 16 emulated nodes, spread
-    /// over this machine's CPUs): an emulation, not S1's hardware.
+    /// (c) on a virtual S1 pool (`preset("s1")`: 32 workers over 16 emulated nodes, on this
+    /// machine's CPUs, unpinned or spread over them as the pool's build logs): an emulation,
+    /// not S1's hardware.
     ZonalS1,
 }
 
