@@ -52,6 +52,12 @@ echo "== remote-access emulation on (plot: out/service/s1/service.svg)"
 cargo run -q --release --example service -- --preset s1 --emulate-remote --policy all --seconds 2 \
   --out out/service/s1
 
+echo; echo "== A service and its computations: an HTTP server's request latency (open loop, from each"
+echo "== request's intended send time) while a batch job runs parallel computations; tokio +"
+echo "== rayon, tokio + spawn_blocking, Zonal alone, and Zonal on a virtual S1 (emulated);"
+echo "== --quick (about 20 s); table, JSON and plot under out/mixed/"
+cargo run -q --release --example mixed -- --quick --s1 --out out/mixed
+
 echo; echo "== The NUMA report of this machine (the kit users run on theirs: README, 'Measure it on"
 echo "== your machine'): triad, stencil, pointer chase and the service load on Zonal's three"
 echo "== policies, rayon and tokio, each slice's CPU and its data's node read from the kernel;"
