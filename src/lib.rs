@@ -71,6 +71,7 @@
 //! | `json` | node dumps in the `--nodes` JSON format (`ThreadPoolBuilder::nodes_file`) and `TopologyReport` |
 //! | `sim` | the deterministic simulator (`zonal::sim`) |
 //! | `hwloc` | hwloc XML exports and hwloc's discovery (`zonal::topology::hwloc`); needs libhwloc-dev, libudev-dev and pkg-config |
+//! | `rayon-env` | the global pool reads `RAYON_NUM_THREADS` when `ZONAL_NUM_THREADS` gives no count: Zonal as rayon (the `rayon-core` package of `compat/` turns it on) |
 //! <!-- features:end -->
 //!
 //! ## Coming from rayon
