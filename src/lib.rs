@@ -84,7 +84,9 @@
 //! the pool is rooted on one node (round-robin) and, under the default policy
 //! (`conservative-hard`), stays in that node's zone; an indexed parallel iterator first
 //! cuts its range into one part per node. The global pool reads `ZONAL_NUM_THREADS` where
-//! rayon reads `RAYON_NUM_THREADS`.
+//! rayon reads `RAYON_NUM_THREADS` (and, with the `rayon-env` feature, `RAYON_NUM_THREADS`
+//! after it). A dependency tree whose crates use rayon moves onto Zonal as a whole with one
+//! `[patch.crates-io]`: the README's "A whole dependency tree on Zonal".
 //!
 //! ## Coming from tokio
 //!
