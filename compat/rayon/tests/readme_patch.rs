@@ -170,11 +170,21 @@ fn build_and_run(
     let paths = manifest_paths(&meta);
     for package in ["rayon", "rayon-core"] {
         let patch_manifest = format!("/compat/{package}/Cargo.toml");
-        let registry_dir = format!("/{package}-");
+        // The registry's is in a folder `PACKAGE-VERSION`.
+        let registry = |p: &str| {
+            Path::new(p)
+                .parent()
+                .and_then(|dir| {
+                    dir.file_name()?
+                        .to_str()?
+                        .strip_prefix(&format!("{package}-"))
+                })
+                .is_some_and(|version| version.starts_with(|c: char| c.is_ascii_digit()))
+        };
         let found: Vec<&str> = paths
             .iter()
             .copied()
-            .filter(|p| p.ends_with(&patch_manifest) || p.contains(&registry_dir))
+            .filter(|p| p.ends_with(&patch_manifest) || registry(p))
             .collect();
         assert_eq!(
             found.len(),
