@@ -117,8 +117,9 @@ stage_done "rayon's tests" target/rayon-compat/debug
 # A whole dependency tree on Zonal (README; compat/README.md): the `rayon-core` and `rayon`
 # packages (their own workspace, outside this one, so `cargo fmt --all` and `cargo clippy
 # --workspace` below do not reach them): their tests (extension traits on rayon's types,
-# RAYON_NUM_THREADS in child processes, the README's patch lines built and run in a
-# throwaway package, both ways), formatting and lints; then the example program on ndarray
+# RAYON_NUM_THREADS in child processes, the README's patch lines built and run in
+# throwaway packages: the path lines both ways, the git lines from this repository's HEAD),
+# formatting and lints; then the example program on ndarray
 # and hashbrown through the patch, on this machine and on a 16-node virtual one. About
 # 4.5 min cold on 2 cores shared with another CI run (load 15; 2.7 min warm, most of it the
 # README test's builds of its throwaway packages: Zonal from the path and from git).
