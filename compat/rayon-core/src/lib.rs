@@ -417,8 +417,8 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     ///
     /// # Errors
     /// A [`ThreadPoolBuildError`] when the pool cannot be built: a thread cannot be
-    /// spawned, a count above [`max_num_threads`], the calling thread already a worker
-    /// with [`use_current_thread`](Self::use_current_thread), the machine's topology
+    /// spawned, the calling thread already a worker with
+    /// [`use_current_thread`](Self::use_current_thread), the machine's topology
     /// unreadable ([`AsZonal::as_zonal`] on the error gives Zonal's [`zonal::BuildError`]).
     pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
         self.sized()
@@ -479,8 +479,10 @@ impl<S> ThreadPoolBuilder<S> {
     }
 
     /// The number of workers; `0` means the default (the environment's count, otherwise
-    /// one per allowed CPU).
+    /// one per allowed CPU). A count above [`max_num_threads`] is reduced to it, as in
+    /// rayon (Zonal's own builder refuses it).
     pub fn num_threads(mut self, num_threads: usize) -> Self {
+        let num_threads = num_threads.min(max_num_threads());
         self.count_given = num_threads > 0;
         self.map(|b| b.num_threads(num_threads))
     }

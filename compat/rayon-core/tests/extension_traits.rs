@@ -128,16 +128,18 @@ fn every_zonal_only_scope_method_name_resolves_to_the_extension_trait() {
 #[test]
 fn every_zonal_only_builder_and_error_method_name_resolves_to_the_extension_trait() {
     assert_all_resolve_to_the_trait(builder_calls(&ThreadPoolBuilder::new()), 15);
-    let err = ThreadPoolBuilder::new()
-        .num_threads(rayon_core::max_num_threads() + 1)
-        .build()
+    // A worker cannot become worker 0 of another pool.
+    let err = pool()
+        .install(|| {
+            ThreadPoolBuilder::new()
+                .num_threads(1)
+                .use_current_thread()
+                .build()
+        })
         .unwrap_err();
     assert_all_resolve_to_the_trait(error_calls(&err), 8);
     // Zonal's error is under it.
-    assert_eq!(
-        err.as_zonal().num_threads(),
-        Some(rayon_core::max_num_threads() + 1)
-    );
+    assert!(err.as_zonal().is_current_thread_already_in_pool(), "{err}");
 }
 
 #[test]
@@ -179,4 +181,17 @@ fn pools_and_builders_convert_both_ways() {
     assert_eq!(back.install(|| back.join(|| 1, || 2)), (1, 2));
     let again = ThreadPool::from(back);
     assert_eq!(again.join(|| 3, || 4), (3, 4));
+}
+
+#[test]
+fn a_count_above_the_maximum_is_reduced_to_it_as_in_rayon() {
+    // Only the builder is checked: a pool of that many workers is not built.
+    let max = rayon_core::max_num_threads();
+    let reduced = format!("{:?}", ThreadPoolBuilder::new().num_threads(max + 1));
+    let at_max = format!("{:?}", ThreadPoolBuilder::new().num_threads(max));
+    assert_eq!(reduced, at_max);
+    assert!(
+        reduced.contains(&format!("num_threads: Some({max})")),
+        "{reduced}"
+    );
 }
