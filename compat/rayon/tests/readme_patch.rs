@@ -271,7 +271,8 @@ fn the_readmes_git_patch_runs_the_tree_on_zonal() {
     std::fs::write(
         &gitconfig,
         format!(
-            "[url \"file://{}\"]\n\tinsteadOf = {url}\n[protocol \"file\"]\n\tallow = always\n",
+            "[url \"file://{}\"]\n\tinsteadOf = {url}\n[protocol \"file\"]\n\tallow = always\n\
+             [safe]\n\tdirectory = *\n",
             repo_root().display()
         ),
     )
