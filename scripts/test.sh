@@ -132,6 +132,8 @@ CARGO_TARGET_DIR=target/compat cargo clippy --manifest-path compat/Cargo.toml --
     -- -D warnings
 CARGO_TARGET_DIR=target/compat cargo clippy --manifest-path compat/example/Cargo.toml \
     -- -D warnings
+RUSTDOCFLAGS="-D warnings" CARGO_TARGET_DIR=target/compat \
+    cargo doc --manifest-path compat/Cargo.toml --no-deps
 CARGO_TARGET_DIR=target/compat cargo run --manifest-path compat/example/Cargo.toml
 CARGO_TARGET_DIR=target/compat cargo run --manifest-path compat/example/Cargo.toml -- s1
 stage_done "the rayon packages and the example" target/compat
