@@ -9,7 +9,7 @@
 # the repository's compat/rayon-core and compat/rayon packages; its lockfile (the one it
 # was published with, or a fresh one) is moved to rayon 1.12.0 and rayon-core 1.13.0 (the
 # patch's versions, or in the control run rayon's own), and `cargo metadata` must show the
-# packages where the mode says. Then `cargo test` runs the crate's tests named below.
+# packages where the mode says. Then `cargo test` runs the tests the crate list below names.
 # Per crate, the counts and a status go to target/other-crates/summary-MODE.txt, the build
 # and test output to target/other-crates/logs/CRATE-MODE.log (the lockfile's moves to
 # CRATE-MODE.pin.log).
