@@ -109,10 +109,42 @@ if [ "$packages" -gt 20 ]; then
     exit 1
 fi
 # rayon 1.12's and rayon-core 1.13's own integration tests against Zonal, through shim
-# crates named `rayon` and `rayon_core` (`pub use zonal::*;`), every file, nothing filtered
+# crates named `rayon` and `rayon_core` whose libs are compat/rayon's and compat/rayon-core's
+# (the packages a `[patch.crates-io]` uses), every file, nothing filtered
 # (compat/README.md): all 23 files must pass. About 1 min warm, 3 from a cold cache.
 scripts/rayon-tests.sh
 stage_done "rayon's tests" target/rayon-compat/debug
+# A whole dependency tree on Zonal (README; compat/README.md): the `rayon-core` and `rayon`
+# packages (their own workspace, outside this one, so `cargo fmt --all` and `cargo clippy
+# --workspace` below do not reach them): their tests (extension traits on rayon's types,
+# RAYON_NUM_THREADS in child processes, the README's patch lines built and run in
+# throwaway packages: the path lines both ways, the git lines from this repository's HEAD),
+# formatting and lints; then the example program on ndarray
+# and hashbrown through the patch, on this machine and on a 16-node virtual one. About
+# 4.5 min cold on 2 cores shared with another CI run (load 15; 2.7 min warm, most of it the
+# README test's builds of its throwaway packages: Zonal from the path and from git).
+# (The facade's `rayon-env` code is built only under the patch: linted here on its own.)
+cargo clippy -p zonal-runtime --lib --features rayon-env -- -D warnings
+CARGO_TARGET_DIR=target/compat cargo test --manifest-path compat/Cargo.toml
+cargo fmt --manifest-path compat/Cargo.toml --all --check
+cargo fmt --manifest-path compat/example/Cargo.toml --check
+CARGO_TARGET_DIR=target/compat cargo clippy --manifest-path compat/Cargo.toml --all-targets \
+    -- -D warnings
+CARGO_TARGET_DIR=target/compat cargo clippy --manifest-path compat/example/Cargo.toml \
+    -- -D warnings
+RUSTDOCFLAGS="-D warnings" CARGO_TARGET_DIR=target/compat \
+    cargo doc --manifest-path compat/Cargo.toml --no-deps
+CARGO_TARGET_DIR=target/compat cargo run --manifest-path compat/example/Cargo.toml
+CARGO_TARGET_DIR=target/compat cargo run --manifest-path compat/example/Cargo.toml -- s1
+stage_done "the rayon packages and the example" target/compat
+# Six published crates' own tests (hashbrown, indexmap, ndarray, hibitset, petgraph, jwalk;
+# their rayon features on) with rayon-core and rayon patched onto Zonal: every crate must
+# pass (compat/README.md, "Other crates"; `--patch core` and `--control` are the other
+# modes, not run here). About 7 min cold on 2 cores shared with another CI run (load 15;
+# jwalk's dev-dependencies, gix-testtools and criterion, are 2.7 min of it), 1.1 min warm;
+# 1.1 GB of build, dropped once it passes.
+scripts/other-crates.sh
+stage_done "other crates" target/other-crates
 # The optional tokio control plane.
 cargo test -p zonal-runtime --features tokio,control-plane
 # The documentation, with warnings denied (a broken intra-doc link fails): the default

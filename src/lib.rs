@@ -71,6 +71,7 @@
 //! | `json` | node dumps in the `--nodes` JSON format (`ThreadPoolBuilder::nodes_file`) and `TopologyReport` |
 //! | `sim` | the deterministic simulator (`zonal::sim`) |
 //! | `hwloc` | hwloc XML exports and hwloc's discovery (`zonal::topology::hwloc`); needs libhwloc-dev, libudev-dev and pkg-config |
+//! | `rayon-env` | the global pool reads `RAYON_NUM_THREADS` when `ZONAL_NUM_THREADS` gives no count: Zonal as rayon (the `rayon-core` package of `compat/` turns it on) |
 //! <!-- features:end -->
 //!
 //! ## Coming from rayon
@@ -83,7 +84,9 @@
 //! the pool is rooted on one node (round-robin) and, under the default policy
 //! (`conservative-hard`), stays in that node's zone; an indexed parallel iterator first
 //! cuts its range into one part per node. The global pool reads `ZONAL_NUM_THREADS` where
-//! rayon reads `RAYON_NUM_THREADS`.
+//! rayon reads `RAYON_NUM_THREADS` (and, with the `rayon-env` feature, `RAYON_NUM_THREADS`
+//! after it). A dependency tree whose crates use rayon moves onto Zonal as a whole with one
+//! `[patch.crates-io]`: the README's "A whole dependency tree on Zonal".
 //!
 //! ## Coming from tokio
 //!

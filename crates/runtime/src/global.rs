@@ -22,7 +22,9 @@ use crate::worker::WorkerThread;
 /// allowed CPU). It is read when the global pool is built (lazily, or by
 /// [`ThreadPoolBuilder::build_global`] when the builder was not given a worker count).
 /// A value that is not a count falls back to the default, as rayon's does, with a
-/// `tracing` warning (target `zonal_runtime`) naming the variable and the value.
+/// `tracing` warning (target `zonal_runtime`) naming the variable and the value. With the
+/// `rayon-env` feature, [`RAYON_NUM_THREADS_VAR`] is read when this one is unset, `0` or
+/// not a count ([`env_num_threads`] has the whole order).
 pub const NUM_THREADS_VAR: &str = "ZONAL_NUM_THREADS";
 
 static GLOBAL: OnceLock<ThreadPool> = OnceLock::new();
@@ -82,11 +84,52 @@ where
     current_or_global(op, |_, op| op(), |pool, op| pool.install(op))
 }
 
-/// The worker count [`NUM_THREADS_VAR`] asks for: `None` when it is unset, or when it is
-/// not a count (then with a warning naming the variable and the value: the default count
-/// is used, as rayon does with `RAYON_NUM_THREADS`).
-fn env_num_threads() -> Option<usize> {
-    let raw = std::env::var_os(NUM_THREADS_VAR)?;
+/// rayon's variable for the global pool's number of workers, read after
+/// [`NUM_THREADS_VAR`] when the `rayon-env` feature is on (the `rayon-core` and `rayon`
+/// packages of the repository's `compat/` turn it on: Zonal then runs as rayon, and a
+/// rayon user's `RAYON_NUM_THREADS` sizes the pool). rayon-core's deprecated
+/// `RAYON_RS_NUM_CPUS` is read after it, as rayon-core reads it.
+pub const RAYON_NUM_THREADS_VAR: &str = "RAYON_NUM_THREADS";
+
+/// rayon-core's deprecated name for [`RAYON_NUM_THREADS_VAR`] (feature `rayon-env`).
+#[cfg(feature = "rayon-env")]
+const RAYON_RS_NUM_CPUS_VAR: &str = "RAYON_RS_NUM_CPUS";
+
+/// The worker count the environment asks for, the one the global pool is built with when
+/// it is given none: [`NUM_THREADS_VAR`] when it is a non-zero count; otherwise, with the
+/// `rayon-env` feature, [`RAYON_NUM_THREADS_VAR`] when it is a non-zero count, then
+/// `RAYON_RS_NUM_CPUS`; otherwise `None` (the default: one worker per allowed CPU).
+///
+/// A value that is not a count is skipped with a `tracing` warning (target
+/// `zonal_runtime`) naming the variable and the value, and `0` is skipped silently: so an
+/// invalid `RAYON_NUM_THREADS` gives the default count, as rayon's does. A count from the
+/// rayon variables above [`MAX_THREADS`](crate::MAX_THREADS) is reduced to it, as rayon
+/// reduces it to its own maximum; a [`NUM_THREADS_VAR`] above it stays as it is (the
+/// build then fails, naming the count).
+///
+/// ```
+/// # use zonal_runtime::doc_facade as zonal;
+/// // Whatever the environment says, it is a count or nothing.
+/// if let Some(n) = zonal::runtime::env_num_threads() {
+///     assert!(n > 0);
+/// }
+/// ```
+#[must_use]
+pub fn env_num_threads() -> Option<usize> {
+    let zonal = env_count(NUM_THREADS_VAR);
+    #[cfg(feature = "rayon-env")]
+    let zonal = zonal.or_else(|| {
+        env_count(RAYON_NUM_THREADS_VAR)
+            .or_else(|| env_count(RAYON_RS_NUM_CPUS_VAR))
+            .map(|n| n.min(crate::MAX_THREADS))
+    });
+    zonal
+}
+
+/// `var`'s value when it is a non-zero count; `None` when it is unset, `0`, or not a count
+/// (then with a warning naming the variable and the value).
+fn env_count(var: &str) -> Option<usize> {
+    let raw = std::env::var_os(var)?;
     let value = raw.to_string_lossy();
     value
         .trim()
@@ -94,11 +137,12 @@ fn env_num_threads() -> Option<usize> {
         .map_err(|reason| {
             tracing::warn!(
                 target: "zonal_runtime",
-                "{NUM_THREADS_VAR}={value:?} is not a worker count ({reason}): using the \
+                "{var}={value:?} is not a worker count ({reason}): using the \
                  default (one worker per allowed CPU)"
             );
         })
         .ok()
+        .filter(|&n| n > 0)
 }
 
 impl<S: crate::thread_builder::ThreadSpawn> ThreadPoolBuilder<S> {

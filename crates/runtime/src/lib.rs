@@ -176,7 +176,7 @@ pub use free::{
     join, join_context, scope, scope_fifo, spawn, spawn_async, spawn_broadcast, spawn_fifo,
     spawn_with,
 };
-pub use global::{in_worker, NUM_THREADS_VAR};
+pub use global::{env_num_threads, in_worker, NUM_THREADS_VAR, RAYON_NUM_THREADS_VAR};
 pub use handle::MetricsHandle;
 pub use join::FnContext;
 pub use launcher::{

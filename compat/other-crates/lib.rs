@@ -1,0 +1,1 @@
+//! Fetch-only: never built.
