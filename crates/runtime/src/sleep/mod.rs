@@ -266,14 +266,14 @@ impl Sleep {
     fn wake_for(&self, owner: Owner, others: Others) {
         match owner {
             Owner::Worker(w) => {
+                let node = self.slot[w].0;
                 match self.claim_worker(w) {
                     Claimed::Worker(w) => {
                         self.notify(w);
                         return;
                     }
                     // The place we took and gave back was the last one (see `wake_among`).
-                    Claimed::Nobody { last_place: true } if self.owe_wake(self.slot[w].0) => {
-                        let node = self.slot[w].0;
+                    Claimed::Nobody { last_place: true } if self.owe_wake(node) => {
                         self.wake_among(Some(node), Others::Origin(node));
                         return;
                     }
@@ -282,7 +282,7 @@ impl Sleep {
                 // The owner is awake: it drains the queue before it parks (its re-search,
                 // step 2). More hands only if the task may go to others.
                 if others != Others::None {
-                    self.wake_thieves(self.slot[w].0, others);
+                    self.wake_thieves(node, others);
                 }
             }
             Owner::Node(n) => {
