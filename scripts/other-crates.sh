@@ -62,12 +62,10 @@ fetch_manifest="$root/compat/other-crates/Cargo.toml"
 run_timeout="${OTHER_CRATES_TIMEOUT:-600}"
 export CARGO_TARGET_DIR="$out/target"
 
-for tool in cargo jq timeout; do
-    if ! command -v "$tool" >/dev/null; then
-        echo "other-crates.sh: needs $tool" >&2
-        exit 2
-    fi
-done
+script=other-crates.sh
+# shellcheck source=lib/fetch.sh
+. "$root/scripts/lib/fetch.sh"
+need_tools cargo jq timeout
 
 # The crates: name, version (as compat/other-crates pins it), the features that turn rayon
 # on ("-" when rayon is a plain dependency), and what `cargo test` runs: the tests that
@@ -84,13 +82,6 @@ crates=(
 )
 
 # Offline first (the cache usually has everything), online when something is missing.
-offline_first() {
-    if ! "$@" --offline >/dev/null 2>&1; then
-        echo "other-crates.sh: online: $*" >&2
-        "$@" >&2
-    fi
-}
-
 offline_first cargo fetch --manifest-path "$fetch_manifest"
 metadata=$(cargo metadata --format-version 1 --offline --manifest-path "$fetch_manifest")
 

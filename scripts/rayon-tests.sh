@@ -41,24 +41,14 @@ fetch_manifest="$root/compat/fetch/Cargo.toml"
 run_timeout="${RAYON_COMPAT_TIMEOUT:-600}"
 export CARGO_TARGET_DIR="$out"
 
-for tool in cargo jq timeout; do
-    if ! command -v "$tool" >/dev/null; then
-        echo "rayon-tests.sh: needs $tool" >&2
-        exit 2
-    fi
-done
+script=rayon-tests.sh
+# shellcheck source=lib/fetch.sh
+. "$root/scripts/lib/fetch.sh"
+need_tools cargo jq timeout
 
-# Offline first (the cache usually has everything), online when something is missing.
-fetch() {
-    local manifest="$1"
-    if ! cargo fetch --offline --manifest-path "$manifest" >/dev/null 2>&1; then
-        echo "rayon-tests.sh: fetching the dependencies of $manifest online" >&2
-        cargo fetch --manifest-path "$manifest" >&2
-    fi
-}
 
 # --- (a) rayon's and rayon-core's published sources, through cargo -----------------------
-fetch "$fetch_manifest"
+offline_first cargo fetch --manifest-path "$fetch_manifest"
 metadata=$(cargo metadata --format-version 1 --offline --manifest-path "$fetch_manifest")
 
 mkdir -p "$out/logs" "$out/shims"
@@ -133,7 +123,7 @@ shim() {
     # Zonal's own lockfile as the seed: the same versions as the workspace builds with, and
     # offline resolution where the cache has them.
     cp "$root/Cargo.lock" "$dir/Cargo.lock"
-    fetch "$dir/Cargo.toml"
+    offline_first cargo fetch --manifest-path "$dir/Cargo.toml"
     for test_file in "$src"/tests/*.rs; do
         basename "$test_file" .rs
     done
