@@ -440,3 +440,89 @@ fn a_searcher_of_another_node_does_not_hide_the_last_searcher_of_a_node() {
         m.finish(2, workers);
     });
 }
+
+// ---- The node hints (`../steal/hints.rs`; README, "A push of one's own") ----
+
+/// A thief's walk of node 0 as `Thief` runs it over the hints (`../steal/mod.rs`): the
+/// node's hint first, passed over if clear; set, the victim is probed (a take); found
+/// nothing, the hint is cleared, then set again if the re-check after the fence sees work
+/// (`NodeHints::seen_empty`, the very code the pool runs). `true`: it took the job.
+fn thief_walk(sleep: &Sleep, queue: &AtomicUsize) -> bool {
+    let hints = sleep.hints();
+    if !hints.may_have_work(0) {
+        return false;
+    }
+    if take(queue) {
+        return true;
+    }
+    hints.seen_empty(0, || queue.load(Ordering::Relaxed) == 0);
+    false
+}
+
+/// (g) A push of one's own (`Owner::Pusher`: the hint set *before* the push, no fence)
+/// racing a thief's walk: the job runs exactly once — the thief takes it, or the pusher pops
+/// it, as it does before it could park. The accepted stale window is reached: the thief read
+/// the hint between the set and the push, found nothing and cleared it, and the job stays
+/// queued behind a clear hint until its pusher pops it (or pushes again). The test asserts
+/// that loom finds that state (it needs one preemption: any bound but 0), so that the window
+/// the README argues for stays the one the code has.
+#[test]
+fn a_hint_set_before_a_push_of_ones_own_may_go_stale_and_the_pusher_runs_the_job() {
+    use std::sync::atomic::{AtomicBool as StdBool, Ordering as StdOrdering};
+    // Across loom's executions (a std atomic, outside the model).
+    static STALE: StdBool = StdBool::new(false);
+    model(|| {
+        let sleep = Arc::new(new_sleep(&[0, 0], 1));
+        let queue = Arc::new(AtomicUsize::new(0));
+        let (s, q) = (Arc::clone(&sleep), Arc::clone(&queue));
+        let thief = thread::spawn(move || thief_walk(&s, &q));
+        sleep.push_and_wake(Owner::Pusher { node: 0 }, Others::Origin(0), || {
+            queue.fetch_add(1, Ordering::Relaxed);
+        });
+        let stolen = thief.join().unwrap();
+        if !stolen && queue.load(Ordering::Relaxed) == 1 && !sleep.hints().may_have_work(0) {
+            STALE.store(true, StdOrdering::Relaxed);
+        }
+        // The pusher pops its own deque (it does before it could park).
+        let popped = take(&queue);
+        assert_eq!(
+            usize::from(stolen) + usize::from(popped),
+            1,
+            "the job runs exactly once"
+        );
+    });
+    assert!(
+        STALE.load(StdOrdering::Relaxed),
+        "the stale window of a push of one's own is reachable (README)"
+    );
+}
+
+/// (h) A push on a node's injector (`Owner::Node`: the push, the `SeqCst` fence, then the
+/// hint) racing a thief's walk that finds the hint set (by an earlier push) and may clear
+/// it: once both are done, a job still queued has its node's hint set — the Dekker pair of
+/// `hints.rs` (the pusher's `push; fence; load hint` against the thief's `store false;
+/// fence; re-check`).
+#[test]
+fn a_shared_push_is_never_left_behind_a_clear_hint() {
+    model(|| {
+        let sleep = Arc::new(new_sleep(&[0, 0], 1));
+        let queue = Arc::new(AtomicUsize::new(0));
+        // Set by an earlier push: the thief's walk probes, and may clear it.
+        sleep.hints().pushed(0);
+        let (s, q) = (Arc::clone(&sleep), Arc::clone(&queue));
+        let thief = thread::spawn(move || thief_walk(&s, &q));
+        sleep.push_and_wake(Owner::Node(0), Others::Origin(0), || {
+            queue.fetch_add(1, Ordering::Relaxed);
+        });
+        let stolen = thief.join().unwrap();
+        if stolen {
+            assert_eq!(queue.load(Ordering::Relaxed), 0);
+        } else {
+            assert_eq!(queue.load(Ordering::Relaxed), 1);
+            assert!(
+                sleep.hints().may_have_work(0),
+                "a queued job's hint is set once the push and the walk are done"
+            );
+        }
+    });
+}
