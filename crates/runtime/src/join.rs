@@ -79,6 +79,9 @@ where
     route.queue(job_b_task);
 
     let status_a = unwind::halt_unwinding(|| a(FnContext::new(injected)));
+    // A job boundary: tasks addressed to us (a woken async task) run here, before B
+    // (`boundary.rs`).
+    wt.at_join_boundary();
 
     while !job_b.latch.probe() {
         if let Some(t) = wt.deque.pop() {

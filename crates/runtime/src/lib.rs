@@ -112,6 +112,7 @@ extern crate self as zonal_runtime;
 mod async_task;
 mod balance;
 mod blocks;
+mod boundary;
 mod broadcast;
 mod builder;
 mod compile_fail;

@@ -38,6 +38,8 @@ pub(crate) struct WorkerCounters {
     /// `join` halves popped back and run inline: each is a local pop and a task run.
     pub(crate) joins_inline: AtomicU64,
     pub(crate) inbox_pops: AtomicU64,
+    /// Addressed tasks taken at a `join` boundary (`boundary.rs`).
+    pub(crate) boundary_picks: AtomicU64,
     pub(crate) injector_pops: AtomicU64,
     pub(crate) batch_moved: AtomicU64,
     pub(crate) steals: Box<[AtomicU64]>,
@@ -78,6 +80,7 @@ impl WorkerCounters {
             local_pops: AtomicU64::new(0),
             joins_inline: AtomicU64::new(0),
             inbox_pops: AtomicU64::new(0),
+            boundary_picks: AtomicU64::new(0),
             injector_pops: AtomicU64::new(0),
             batch_moved: AtomicU64::new(0),
             steals: zeros(levels),
@@ -146,6 +149,7 @@ impl WorkerCounters {
             tasks_run: ld(&self.tasks_run) + ld(&self.joins_inline),
             local_pops: ld(&self.local_pops) + ld(&self.joins_inline),
             inbox_pops: ld(&self.inbox_pops),
+            boundary_picks: ld(&self.boundary_picks),
             injector_pops: ld(&self.injector_pops),
             batch_moved: ld(&self.batch_moved),
             migrations: steals_by_level.iter().sum(),
@@ -246,6 +250,10 @@ pub struct WorkerMetrics {
     pub local_pops: u64,
     /// Tasks taken from its own inbox (pinned and aged tasks).
     pub inbox_pops: u64,
+    /// Tasks addressed to it (its inbox and away queue: woken async tasks, pinned tasks)
+    /// that it took at a `join` boundary, nested in fork-join work rather than after it
+    /// (each also counts in `inbox_pops` or `local_pops`, and in `tasks_run`).
+    pub boundary_picks: u64,
     /// Tasks taken from its node's injector.
     pub injector_pops: u64,
     /// Tasks moved into its deque by a batch, besides the one it ran at once: from the deque
@@ -323,6 +331,7 @@ impl WorkerMetrics {
         self.tasks_run += o.tasks_run;
         self.local_pops += o.local_pops;
         self.inbox_pops += o.inbox_pops;
+        self.boundary_picks += o.boundary_picks;
         self.injector_pops += o.injector_pops;
         self.batch_moved += o.batch_moved;
         if self.steals_by_level.len() < o.steals_by_level.len() {

@@ -19,7 +19,7 @@ use crate::latch::{AsCoreLatch, CoreLatch};
 use crate::metrics::{bump, WorkerCounters};
 use crate::policy_switch::PolicyEpoch;
 use crate::queues::{Deque, OwnQueue, SharedQueue};
-use crate::registry::Registry;
+use crate::registry::{Registry, WorkerShared};
 use crate::sleep::Others;
 use crate::task_meta::{Meta, Task, NO_ORIGIN};
 use crate::unwind;
@@ -89,6 +89,9 @@ pub(crate) struct WorkerThread {
     /// Invariant: points into `registry`, which this struct keeps alive (it owns an `Arc`),
     /// and `shared` is never reallocated.
     counters: *const WorkerCounters,
+    /// `&registry.shared[index]`, cached for the `join` hot path (`boundary.rs`). Same
+    /// invariant as `counters`.
+    shared: *const WorkerShared,
     /// A coarse clock for the policies (µs since the pool started), refreshed when the
     /// worker starts idling and every `CLOCK_REFRESH` steal walks: reading the real clock
     /// on every steal costs more than the steal.
@@ -116,6 +119,9 @@ pub(crate) struct WorkerThread {
     /// How many tasks this thread is running, nested (`execute_with`): an adopted worker
     /// may wait for its pool's end only outside every task.
     depth: Cell<u32>,
+    /// How many tasks taken at `join` boundaries run nested on this thread now
+    /// (`boundary.rs`, bounded by `PICK_DEPTH`).
+    pub(crate) picking: Cell<u32>,
     /// Whether this is a thread adopted as worker 0 (`use_current_thread`), which runs no
     /// worker loop.
     adopted: bool,
@@ -154,6 +160,7 @@ impl WorkerThread {
 
     pub(crate) fn new(deque: Deque, index: usize, registry: Arc<Registry>) -> Self {
         let counters: *const WorkerCounters = &*registry.shared[index].counters;
+        let shared: *const WorkerShared = &*registry.shared[index];
         // SAFETY: the shared half lives in the registry, which this worker keeps alive, as
         // long as every block (slabs are freed when the registry drops).
         let blocks = unsafe { LocalBlocks::new(&registry.shared[index].blocks) };
@@ -176,6 +183,7 @@ impl WorkerThread {
             current: Cell::new(Meta::fresh(node)),
             home: Meta::fresh(node),
             counters,
+            shared,
             clock_us: Cell::new(0),
             walks: Cell::new(0),
             blocks,
@@ -183,6 +191,7 @@ impl WorkerThread {
             batch,
             pin: PinWatch::new(registry.worker_pin[index]),
             depth: Cell::new(0),
+            picking: Cell::new(0),
             adopted: false,
             registry,
         }
@@ -231,6 +240,13 @@ impl WorkerThread {
             OwnQueue::Inbox => self.push_own(OwnQueue::Inbox, meta.origin, task),
             OwnQueue::Away => self.registry.push_node(self.node, Others::None, task),
         }
+    }
+
+    /// Our shared half (`registry.shared[index]`).
+    #[inline(always)]
+    pub(crate) fn shared(&self) -> &WorkerShared {
+        // SAFETY: type invariant of `shared`: it points into the registry we keep alive.
+        unsafe { &*self.shared }
     }
 
     #[inline]
@@ -321,9 +337,16 @@ impl WorkerThread {
         }
     }
 
-    /// Finds a task and its metadata: own deque, inbox, away queue, node injector, steal.
+    /// Finds a task and its metadata: own inbox and away queue when they hold a task (a job
+    /// boundary, `boundary.rs`), own deque, inbox, away queue, node injector, steal.
     #[inline]
     pub(crate) fn find_work(&self) -> Option<(Task, Meta)> {
+        // A job boundary: addressed tasks before the deque (`boundary.rs`).
+        if self.addressed_waiting() {
+            if let Some(found) = self.take_addressed() {
+                return Some(found);
+            }
+        }
         if let Some(t) = self.take_local() {
             return Some((t, t.meta(&self.home)));
         }
@@ -340,6 +363,12 @@ impl WorkerThread {
     /// may look there; only searchers walk the other workers' queues).
     #[inline]
     fn find_unstolen(&self) -> Option<(Task, Meta)> {
+        // A job boundary: addressed tasks before the deque (`boundary.rs`).
+        if self.addressed_waiting() {
+            if let Some(found) = self.take_addressed() {
+                return Some(found);
+            }
+        }
         if let Some(t) = self.take_local() {
             return Some((t, t.meta(&self.home)));
         }
@@ -354,13 +383,14 @@ impl WorkerThread {
             .or_else(|| self.pop_injected())
     }
 
-    /// Work of this worker's own queues only: its deque, its inbox, its away queue; no
-    /// injector, no steal (`yield_local`).
+    /// Work of this worker's own queues only: its inbox, its away queue (`boundary.rs`), its
+    /// deque; no injector, no steal (`yield_local`).
     pub(crate) fn find_local(&self) -> Option<(Task, Meta)> {
-        if let Some(t) = self.take_local() {
-            return Some((t, t.meta(&self.home)));
+        // A job boundary: addressed tasks before the deque (`boundary.rs`).
+        if let Some(found) = self.take_addressed() {
+            return Some(found);
         }
-        self.pop_inbox().or_else(|| self.pop_away())
+        self.take_local().map(|t| (t, t.meta(&self.home)))
     }
 
     /// Whether this worker's own queues (deque, inbox, away queue) hold a task.
@@ -371,7 +401,7 @@ impl WorkerThread {
 
     /// Our inbox: pinned and aged tasks, never stolen.
     #[inline]
-    fn pop_inbox(&self) -> Option<(Task, Meta)> {
+    pub(crate) fn pop_inbox(&self) -> Option<(Task, Meta)> {
         let me = &self.registry.shared[self.index];
         let t = me.inbox.pop()?;
         bump(&me.counters.inbox_pops, 1);
@@ -380,7 +410,7 @@ impl WorkerThread {
 
     /// Our away queue (checked through its length hint first: cheaper than the injector).
     #[inline]
-    fn pop_away(&self) -> Option<(Task, Meta)> {
+    pub(crate) fn pop_away(&self) -> Option<(Task, Meta)> {
         let me = &self.registry.shared[self.index];
         if me.away.len_bound() == 0 {
             return None;

@@ -61,6 +61,9 @@
 //! worker's away queue, where thieves may take it one at a time after a check with its real
 //! metadata (`steal/README.md`). Woken on that worker itself, the push is its own
 //! (`new_local_work`); from any other thread, a shared push and the full wake-up check.
+//! Either queue is one of the worker's *addressed* queues, which it looks at at every job
+//! boundary, even in the middle of fork-join work (`boundary.rs`): a woken task is polled
+//! at its worker's next boundary, not after the computation running there drains.
 //!
 //! A **migration** is counted once per move, by whoever moves the task:
 //! - a **steal** bumps the task's migration count in the thief's copy of the `Meta`
