@@ -49,6 +49,9 @@ const RUNTIME_CORE: &[&str] = &[
     // core machinery, not a feature built over the core; it imports no feature, and as the
     // loop calls it as a method (no `crate::` path), it stays out of the loop's files.
     "steal/mod.rs",
+    // Job boundaries (`impl WorkerThread`): where the worker loop and `join` take the tasks
+    // addressed to the worker; it reads the worker's own queues and nothing else.
+    "boundary.rs",
 ];
 
 /// The runtime's features, built over the core's interface: a core file imports none of
