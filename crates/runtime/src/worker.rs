@@ -337,26 +337,14 @@ impl WorkerThread {
         }
     }
 
-    /// Finds a task and its metadata: own inbox and away queue when they hold a task (a job
-    /// boundary, `boundary.rs`), own deque, inbox, away queue, node injector, steal.
+    /// Finds a task and its metadata: own inbox and away queue (a job boundary,
+    /// `boundary.rs`), own deque, node injector, steal.
     #[inline]
     pub(crate) fn find_work(&self) -> Option<(Task, Meta)> {
-        // A job boundary: addressed tasks before the deque (`boundary.rs`).
-        if self.addressed_waiting() {
-            if let Some(found) = self.take_addressed() {
-                return Some(found);
-            }
+        if let Some(found) = self.find_unstolen() {
+            return Some(found);
         }
-        if let Some(t) = self.take_local() {
-            return Some((t, t.meta(&self.home)));
-        }
-        self.find_work_cold()
-    }
-
-    /// [`find_work`](Self::find_work) past our deque.
-    #[cold]
-    fn find_work_cold(&self) -> Option<(Task, Meta)> {
-        self.find_unstolen_cold().or_else(|| self.steal())
+        self.steal()
     }
 
     /// Work that needs no steal walk: our own queues and the injectors (step 0: anyone
@@ -364,10 +352,8 @@ impl WorkerThread {
     #[inline]
     fn find_unstolen(&self) -> Option<(Task, Meta)> {
         // A job boundary: addressed tasks before the deque (`boundary.rs`).
-        if self.addressed_waiting() {
-            if let Some(found) = self.take_addressed() {
-                return Some(found);
-            }
+        if let Some(found) = self.take_addressed() {
+            return Some(found);
         }
         if let Some(t) = self.take_local() {
             return Some((t, t.meta(&self.home)));
@@ -395,14 +381,14 @@ impl WorkerThread {
 
     /// Whether this worker's own queues (deque, inbox, away queue) hold a task.
     pub(crate) fn has_local_work(&self) -> bool {
-        let me = &self.registry.shared[self.index];
+        let me = self.shared();
         !self.deque.is_empty() || !me.inbox.is_empty() || me.away.len_bound() > 0
     }
 
     /// Our inbox: pinned and aged tasks, never stolen.
     #[inline]
     pub(crate) fn pop_inbox(&self) -> Option<(Task, Meta)> {
-        let me = &self.registry.shared[self.index];
+        let me = self.shared();
         let t = me.inbox.pop()?;
         bump(&me.counters.inbox_pops, 1);
         Some((t, t.meta(&self.home)))
@@ -411,7 +397,7 @@ impl WorkerThread {
     /// Our away queue (checked through its length hint first: cheaper than the injector).
     #[inline]
     pub(crate) fn pop_away(&self) -> Option<(Task, Meta)> {
-        let me = &self.registry.shared[self.index];
+        let me = self.shared();
         if me.away.len_bound() == 0 {
             return None;
         }

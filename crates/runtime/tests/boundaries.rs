@@ -178,7 +178,7 @@ fn round(pool: &ThreadPool, by: Wake) -> Option<u64> {
             });
         });
     });
-    pollster_block_on(done).expect("the task completes");
+    done.join().expect("the task completes");
     let (poller, run, leaves) = probe.polled.lock().unwrap().expect("polled twice");
     assert!(
         leaves < LEAVES,
@@ -188,25 +188,6 @@ fn round(pool: &ThreadPool, by: Wake) -> Option<u64> {
         return None;
     }
     Some(run.saturating_sub(probe.at_wake.load(Ordering::SeqCst)))
-}
-
-/// Blocks on a join handle (the tests' own executor: park until woken).
-fn pollster_block_on<F: Future>(fut: F) -> F::Output {
-    struct Thread(std::thread::Thread);
-    impl std::task::Wake for Thread {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let waker = Waker::from(Arc::new(Thread(std::thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    let mut fut = std::pin::pin!(fut);
-    loop {
-        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
-            return v;
-        }
-        std::thread::park();
-    }
 }
 
 fn check(pool: &ThreadPool, name: &str) {
