@@ -219,8 +219,8 @@ impl Sleep {
     /// The one push-and-wake function: runs `push` (which queues work on a queue drained by
     /// `owner`), then the wake-up check that queue kind needs (README steps 5, 5', 5''):
     ///
-    /// - [`Owner::Pusher`]: the node's hint set before the push, no fence; wakes a sleeper
-    ///   only if no worker of the pusher's node searches (5').
+    /// - [`Owner::Pusher`]: no fence; wakes a sleeper only if no worker of the pusher's node
+    ///   searches (5').
     /// - any other owner: `fence(SeqCst)` after the push (the Dekker handshake with a
     ///   sleeper's fence, step 1), then: a sleeping owner worker is woken; otherwise, if no
     ///   searcher of the owners would find the task (5), one sleeper of the owners — or of
@@ -232,22 +232,17 @@ impl Sleep {
     /// own): so once no queued task is allowed to an idle worker, no wake-up is issued.
     #[inline]
     pub(crate) fn push_and_wake(&self, owner: Owner, others: Others, push: impl FnOnce()) {
+        push();
         match owner {
             Owner::Pusher { node } => {
-                // The node's hint *before* the push, no fence (`../steal/hints.rs`, "Set";
-                // README step 5'): a thief that cleared it since our last push left its
-                // line in the thief's cache, and the miss on it must not fall between our
-                // push and our own pop, where it holds a task we are about to pop in view
-                // of the thieves (a chain of spawns moved to the other core at every catch).
+                // The node's hint before any wake-up (`../steal/hints.rs`), no fence.
                 self.hints.pushed(node);
-                push();
                 // Relaxed: see README step 5' (the pusher drains the queue itself).
                 if self.num_sleepers.load(Ordering::Relaxed) != 0 {
                     self.wake_thieves(node, others);
                 }
             }
             _ => {
-                push();
                 // SeqCst fence: pairs with the fence in `get_sleepy` (README step 5). After
                 // it, Relaxed loads suffice: if the sleeper's fence came first we see its
                 // registration (and its searcher place given back), otherwise its re-search

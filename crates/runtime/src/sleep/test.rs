@@ -103,37 +103,6 @@ fn the_push_runs_before_the_wake_up_check() {
     assert!(pushed);
 }
 
-/// A push of one's own sets its node's hint before the task is queued (README, "A push of
-/// one's own: the hint before the task"): the miss a thief's clear left on the hint's line
-/// is not paid while the task lies in view of thieves. A shared queue's push sets it after
-/// the push and its fence (the Dekker pair with a clearing thief, `../steal/hints.rs`).
-#[test]
-fn a_push_of_ones_own_sets_the_hint_before_the_task_a_shared_push_after() {
-    let s = line();
-    let mut seen = None;
-    s.push_and_wake(Owner::Pusher { node: 1 }, Others::Origin(1), || {
-        seen = Some(s.hints().may_have_work(1));
-    });
-    assert_eq!(seen, Some(true), "set before the push of one's own");
-    for owner in [Owner::Node(2), Owner::Worker(6)] {
-        let node = match owner {
-            Owner::Worker(w) => w as u32 / 2,
-            Owner::Node(n) | Owner::Pusher { node: n } => n,
-        };
-        let mut seen = None;
-        s.push_and_wake(owner, Others::None, || {
-            seen = Some(s.hints().may_have_work(node));
-        });
-        assert_eq!(
-            seen,
-            Some(false),
-            "{owner:?}: not before the push and its fence"
-        );
-        assert!(s.hints().may_have_work(node), "{owner:?}: set after it");
-    }
-    assert!(!s.hints().may_have_work(0), "no other node's hint");
-}
-
 #[test]
 fn a_burst_of_pushes_wakes_one_worker_at_a_time() {
     let s = line();

@@ -7,12 +7,8 @@
 //! - **Set** by every push onto a queue of the node (`Sleep::push_and_wake`, the one push
 //!   function), before its wake-up: a Relaxed load, and a store only when the hint is clear
 //!   (a busy pool's pushes read a line that stays shared, and write nothing). After the
-//!   push's `SeqCst` fence for shared queues (step 5); for the pusher's own deque and away
-//!   queue (step 5'), whose pusher drains them itself, with no fence and *before* the push
-//!   (`../sleep/README.md`, "A push of one's own: the hint before the task"): after a
-//!   thief's clear the line is in the thief's cache, and that miss must not fall between
-//!   the push and the owner's pop of the same task, where a searching thief catches it (a
-//!   chain of spawns moved to the other core at each catch: 2–4 times the steals).
+//!   push's `SeqCst` fence for shared queues (step 5); with no fence for the pusher's own
+//!   deque and away queue (step 5'), whose pusher drains them itself.
 //! - **Read** by a thief once per node per walk (`StealWalker::walk` asks
 //!   `node_may_have_work`): clear → the node's victims are passed over without a probe.
 //! - **Cleared** by a thief whose walk probed every victim of the node and saw no work at
@@ -32,14 +28,12 @@
 //!   injector) races a clearing thief as a Dekker pair: the pusher's `push; fence; load
 //!   hint` against the thief's `store false; fence; re-check`. Either the thief's re-check
 //!   sees the push (and sets the hint back), or the pusher's load sees the cleared hint
-//!   (and sets it) (loom model (h)).
-//! - *A push onto the pusher's own deque* has no fence (`join` stays cheap), and sets the
-//!   hint before the task is queued: a thief may read the hint set, find the deque still
-//!   empty and clear it, or the pusher's load may see a hint a thief is clearing just then,
-//!   while the thief's re-check misses the push. The hint then says "empty" while the deque
-//!   holds that task, until the pusher's next push sets it again (a split computation
-//!   pushes again at once) or it pops the task itself. This is the same window step 5'
-//!   accepts for the wake-up (loom model (g) in `../sleep/loom.rs` reaches it).
+//!   (and sets it).
+//! - *A push onto the pusher's own deque* has no fence (`join` stays cheap): its load may
+//!   see a hint a thief is clearing just then while the thief's re-check misses the push.
+//!   The hint then says "empty" while the deque holds that task, until the pusher's next
+//!   push sets it again (a split computation pushes again at once) or it pops the task
+//!   itself. This is the same window step 5' accepts for the wake-up.
 //! - *A woken thief* sees the hint its waker set: the waker sets it before it notifies, and
 //!   the notification is a mutex hand-off.
 
