@@ -78,6 +78,14 @@ impl WorkerThread {
         self.pop_inbox().or_else(|| self.pop_away())
     }
 
+    /// [`take_addressed`](Self::take_addressed), out of line: for the find paths, which
+    /// check [`addressed_waiting`](Self::addressed_waiting) first.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn take_addressed_cold(&self) -> Option<(Task, Meta)> {
+        self.take_addressed()
+    }
+
     /// A `join`'s boundary (its first half returned; module docs): the addressed tasks
     /// waiting, if any, run here.
     #[inline(always)]

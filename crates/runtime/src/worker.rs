@@ -351,9 +351,12 @@ impl WorkerThread {
     /// may look there; only searchers walk the other workers' queues).
     #[inline]
     fn find_unstolen(&self) -> Option<(Task, Meta)> {
-        // A job boundary: addressed tasks before the deque (`boundary.rs`).
-        if let Some(found) = self.take_addressed() {
-            return Some(found);
+        // A job boundary: addressed tasks before the deque (`boundary.rs`; the check
+        // inline, the pops out of line).
+        if self.addressed_waiting() {
+            if let Some(found) = self.take_addressed_cold() {
+                return Some(found);
+            }
         }
         if let Some(t) = self.take_local() {
             return Some((t, t.meta(&self.home)));
